@@ -1,0 +1,85 @@
+package model
+
+// Schema names the normalized contract. It keeps the name existing automation
+// already checks in describe() and summary answers.
+const Schema = "srtctl-trace/1"
+
+// Dataset is one normalized run. Later sources add collections beside
+// Requests; an empty collection is valid.
+type Dataset struct {
+	Meta     Meta
+	Audit    Audit
+	Sources  []Source
+	Requests []Request
+}
+
+// Meta describes the run as a whole.
+type Meta struct {
+	Job        string
+	OriginNS   int64 // absolute epoch ns every relative time is measured from
+	DurationNS int64 // length of the recorded window, > 0
+	SourceRoot string
+	// Phase is the client phase filter that was applied ("profiling" or "all").
+	Phase      string
+	TimeBasis  string
+	ClientKind string // "aiperf", "aiperf-legacy", or "" without a client export
+	// Limitations are fixed explanatory sentences about what the evidence cannot say.
+	Limitations []string
+	// Warnings are recoverable problems found while importing, shown to the user.
+	Warnings []string
+}
+
+// Audit counts what the importer saw and did. Absent keys mean 0.
+type Audit map[string]int64
+
+// Source is one evidence file, as registered by the importer.
+type Source struct {
+	ID     int
+	Path   string // relative to Meta.SourceRoot, slash-separated
+	Kind   string // "client", …
+	Bytes  int64
+	SHA256 string
+}
+
+// Ref points at the evidence behind a value: a source and a 1-based line
+// (or 0-based row for columnar sources).
+type Ref struct {
+	Source int
+	Line   int64
+}
+
+// Request is one client request as the benchmark client recorded it.
+type Request struct {
+	ID           string
+	Session      string // root correlation id, else correlation id, else the request id
+	Agent        string // correlation id, else the session
+	Parent       *string
+	Conversation *string
+	SourceTrace  *string
+	Turn         *int64
+	Depth        int64
+
+	StartNS int64  // relative to Meta.OriginNS
+	EndNS   int64  // relative to Meta.OriginNS, >= StartNS
+	FirstNS *int64 // first-token boundary, nil when TTFT is unknown or unusable
+	TTFTms  *float64
+
+	InputTokens  *int64
+	OutputTokens *int64
+	CachedTokens *int64
+
+	Status string  // "completed", "cancelled" or "error"
+	Error  *string // the client's error type/message, when it recorded one
+	Phase  *string // benchmark phase as recorded; nil when the row had none
+	Worker *string // client worker that issued the request, as recorded
+
+	Evidence Ref
+	Issues   []string
+}
+
+// Request statuses.
+const (
+	StatusCompleted = "completed"
+	StatusCancelled = "cancelled"
+	StatusError     = "error"
+)

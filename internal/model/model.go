@@ -11,6 +11,9 @@ type Dataset struct {
 	Audit    Audit
 	Sources  []Source
 	Requests []Request
+	// Unread lists files found in the run that no reader consumed, relative to
+	// Meta.SourceRoot, so that nothing is dropped without the user knowing.
+	Unread []string
 }
 
 // Meta describes the run as a whole.

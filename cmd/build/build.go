@@ -1,0 +1,47 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/dsight/dsight/internal/importer"
+	"github.com/dsight/dsight/internal/report"
+	"github.com/dsight/dsight/web"
+)
+
+func build(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("build", flag.ContinueOnError)
+	var opt importer.Options
+	var out string
+	fs.StringVar(&out, "o", "", "report directory to write (replaced atomically)")
+	fs.StringVar(&out, "output", "", "same as -o")
+	fs.StringVar(&opt.Client, "client", "", "client export to read when the run holds several")
+	fs.StringVar(&opt.Phase, "phase", "profiling", "client phase to keep: profiling or all")
+	fs.StringVar(&opt.Job, "job", "", "run name shown in the report (default: the run directory's name)")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 || out == "" {
+		return fmt.Errorf("%w: dsight build RUN -o REPORT", errUsage)
+	}
+	opt.Run = pos[0]
+	res, err := importer.Import(opt)
+	if err != nil {
+		return err
+	}
+	m, err := report.Write(res.Dataset, web.Assets(), out, report.Options{Verify: res.Verify})
+	if err != nil {
+		return err
+	}
+	abs, _ := filepath.Abs(out)
+	return printJSON(stdout, map[string]any{
+		"output":  abs,
+		"html":    filepath.Join(abs, report.IndexFile),
+		"schema":  m.Schema,
+		"summary": m.Summary,
+		"unread":  len(m.Unread),
+	})
+}

@@ -1,0 +1,286 @@
+package importer
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/dsight/dsight/internal/aiperf"
+	"github.com/dsight/dsight/internal/model"
+)
+
+// Options selects what to import.
+type Options struct {
+	Run    string // run directory (containing logs/) or the log directory itself
+	Client string // explicit client export; overrides discovery
+	Phase  string // "profiling" (default) or "all"
+	Job    string // run name; defaults to the log directory's parent name
+}
+
+// Result is an imported dataset plus what is needed to verify, just before
+// publishing, that no source changed while the build ran.
+type Result struct {
+	Dataset *model.Dataset
+	stamps  []stamp
+}
+
+type stamp struct {
+	path    string
+	size    int64
+	modTime int64
+}
+
+// clientGlobs are the AIPerf/AgentX export locations, relative to the log directory.
+var clientGlobs = []string{
+	"profile_export.jsonl",
+	"agentic/*/profile_export.jsonl",
+	"agentic/*/aiperf_artifacts/profile_export.jsonl",
+	"artifacts/*/profile_export.jsonl",
+}
+
+// Import reads the run described by opt.
+func Import(opt Options) (*Result, error) {
+	if opt.Phase == "" {
+		opt.Phase = "profiling"
+	}
+	if opt.Phase != "profiling" && opt.Phase != "all" {
+		return nil, fmt.Errorf("--phase must be profiling or all; got %q", opt.Phase)
+	}
+	root, logDir, err := locate(opt.Run)
+	if err != nil {
+		return nil, err
+	}
+	clients, err := discoverClients(logDir, opt.Client)
+	if err != nil {
+		return nil, err
+	}
+	job := opt.Job
+	if job == "" {
+		job = filepath.Base(filepath.Dir(logDir))
+		if filepath.Base(logDir) != "logs" {
+			job = filepath.Base(logDir)
+		}
+	}
+	d := &model.Dataset{
+		Meta: model.Meta{
+			Job: job, SourceRoot: root, Phase: opt.Phase,
+			Limitations: []string{
+				"Client timing is what the benchmark client recorded; server-side stages need correlated server evidence.",
+				"Times are seconds relative to origin_ns; no cross-host clock correction is applied.",
+			},
+		},
+		Audit: model.Audit{},
+	}
+	res := &Result{Dataset: d}
+	claimed := map[string]bool{}
+
+	var requests []model.Request
+	for _, path := range clients {
+		rs, err := res.readClient(d, root, path, opt.Phase)
+		if err != nil {
+			return nil, err
+		}
+		claimed[path] = true
+		requests = append(requests, rs...)
+	}
+	if len(requests) == 0 {
+		return nil, fmt.Errorf("no positive recorded time range: %s", describeEmpty(root, clients))
+	}
+	if err := align(d, requests); err != nil {
+		return nil, err
+	}
+	d.Audit["sessions"] = int64(len(model.GroupSessions(d.Requests)))
+	if d.Unread, err = unread(root, logDir, claimed); err != nil {
+		return nil, err
+	}
+	if n := len(d.Unread); n > 0 {
+		d.Meta.Warnings = append(d.Meta.Warnings, fmt.Sprintf("%d file(s) in the run were not read (no reader for them yet), e.g. %s; manifest.json lists them all", n, strings.Join(d.Unread[:min(3, n)], ", ")))
+	}
+	return res, nil
+}
+
+// locate resolves the run directory and its log directory.
+func locate(run string) (root, logDir string, err error) {
+	if run == "" {
+		return "", "", errors.New("no run directory given")
+	}
+	abs, err := filepath.Abs(run)
+	if err != nil {
+		return "", "", err
+	}
+	st, err := os.Stat(abs)
+	if err != nil {
+		return "", "", fmt.Errorf("run directory: %w", err)
+	}
+	if !st.IsDir() {
+		return "", "", fmt.Errorf("run directory %s is not a directory", run)
+	}
+	if st, err := os.Stat(filepath.Join(abs, "logs")); err == nil && st.IsDir() {
+		return abs, filepath.Join(abs, "logs"), nil
+	}
+	return abs, abs, nil
+}
+
+func discoverClients(logDir, explicit string) ([]string, error) {
+	if explicit != "" {
+		abs, err := filepath.Abs(explicit)
+		if err != nil {
+			return nil, err
+		}
+		st, err := os.Stat(abs)
+		if err != nil {
+			return nil, fmt.Errorf("--client: %w", err)
+		}
+		if st.IsDir() {
+			return nil, fmt.Errorf("--client %s is a directory; name the profile_export.jsonl file", explicit)
+		}
+		return []string{abs}, nil
+	}
+	seen := map[string]bool{}
+	var found []string
+	for _, g := range clientGlobs {
+		matches, err := filepath.Glob(filepath.Join(logDir, g))
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range matches {
+			if st, err := os.Stat(m); err == nil && !st.IsDir() && !seen[m] {
+				seen[m] = true
+				found = append(found, m)
+			}
+		}
+	}
+	sort.Strings(found)
+	if len(found) > 1 {
+		return nil, fmt.Errorf("found %d client exports; select one with --client:\n  %s", len(found), strings.Join(found, "\n  "))
+	}
+	return found, nil
+}
+
+func (res *Result) readClient(d *model.Dataset, root, path, phase string) ([]model.Request, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	rel := relative(root, path)
+	id := len(d.Sources)
+	h := sha256.New()
+	out, err := aiperf.Parse(io.TeeReader(f, h), aiperf.Options{File: rel, SourceID: id, Phase: phase})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := io.Copy(h, f); err != nil { // hash whatever the parser did not need to read
+		return nil, err
+	}
+	res.stamps = append(res.stamps, stamp{path: path, size: st.Size(), modTime: st.ModTime().UnixNano()})
+	d.Sources = append(d.Sources, model.Source{ID: id, Path: rel, Kind: "client", Bytes: st.Size(), SHA256: hex.EncodeToString(h.Sum(nil))})
+	d.Meta.Warnings = append(d.Meta.Warnings, out.Warnings...)
+	d.Audit["client_rows"] += int64(out.Rows)
+	d.Audit["client_requests"] += int64(len(out.Requests))
+	d.Audit["excluded_client_rows"] += int64(out.Excluded)
+	d.Audit["clients_without_phase"] += int64(out.WithoutPhase)
+	d.Audit["client_first_after_end"] += int64(out.FirstAfterEnd)
+	switch out.Schema {
+	case "legacy":
+		d.Meta.ClientKind = "aiperf-legacy"
+	case "current":
+		d.Meta.ClientKind = "aiperf"
+	}
+	return out.Requests, nil
+}
+
+// align sets the origin at the earliest client start, rebases every time to
+// it, and sorts requests by (start, id).
+func align(d *model.Dataset, requests []model.Request) error {
+	origin, last := requests[0].StartNS, requests[0].EndNS
+	seen := make(map[string]bool, len(requests))
+	for i := range requests {
+		r := &requests[i]
+		if seen[r.ID] {
+			return fmt.Errorf("duplicate client request id %q across exports", r.ID)
+		}
+		seen[r.ID] = true
+		origin = min(origin, r.StartNS)
+		last = max(last, r.EndNS)
+	}
+	if last <= origin {
+		return fmt.Errorf("no positive recorded time range: every client request starts and ends at %d ns", origin)
+	}
+	for i := range requests {
+		r := &requests[i]
+		r.StartNS -= origin
+		r.EndNS -= origin
+		if r.FirstNS != nil {
+			f := *r.FirstNS - origin
+			r.FirstNS = &f
+		}
+	}
+	sort.Slice(requests, func(i, j int) bool {
+		if requests[i].StartNS != requests[j].StartNS {
+			return requests[i].StartNS < requests[j].StartNS
+		}
+		return requests[i].ID < requests[j].ID
+	})
+	d.Requests = requests
+	d.Meta.OriginNS = origin
+	d.Meta.DurationNS = last - origin
+	d.Meta.TimeBasis = "client measurement window"
+	return nil
+}
+
+// Verify fails when a source file changed after it was read, so a report
+// never mixes two versions of a run.
+func (res *Result) Verify() error {
+	for _, s := range res.stamps {
+		st, err := os.Stat(s.path)
+		if err != nil {
+			return fmt.Errorf("source %s disappeared during the build: %w", s.path, err)
+		}
+		if st.Size() != s.size || st.ModTime().UnixNano() != s.modTime {
+			return fmt.Errorf("source %s changed during the build; build from a preserved run", s.path)
+		}
+	}
+	return nil
+}
+
+func describeEmpty(root string, clients []string) string {
+	if len(clients) == 0 {
+		return "no client export found (looked for " + strings.Join(clientGlobs, ", ") + ") and no other readable source"
+	}
+	return relative(root, clients[0]) + " has no client requests and no other source has timestamps"
+}
+
+func relative(root, path string) string {
+	if rel, err := filepath.Rel(root, path); err == nil && !strings.HasPrefix(rel, "..") {
+		return filepath.ToSlash(rel)
+	}
+	return filepath.ToSlash(path)
+}
+
+// unread lists regular files under the log directory that no reader claimed.
+func unread(root, logDir string, claimed map[string]bool) ([]string, error) {
+	var out []string
+	err := filepath.WalkDir(logDir, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if e.Type().IsRegular() && !claimed[p] {
+			out = append(out, relative(root, p))
+		}
+		return nil
+	})
+	sort.Strings(out)
+	return out, err
+}

@@ -1,0 +1,112 @@
+package query
+
+import (
+	"strconv"
+
+	"github.com/dsight/dsight/internal/model"
+)
+
+// Evidence names the source file and line behind a record.
+type Evidence struct {
+	Source int    `json:"source"`
+	Path   string `json:"path"`
+	Line   int64  `json:"line"`
+}
+
+// RequestItem is a request as list answers show it.
+type RequestItem struct {
+	ID           string   `json:"id"`
+	Session      string   `json:"session"`
+	Agent        string   `json:"agent"`
+	Parent       *string  `json:"parent"`
+	Conversation *string  `json:"conversation"`
+	SourceTrace  *string  `json:"source_trace"`
+	Turn         *int64   `json:"turn"`
+	Depth        int64    `json:"depth"`
+	Start        float64  `json:"start"`
+	End          float64  `json:"end"`
+	First        *float64 `json:"first"`
+	TTFTms       *float64 `json:"ttft_ms"`
+	InputTokens  *int64   `json:"input_tokens"`
+	OutputTokens *int64   `json:"output_tokens"`
+	CachedTokens *int64   `json:"cached_tokens"`
+	Status       string   `json:"status"`
+	Error        *string  `json:"error"`
+	Phase        *string  `json:"phase"`
+	ClientWorker *string  `json:"client_worker"`
+	ClientKind   string   `json:"client_kind"`
+	Evidence     Evidence `json:"evidence"`
+	Issues       []string `json:"issues"`
+	RawStartNS   string   `json:"raw_start_ns"`
+	RawEndNS     string   `json:"raw_end_ns"`
+	ServerIDs    []string `json:"server_ids"`
+	Workers      []string `json:"workers"`
+	SpanCount    int      `json:"span_count"`
+}
+
+// RequestDetail is one request with its collections, as getRequest shows it.
+type RequestDetail struct {
+	RequestItem
+	Spans     []any     `json:"spans"`
+	Lifecycle Lifecycle `json:"lifecycle"`
+}
+
+// Lifecycle is the request's server-side breakdown. Without correlated
+// server spans it is unavailable and every list is empty: no breakdown is
+// ever synthesized from client timing.
+type Lifecycle struct {
+	Request    string   `json:"request"`
+	Available  bool     `json:"available"`
+	Layout     string   `json:"layout"`
+	Stages     []any    `json:"stages"`
+	Activities []any    `json:"activities"`
+	Milestones []any    `json:"milestones"`
+	Issues     []string `json:"issues"`
+	Rows       []any    `json:"rows"`
+	Timing     string   `json:"timing"`
+}
+
+func (e *Engine) item(i int) RequestItem {
+	r := &e.d.Requests[i]
+	it := RequestItem{
+		ID: r.ID, Session: r.Session, Agent: r.Agent, Parent: r.Parent,
+		Conversation: r.Conversation, SourceTrace: r.SourceTrace, Turn: r.Turn, Depth: r.Depth,
+		Start: seconds(r.StartNS), End: seconds(r.EndNS), TTFTms: r.TTFTms,
+		InputTokens: r.InputTokens, OutputTokens: r.OutputTokens, CachedTokens: r.CachedTokens,
+		Status: r.Status, Error: r.Error, Phase: r.Phase, ClientWorker: r.Worker,
+		ClientKind: e.d.Meta.ClientKind,
+		Evidence:   e.evidence(r.Evidence),
+		Issues:     nonNil(r.Issues),
+		RawStartNS: strconv.FormatInt(e.d.Meta.OriginNS+r.StartNS, 10),
+		RawEndNS:   strconv.FormatInt(e.d.Meta.OriginNS+r.EndNS, 10),
+		ServerIDs:  []string{},
+		Workers:    []string{},
+	}
+	if r.FirstNS != nil {
+		f := seconds(*r.FirstNS)
+		it.First = &f
+	}
+	return it
+}
+
+func (e *Engine) evidence(ref model.Ref) Evidence {
+	ev := Evidence{Source: ref.Source, Line: ref.Line}
+	if i, ok := e.sourceByID[ref.Source]; ok {
+		ev.Path = e.d.Sources[i].Path
+	}
+	return ev
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+func unavailableLifecycle(id string) Lifecycle {
+	return Lifecycle{
+		Request: id, Layout: "cumulative-milestones",
+		Stages: []any{}, Activities: []any{}, Milestones: []any{}, Issues: []string{}, Rows: []any{},
+	}
+}

@@ -1,0 +1,92 @@
+package query
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Requests answers the "requests" kind: requests overlapping the range that
+// match every given filter, in (start, id) order, paginated.
+func (e *Engine) Requests(a Args) (any, error) {
+	w, err := e.window(a)
+	if err != nil {
+		return nil, err
+	}
+	offset, limit, err := page(a, 100)
+	if err != nil {
+		return nil, err
+	}
+	match, err := e.matcher(a, w)
+	if err != nil {
+		return nil, err
+	}
+	out := list[RequestItem]{Offset: offset, Limit: limit, Range: w.json(), Items: []RequestItem{}}
+	e.eachOverlapping(w, func(i int) {
+		if !match(i) {
+			return
+		}
+		if out.Total >= offset && len(out.Items) < limit {
+			out.Items = append(out.Items, e.item(i))
+		}
+		out.Total++
+	})
+	return out, nil
+}
+
+// Request answers the "request" kind: one request with its collections.
+func (e *Engine) Request(id string) (any, error) {
+	i, ok := e.requestByID[id]
+	if !ok {
+		return nil, fmt.Errorf("Unknown request %q", id)
+	}
+	return RequestDetail{RequestItem: e.item(i), Spans: []any{}, Lifecycle: unavailableLifecycle(id)}, nil
+}
+
+// eachOverlapping calls f, in (start, id) order, for every request whose
+// [start, end] overlaps the window. Requests are sorted by start, so the scan
+// begins at the first request that could still reach the window.
+func (e *Engine) eachOverlapping(w window, f func(i int)) {
+	rs := e.d.Requests
+	lo := sort.Search(len(rs), func(i int) bool { return rs[i].StartNS >= w.fromNS-e.maxRequestDur })
+	for i := lo; i < len(rs) && rs[i].StartNS <= w.toNS; i++ {
+		if rs[i].EndNS >= w.fromNS {
+			f(i)
+		}
+	}
+}
+
+// matcher builds the non-range filters shared by requests, sessions and the
+// timeline: session, agent, worker, minimum TTFT (unknown TTFT counts as 0)
+// and a case-insensitive search over request identities.
+func (e *Engine) matcher(a Args, w window) (func(int) bool, error) {
+	minTTFT := 0.0
+	if a.MinTTFTms != nil {
+		minTTFT = *a.MinTTFTms
+		if minTTFT < 0 || minTTFT != minTTFT || minTTFT > 1e300 {
+			return nil, fmt.Errorf("min_ttft_ms must be a finite number >= 0")
+		}
+	}
+	search := strings.ToLower(strings.TrimSpace(a.Search))
+	rs := e.d.Requests
+	return func(i int) bool {
+		r := &rs[i]
+		if a.Session != nil && r.Session != *a.Session {
+			return false
+		}
+		if a.Agent != nil && r.Agent != *a.Agent {
+			return false
+		}
+		if a.Worker != nil {
+			// Client requests carry no server worker until server evidence is joined.
+			return false
+		}
+		if minTTFT > 0 && (r.TTFTms == nil || *r.TTFTms < minTTFT) {
+			return false
+		}
+		if search != "" && !strings.Contains(e.searchText[i], search) {
+			return false
+		}
+		return true
+	}, nil
+}

@@ -1,0 +1,147 @@
+package query
+
+import (
+	"fmt"
+	"sort"
+)
+
+// SessionItem is a session as listSessions shows it.
+type SessionItem struct {
+	ID           string      `json:"id"`
+	Start        float64     `json:"start"`
+	End          float64     `json:"end"`
+	Requests     []string    `json:"requests"`
+	SourceTraces []string    `json:"source_traces"`
+	Agents       []AgentItem `json:"agents"`
+	// Matching counts the session's requests that overlap the range and pass the filters.
+	Matching  int      `json:"matching"`
+	MaxTTFTms *float64 `json:"max_ttft_ms"`
+}
+
+// AgentItem is one agent of a session.
+type AgentItem struct {
+	ID       string   `json:"id"`
+	Parent   *string  `json:"parent"`
+	Depth    int64    `json:"depth"`
+	Label    string   `json:"label"`
+	Requests []string `json:"requests"`
+}
+
+// sessionMatch is a session with the requests that passed the filters.
+type sessionMatch struct {
+	index    int
+	requests []int
+	maxTTFT  *float64
+}
+
+// matchingSessions groups the requests that overlap the window and pass the
+// filters by session, ordered by sort: "start" (session start), "ttft"
+// (longest matching TTFT first) or "count" (most matching requests first).
+func (e *Engine) matchingSessions(a Args) ([]sessionMatch, window, error) {
+	w, err := e.window(a)
+	if err != nil {
+		return nil, w, err
+	}
+	match, err := e.matcher(a, w)
+	if err != nil {
+		return nil, w, err
+	}
+	bySession := map[int]int{}
+	var out []sessionMatch
+	e.eachOverlapping(w, func(i int) {
+		if !match(i) {
+			return
+		}
+		si := e.sessionOf[i]
+		k, ok := bySession[si]
+		if !ok {
+			k = len(out)
+			bySession[si] = k
+			out = append(out, sessionMatch{index: si})
+		}
+		m := &out[k]
+		m.requests = append(m.requests, i)
+		if t := e.d.Requests[i].TTFTms; t != nil && (m.maxTTFT == nil || *t > *m.maxTTFT) {
+			m.maxTTFT = t
+		}
+	})
+	byStart := func(x, y sessionMatch) bool { return x.index < y.index } // sessions are stored by start
+	var by func(x, y sessionMatch) bool
+	switch a.Sort {
+	case "", "start":
+		by = byStart
+	case "ttft":
+		by = func(x, y sessionMatch) bool {
+			switch {
+			case x.maxTTFT == nil || y.maxTTFT == nil:
+				if (x.maxTTFT == nil) != (y.maxTTFT == nil) {
+					return x.maxTTFT != nil
+				}
+			case *x.maxTTFT != *y.maxTTFT:
+				return *x.maxTTFT > *y.maxTTFT
+			}
+			return byStart(x, y)
+		}
+	case "count":
+		by = func(x, y sessionMatch) bool {
+			if len(x.requests) != len(y.requests) {
+				return len(x.requests) > len(y.requests)
+			}
+			return byStart(x, y)
+		}
+	default:
+		return nil, w, fmt.Errorf("sort must be one of start, ttft, count; got %q", a.Sort)
+	}
+	sort.Slice(out, func(i, j int) bool { return by(out[i], out[j]) })
+	return out, w, nil
+}
+
+// Sessions answers the "sessions" kind: the filtered session list, paginated.
+func (e *Engine) Sessions(a Args) (any, error) {
+	matches, w, err := e.matchingSessions(a)
+	if err != nil {
+		return nil, err
+	}
+	offset, limit, err := page(a, 100)
+	if err != nil {
+		return nil, err
+	}
+	out := list[SessionItem]{Total: len(matches), Offset: offset, Limit: limit, Range: w.json(), Items: []SessionItem{}}
+	for k := offset; k < len(matches) && len(out.Items) < limit; k++ {
+		out.Items = append(out.Items, e.sessionItem(matches[k]))
+	}
+	return out, nil
+}
+
+func (e *Engine) sessionItem(m sessionMatch) SessionItem {
+	s := &e.sessions[m.index]
+	it := SessionItem{
+		ID: s.ID, Start: seconds(s.StartNS), End: seconds(s.EndNS),
+		Requests: make([]string, len(s.Requests)), SourceTraces: []string{},
+		Matching: len(m.requests), MaxTTFTms: m.maxTTFT,
+	}
+	seen := map[string]bool{}
+	for k, ri := range s.Requests {
+		r := &e.d.Requests[ri]
+		it.Requests[k] = r.ID
+		if r.SourceTrace != nil && !seen[*r.SourceTrace] {
+			seen[*r.SourceTrace] = true
+			it.SourceTraces = append(it.SourceTraces, *r.SourceTrace)
+		}
+	}
+	for _, a := range s.Agents {
+		ai := AgentItem{ID: a.ID, Parent: a.Parent, Depth: a.Depth, Label: agentLabel(a.Depth), Requests: make([]string, len(a.Requests))}
+		for k, ri := range a.Requests {
+			ai.Requests[k] = e.d.Requests[ri].ID
+		}
+		it.Agents = append(it.Agents, ai)
+	}
+	return it
+}
+
+func agentLabel(depth int64) string {
+	if depth == 0 {
+		return "Main"
+	}
+	return "Subagent"
+}

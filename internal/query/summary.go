@@ -1,0 +1,180 @@
+package query
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/dsight/dsight/internal/model"
+)
+
+// Summary is the "summary" answer and the heart of describe().
+type Summary struct {
+	Schema       string       `json:"schema"`
+	Meta         MetaItem     `json:"meta"`
+	Audit        model.Audit  `json:"audit"`
+	Capabilities Capabilities `json:"capabilities"`
+	Counts       Counts       `json:"counts"`
+}
+
+// MetaItem is the run description.
+type MetaItem struct {
+	Job               string   `json:"job"`
+	OriginNS          string   `json:"origin_ns"`
+	StartUTC          string   `json:"start_utc"`
+	Duration          float64  `json:"duration"`
+	SourceRoot        string   `json:"source_root"`
+	Phase             string   `json:"phase"`
+	TimeBasis         string   `json:"time_basis"`
+	ClientKind        string   `json:"client_kind"`
+	OTelEnabled       bool     `json:"otel_enabled"`
+	SessionKey        string   `json:"session_key"`
+	Clock             string   `json:"clock"`
+	IterationTimezone *string  `json:"iteration_timezone"`
+	Limitations       []string `json:"limitations"`
+	Warnings          []string `json:"warnings"`
+}
+
+// Capabilities says which views have usable evidence.
+type Capabilities struct {
+	Requests         bool `json:"requests"`
+	RequestBreakdown bool `json:"request_breakdown"`
+	ServerActivity   bool `json:"server_activity"`
+	Metrics          bool `json:"metrics"`
+	WorkerMetrics    bool `json:"worker_metrics"`
+	HardwareMetrics  bool `json:"hardware_metrics"`
+	NVTX             bool `json:"nvtx"`
+	CPUSamples       bool `json:"cpu_samples"`
+	Nsight           bool `json:"nsight"`
+	Iterations       bool `json:"iterations"`
+}
+
+// Counts sizes each collection.
+type Counts struct {
+	Requests   int `json:"requests"`
+	Sessions   int `json:"sessions"`
+	Workers    int `json:"workers"`
+	Metrics    int `json:"metrics"`
+	Profiles   int `json:"profiles"`
+	Iterations int `json:"iterations"`
+}
+
+// Summary answers the "summary" kind.
+func (e *Engine) Summary() Summary {
+	m := e.d.Meta
+	audit := model.Audit{}
+	for k, v := range e.d.Audit {
+		audit[k] = v
+	}
+	return Summary{
+		Schema: model.Schema,
+		Meta: MetaItem{
+			Job: m.Job, OriginNS: strconv.FormatInt(m.OriginNS, 10),
+			StartUTC:   time.Unix(0, m.OriginNS).UTC().Format(time.RFC3339Nano),
+			Duration:   e.durationS,
+			SourceRoot: m.SourceRoot, Phase: m.Phase, TimeBasis: m.TimeBasis, ClientKind: m.ClientKind,
+			SessionKey:  "root correlation id, else correlation id, else request id",
+			Clock:       "client epoch nanoseconds (UTC); no cross-host clock correction",
+			Limitations: nonNil(m.Limitations), Warnings: nonNil(m.Warnings),
+		},
+		Audit:        audit,
+		Capabilities: Capabilities{Requests: len(e.d.Requests) > 0},
+		Counts:       Counts{Requests: len(e.d.Requests), Sessions: len(e.sessions)},
+	}
+}
+
+// SourceItem is one evidence file.
+type SourceItem struct {
+	ID     int    `json:"id"`
+	Path   string `json:"path"`
+	Kind   string `json:"kind"`
+	Bytes  int64  `json:"bytes"`
+	SHA256 string `json:"sha256"`
+}
+
+func sourceItem(s model.Source) SourceItem {
+	return SourceItem{ID: s.ID, Path: s.Path, Kind: s.Kind, Bytes: s.Bytes, SHA256: s.SHA256}
+}
+
+// Sources answers the "sources" kind: the source manifest, paginated.
+func (e *Engine) Sources(a Args) (any, error) {
+	offset, limit, err := page(a, 100)
+	if err != nil {
+		return nil, err
+	}
+	out := list[SourceItem]{Total: len(e.d.Sources), Offset: offset, Limit: limit, Range: [2]float64{0, e.durationS}, Items: []SourceItem{}}
+	for k := offset; k < len(e.d.Sources) && len(out.Items) < limit; k++ {
+		out.Items = append(out.Items, sourceItem(e.d.Sources[k]))
+	}
+	return out, nil
+}
+
+// Source answers the "source" kind: one source by id, or null.
+func (e *Engine) Source(id string) (any, error) {
+	n, err := strconv.Atoi(id)
+	if err != nil {
+		return nil, fmt.Errorf("source id must be an integer; got %q", id)
+	}
+	i, ok := e.sourceByID[n]
+	if !ok {
+		return nil, nil
+	}
+	return sourceItem(e.d.Sources[i]), nil
+}
+
+// Overview is a histogram of request starts over the whole run, for the
+// overview strip.
+type Overview struct {
+	Basis      string  `json:"basis"`
+	Duration   float64 `json:"duration"`
+	BinSeconds float64 `json:"bin_seconds"`
+	Counts     []int   `json:"counts"`
+	Max        int     `json:"max"`
+}
+
+// DefaultOverviewBins matches the overview strip's resolution.
+const DefaultOverviewBins = 300
+
+// Overview answers the "overview" kind.
+func (e *Engine) Overview(bins int) (any, error) {
+	if bins == 0 {
+		bins = DefaultOverviewBins
+	}
+	if bins < 1 || bins > 10000 {
+		return nil, fmt.Errorf("bins must be from 1 to 10000; got %d", bins)
+	}
+	o := Overview{Duration: e.durationS, BinSeconds: e.durationS / float64(bins), Counts: make([]int, bins)}
+	if len(e.d.Requests) > 0 {
+		o.Basis = "request starts"
+	}
+	for i := range e.d.Requests {
+		b := int(float64(e.d.Requests[i].StartNS) / float64(e.d.Meta.DurationNS) * float64(bins))
+		b = min(max(b, 0), bins-1)
+		o.Counts[b]++
+		o.Max = max(o.Max, o.Counts[b])
+	}
+	return o, nil
+}
+
+// DefaultRequest picks the request the page opens on: a slow but not the
+// slowest request (rank min(20, n-1) by TTFT, descending) among those with a
+// first token, else the first request, else none.
+func (e *Engine) DefaultRequest() *string {
+	var withFirst []int
+	for i := range e.d.Requests {
+		if e.d.Requests[i].FirstNS != nil && e.d.Requests[i].TTFTms != nil {
+			withFirst = append(withFirst, i)
+		}
+	}
+	if len(withFirst) > 0 {
+		rs := e.d.Requests
+		sort.SliceStable(withFirst, func(a, b int) bool { return *rs[withFirst[a]].TTFTms > *rs[withFirst[b]].TTFTms })
+		id := rs[withFirst[min(20, len(withFirst)-1)]].ID
+		return &id
+	}
+	if len(e.d.Requests) > 0 {
+		return &e.d.Requests[0].ID
+	}
+	return nil
+}

@@ -1,0 +1,84 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// checkOwned accepts an existing directory only if it is empty or a report
+// whose manifest lists every file in it.
+func checkOwned(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	if len(entries) == 0 {
+		return nil
+	}
+	mb, err := os.ReadFile(filepath.Join(dir, ManifestFile))
+	if err != nil {
+		return fmt.Errorf("output %s exists and is not a dsight report (no %s); choose another directory", dir, ManifestFile)
+	}
+	var m struct {
+		Generator string         `json:"generator"`
+		Files     []ManifestFile `json:"files"`
+	}
+	if err := json.Unmarshal(mb, &m); err != nil || m.Generator != Generator {
+		return fmt.Errorf("output %s exists and is not a dsight report; choose another directory", dir)
+	}
+	owned := map[string]bool{ManifestFile: true}
+	for _, f := range m.Files {
+		owned[f.Path] = true
+		for d := filepath.ToSlash(filepath.Dir(f.Path)); d != "." && d != "/"; d = filepath.ToSlash(filepath.Dir(d)) {
+			owned[d] = true
+		}
+	}
+	var foreign []string
+	err = filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
+		if err != nil || p == dir {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		rel = filepath.ToSlash(rel)
+		if e.Type()&os.ModeSymlink != 0 || !owned[rel] {
+			foreign = append(foreign, rel)
+			if e.IsDir() {
+				return filepath.SkipDir
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if len(foreign) > 0 {
+		sort.Strings(foreign)
+		return fmt.Errorf("output %s holds files dsight did not generate (%s); move them or choose another directory", dir, strings.Join(foreign, ", "))
+	}
+	return nil
+}
+
+// swap moves the staged report into place. The old report is first renamed
+// aside and restored if the final rename fails, so at every instant either
+// the old or the new report is complete.
+func swap(stage, dir string) error {
+	if _, err := os.Lstat(dir); os.IsNotExist(err) {
+		return os.Rename(stage, dir)
+	}
+	previous := stage + "-previous"
+	if err := os.Rename(dir, previous); err != nil {
+		return fmt.Errorf("move previous report aside: %w", err)
+	}
+	if err := os.Rename(stage, dir); err != nil {
+		if rerr := os.Rename(previous, dir); rerr != nil {
+			return fmt.Errorf("publish report: %v; restoring the previous report also failed: %v (it is at %s)", err, rerr, previous)
+		}
+		return fmt.Errorf("publish report: %w", err)
+	}
+	return os.RemoveAll(previous)
+}

@@ -1,0 +1,218 @@
+package report
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/dsight/dsight/internal/catalog"
+	"github.com/dsight/dsight/internal/model"
+	"github.com/dsight/dsight/internal/query"
+	"github.com/dsight/dsight/internal/shard"
+)
+
+// Options controls one write.
+type Options struct {
+	// Verify runs after everything is staged and before the swap; an error
+	// aborts the build and keeps the previous report (sources changed, …).
+	Verify func() error
+}
+
+// Write builds the report for d into dir, replacing an earlier report there.
+func Write(d *model.Dataset, assets fs.FS, dir string, opt Options) (*Manifest, error) {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkTarget(dir, d.Meta.SourceRoot); err != nil {
+		return nil, err
+	}
+	files, m, err := render(d, assets)
+	if err != nil {
+		return nil, err
+	}
+	stage, err := os.MkdirTemp(filepath.Dir(dir), "."+filepath.Base(dir)+".dsight-stage-")
+	if err != nil {
+		return nil, fmt.Errorf("stage report: %w", err)
+	}
+	defer os.RemoveAll(stage)
+	names := make([]string, 0, len(files))
+	for name := range files {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		p := filepath.Join(stage, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(p, files[name], 0o644); err != nil {
+			return nil, fmt.Errorf("stage report: %w", err)
+		}
+	}
+	if opt.Verify != nil {
+		if err := opt.Verify(); err != nil {
+			return nil, err
+		}
+	}
+	if err := swap(stage, dir); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// render produces every output file in memory, keyed by slash path.
+func render(d *model.Dataset, assets fs.FS) (map[string][]byte, *Manifest, error) {
+	files := map[string][]byte{}
+	wasm, err := fs.ReadFile(assets, AssetEngine)
+	if err != nil {
+		return nil, nil, fmt.Errorf("page assets: %w (run `make assets`)", err)
+	}
+	engine, err := addShard(files, wasm)
+	if err != nil {
+		return nil, nil, err
+	}
+	raw, err := shard.Encode(catalog.Encode(d))
+	if err != nil {
+		return nil, nil, fmt.Errorf("encode core shard: %w", err)
+	}
+	core, err := addShard(files, raw)
+	if err != nil {
+		return nil, nil, err
+	}
+	eng, err := query.New(d)
+	if err != nil {
+		return nil, nil, err
+	}
+	summary := eng.Summary()
+	entry := Entry{Engine: engine, Core: core}
+	html, err := renderIndex(assets, d, entry, summary)
+	if err != nil {
+		return nil, nil, err
+	}
+	files[IndexFile] = html
+
+	m := &Manifest{
+		Generator: Generator, FormatVersion: FormatVersion, Schema: model.Schema,
+		Summary: summary, Entry: entry, Unread: nonNil(d.Unread),
+	}
+	for _, s := range d.Sources {
+		m.Sources = append(m.Sources, query.SourceItem{ID: s.ID, Path: s.Path, Kind: s.Kind, Bytes: s.Bytes, SHA256: s.SHA256})
+	}
+	names := make([]string, 0, len(files))
+	for name := range files {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		sum := sha256.Sum256(files[name])
+		m.Files = append(m.Files, ManifestFile{Path: name, Bytes: int64(len(files[name])), SHA256: hex.EncodeToString(sum[:])})
+	}
+	mb, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return nil, nil, err
+	}
+	files[ManifestFile] = append(mb, '\n')
+	return files, m, nil
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// addShard compresses raw, wraps it in a script envelope named by content,
+// and records it under detail/.
+func addShard(files map[string][]byte, raw []byte) (Shard, error) {
+	gz, err := shard.Compress(raw)
+	if err != nil {
+		return Shard{}, err
+	}
+	id := shard.ID(gz)
+	p := path.Join(DetailDir, id+".js")
+	files[p] = shard.Envelope(id, gz)
+	return Shard{ID: id, Path: p, Bytes: len(gz), DecodedBytes: len(raw)}, nil
+}
+
+// boot is the record the page reads before anything else.
+type boot struct {
+	Generator     string       `json:"generator"`
+	FormatVersion int          `json:"format_version"`
+	Schema        string       `json:"schema"`
+	Job           string       `json:"job"`
+	Entry         Entry        `json:"entry"`
+	Counts        query.Counts `json:"counts"`
+}
+
+func renderIndex(assets fs.FS, d *model.Dataset, entry Entry, summary query.Summary) ([]byte, error) {
+	tmplText, err := fs.ReadFile(assets, AssetTemplate)
+	if err != nil {
+		return nil, fmt.Errorf("page assets: %w", err)
+	}
+	script, err := fs.ReadFile(assets, AssetScript)
+	if err != nil {
+		return nil, fmt.Errorf("page assets: %w (run `make assets`)", err)
+	}
+	style, err := fs.ReadFile(assets, AssetStyle)
+	if err != nil {
+		return nil, fmt.Errorf("page assets: %w (run `make assets`)", err)
+	}
+	// Inline assets must not be able to close their own element.
+	if bytes.Contains(bytes.ToLower(script), []byte("</script")) {
+		return nil, fmt.Errorf("page assets: %s contains </script", AssetScript)
+	}
+	if bytes.Contains(bytes.ToLower(style), []byte("</style")) {
+		return nil, fmt.Errorf("page assets: %s contains </style", AssetStyle)
+	}
+	t, err := template.New("index").Parse(string(tmplText))
+	if err != nil {
+		return nil, fmt.Errorf("page template: %w", err)
+	}
+	var b bytes.Buffer
+	err = t.Execute(&b, map[string]any{
+		"Job":    d.Meta.Job,
+		"Boot":   boot{Generator: Generator, FormatVersion: FormatVersion, Schema: model.Schema, Job: d.Meta.Job, Entry: entry, Counts: summary.Counts},
+		"Script": template.JS(script),
+		"Style":  template.CSS(style),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("page template: %w", err)
+	}
+	return b.Bytes(), nil
+}
+
+// checkTarget refuses outputs that would destroy something that is not a
+// report: a symlink, the run itself or one of its parents, or a directory
+// holding files this writer did not generate.
+func checkTarget(dir, sourceRoot string) error {
+	if sourceRoot != "" {
+		if rel, err := filepath.Rel(dir, sourceRoot); err == nil && (rel == "." || !strings.HasPrefix(rel, "..")) {
+			return fmt.Errorf("output %s would contain or replace the run directory %s", dir, sourceRoot)
+		}
+	}
+	st, err := os.Lstat(dir)
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if st.Mode()&os.ModeSymlink != 0 {
+		return fmt.Errorf("output %s is a symlink; refusing to replace it", dir)
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("output %s exists and is not a directory", dir)
+	}
+	return checkOwned(dir)
+}

@@ -1,0 +1,67 @@
+//go:build js && wasm
+
+// Command wasm is the page's query engine: a thin syscall/js adapter that
+// decodes the core shard into internal/query's Engine and answers JSON
+// questions with it. All behaviour lives in internal/query; this file only
+// moves bytes across the boundary.
+package main
+
+import (
+	"syscall/js"
+
+	"github.com/dsight/dsight/internal/catalog"
+	"github.com/dsight/dsight/internal/query"
+	"github.com/dsight/dsight/internal/shard"
+)
+
+var engine *query.Engine
+
+func main() {
+	api := js.Global().Get("Object").New()
+	api.Set("load", js.FuncOf(load))
+	api.Set("handle", js.FuncOf(handle))
+	js.Global().Set("dsightEngine", api)
+	if ready := js.Global().Get("__dsightEngineReady"); ready.Type() == js.TypeFunction {
+		ready.Invoke()
+	}
+	select {} // keep the exported functions alive
+}
+
+// load(bytes: Uint8Array) decodes an uncompressed core shard and returns the
+// summary envelope (or an error envelope) as a JSON string.
+func load(_ js.Value, args []js.Value) any {
+	if len(args) != 1 {
+		return string(errorEnvelope("load takes one Uint8Array"))
+	}
+	raw := make([]byte, args[0].Get("length").Int())
+	js.CopyBytesToGo(raw, args[0])
+	s, err := shard.Decode(raw)
+	if err != nil {
+		return string(errorEnvelope("core shard: " + err.Error()))
+	}
+	d, err := catalog.Decode(s)
+	if err != nil {
+		return string(errorEnvelope("core shard: " + err.Error()))
+	}
+	e, err := query.New(d)
+	if err != nil {
+		return string(errorEnvelope(err.Error()))
+	}
+	engine = e
+	return string(engine.Handle([]byte(`{"op":"summary"}`)))
+}
+
+// handle(request: string) answers one query; see internal/query.Handle.
+func handle(_ js.Value, args []js.Value) any {
+	if engine == nil {
+		return string(errorEnvelope("engine has no data loaded"))
+	}
+	if len(args) != 1 || args[0].Type() != js.TypeString {
+		return string(errorEnvelope("handle takes one JSON string"))
+	}
+	return string(engine.Handle([]byte(args[0].String())))
+}
+
+func errorEnvelope(msg string) []byte {
+	return query.ErrorEnvelope(msg)
+}

@@ -1,0 +1,346 @@
+package logmetric
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// maxLineBytes bounds one physical line offered to generators. Longer lines
+// (dumped prompts, tensors) are skipped and counted, never buffered whole.
+const maxLineBytes = 1 << 20
+
+// Warning texts, kept free of file names so the importer can deduplicate
+// them across files; counts live in Result.
+const (
+	WarnNeedTimezone = "log metrics with local timestamps omitted: local timestamps need --iteration-timezone"
+	WarnLongLines    = "worker log lines longer than 1 MiB were not read for log metrics"
+)
+
+// SourceInfo identifies the worker log being read. It comes from the file
+// name and the importer's source manifest, never from the log's contents.
+type SourceInfo struct {
+	Path     string // as shown in errors and evidence
+	SourceID int    // index into the dataset's source manifest
+	Worker   string // "<role>-<index>", e.g. "decode-0"
+	Host     string
+	Role     string // canonical role: prefill, decode or agg
+}
+
+// Point is one recorded value with its evidence.
+type Point struct {
+	TimeNS   int64 // absolute epoch nanoseconds
+	Value    float64
+	Null     bool // a setting explicitly cleared; Value is meaningless
+	SourceID int
+	Line     int64 // 1-based physical line
+}
+
+// Reference pairs a series with its limit or pool series.
+type Reference struct {
+	Name  string
+	Label string
+	// Series indexes Result.Series; -1 when no series with that name exists
+	// in exactly the same scope.
+	Series int
+}
+
+// Series is one metric in one scope, points in time order (ties in line
+// order).
+type Series struct {
+	Definition Definition
+	Generator  string
+	Source     SourceInfo
+	Rank       Rank
+	Process    string  // "" = not recorded
+	Labels     []Label // sorted by key
+	// FracDigits is the coarsest timestamp precision among the points: the
+	// series resolution is 10^-FracDigits seconds.
+	FracDigits int
+	Points     []Point
+	Reference  *Reference // nil when the definition declares none
+}
+
+// TimeResolution is the series' timestamp resolution in seconds.
+func (s *Series) TimeResolution() float64 { return math.Pow10(-s.FracDigits) }
+
+// Window is an interval of absolute epoch nanoseconds, both ends inclusive.
+type Window struct {
+	StartNS, EndNS int64
+}
+
+// Result is what Read found in one worker log (or, after Merge, in several).
+type Result struct {
+	Series []Series
+	// Warnings are distinct messages; see the Warn* constants.
+	Warnings []string
+	// Unaligned counts observations omitted for lack of a timezone.
+	Unaligned int
+	// LongLines counts physical lines skipped for exceeding 1 MiB.
+	LongLines int
+	Lines     int64
+	// Window spans aligned observations that carry a non-setting value, from
+	// the earliest timestamp to the latest timestamp plus its resolution. It
+	// is nil when there are none: configuration alone never creates a time
+	// envelope.
+	Window *Window
+}
+
+// Read applies the generators to every physical line of one worker log. Lines
+// are split on '\n' only (a trailing '\r' is dropped), so a carriage return in
+// progress output does not shift line evidence. A nil loc omits observations
+// with naive local timestamps and records WarnNeedTimezone.
+func Read(r io.Reader, src SourceInfo, loc *time.Location, gens ...Generator) (*Result, error) {
+	idx, err := index(gens)
+	if err != nil {
+		return nil, err
+	}
+	b := &builder{
+		idx:    idx,
+		gens:   gens,
+		src:    src,
+		loc:    loc,
+		byKey:  map[string]int{},
+		result: &Result{},
+	}
+	lines := newLineReader(r)
+	for {
+		line, long, err := lines.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", src.Path, lines.n+1, err)
+		}
+		if long {
+			b.result.LongLines++
+			continue
+		}
+		for gi, g := range gens {
+			obs, ok, err := g.Decode(line)
+			if err != nil {
+				return nil, fmt.Errorf("%s:%d: %s: %w", src.Path, lines.n, g.Name(), err)
+			}
+			if !ok {
+				continue
+			}
+			if err := b.add(gi, obs, lines.n); err != nil {
+				return nil, fmt.Errorf("%s:%d: %w", src.Path, lines.n, err)
+			}
+		}
+	}
+	b.result.Lines = lines.n
+	return b.finish(), nil
+}
+
+type builder struct {
+	idx     *catalogIndex
+	gens    []Generator
+	src     SourceInfo
+	loc     *time.Location
+	byKey   map[string]int // series key -> index in result.Series
+	scopeOf []string       // scope key per series
+	result  *Result
+	keyBuf  []byte
+}
+
+func (b *builder) add(gi int, obs Observation, line int64) error {
+	if !obs.Rank.Known() {
+		obs.Rank.Index = 0
+	}
+	kept := obs.Values[:0:0]
+	hasSample := false
+	for _, v := range obs.Values {
+		e, ok := b.idx.byName[v.Name]
+		switch {
+		case !ok || e.gen != gi:
+			return fmt.Errorf("generator %s emitted undeclared metric %q", b.gens[gi].Name(), v.Name)
+		case !e.def.Roles.Allows(b.src.Role):
+			continue
+		case v.Null && e.def.Temporal != TemporalSetting:
+			return fmt.Errorf("null value for %s, which is not a setting", v.Name)
+		case !v.Null && (math.IsNaN(v.Number) || math.IsInf(v.Number, 0)):
+			return fmt.Errorf("non-finite log metric %s", v.Name)
+		}
+		hasSample = hasSample || e.def.Temporal != TemporalSetting
+		kept = append(kept, v)
+	}
+	if len(kept) == 0 {
+		return nil
+	}
+	ns, aligned, err := obs.Time.EpochNS(b.loc)
+	if err != nil {
+		return err
+	}
+	if !aligned {
+		b.result.Unaligned++
+		return nil
+	}
+	labels, err := sortedLabels(obs.Labels)
+	if err != nil {
+		return err
+	}
+	scope := b.scopeKey(gi, obs, labels)
+	for _, v := range kept {
+		si := b.series(gi, v.Name, scope, obs, labels)
+		s := &b.result.Series[si]
+		s.Points = append(s.Points, Point{TimeNS: ns, Value: v.Number, Null: v.Null, SourceID: b.src.SourceID, Line: line})
+		s.FracDigits = min(s.FracDigits, obs.Time.FracDigits)
+	}
+	if hasSample {
+		end := ns + obs.Time.ResolutionNS()
+		if end < ns { // the resolution pushed past the int64 range
+			end = math.MaxInt64
+		}
+		if w := b.result.Window; w == nil {
+			b.result.Window = &Window{StartNS: ns, EndNS: end}
+		} else {
+			w.StartNS, w.EndNS = min(w.StartNS, ns), max(w.EndNS, end)
+		}
+	}
+	return nil
+}
+
+func sortedLabels(in []Label) ([]Label, error) {
+	if len(in) == 0 {
+		return nil, nil
+	}
+	out := slices.Clone(in)
+	slices.SortFunc(out, func(a, b Label) int { return strings.Compare(a.Key, b.Key) })
+	for i, l := range out {
+		if l.Key == "" {
+			return nil, errors.New("observation has a label without a key")
+		}
+		if i > 0 && out[i-1].Key == l.Key {
+			return nil, fmt.Errorf("observation repeats label %q", l.Key)
+		}
+	}
+	return out, nil
+}
+
+// scopeKey encodes everything that isolates a series except its name. Every
+// part is length-prefixed, so strings from the log cannot forge another scope.
+func (b *builder) scopeKey(gi int, obs Observation, labels []Label) string {
+	k := b.keyBuf[:0]
+	put := func(s string) {
+		k = strconv.AppendInt(k, int64(len(s)), 10)
+		k = append(k, ':')
+		k = append(k, s...)
+	}
+	k = strconv.AppendInt(k, int64(gi), 10)
+	put(obs.Rank.Kind)
+	k = strconv.AppendInt(k, int64(obs.Rank.Index), 10)
+	put(obs.Process)
+	for _, l := range labels {
+		put(l.Key)
+		put(l.Value)
+	}
+	b.keyBuf = k
+	return string(k)
+}
+
+func (b *builder) series(gi int, name, scope string, obs Observation, labels []Label) int {
+	key := name + "\x00" + scope
+	if si, ok := b.byKey[key]; ok {
+		return si
+	}
+	def := b.idx.byName[name].def
+	s := Series{
+		Definition: def,
+		Generator:  b.gens[gi].Name(),
+		Source:     b.src,
+		Rank:       obs.Rank,
+		Process:    obs.Process,
+		Labels:     labels,
+		FracDigits: obs.Time.FracDigits,
+	}
+	if def.Reference != "" {
+		s.Reference = &Reference{Name: def.Reference, Label: b.idx.referenceLabel(def), Series: -1}
+	}
+	b.result.Series = append(b.result.Series, s)
+	b.scopeOf = append(b.scopeOf, scope)
+	si := len(b.result.Series) - 1
+	b.byKey[key] = si
+	return si
+}
+
+// finish orders points and resolves references after every series exists,
+// so pairing does not depend on which line came first.
+func (b *builder) finish() *Result {
+	r := b.result
+	for i := range r.Series {
+		s := &r.Series[i]
+		sort.SliceStable(s.Points, func(a, c int) bool { return s.Points[a].TimeNS < s.Points[c].TimeNS })
+		if s.Reference != nil {
+			if ri, ok := b.byKey[s.Reference.Name+"\x00"+b.scopeOf[i]]; ok {
+				s.Reference.Series = ri
+			}
+		}
+	}
+	if r.Unaligned > 0 {
+		r.Warnings = append(r.Warnings, WarnNeedTimezone)
+	}
+	if r.LongLines > 0 {
+		r.Warnings = append(r.Warnings, WarnLongLines)
+	}
+	return r
+}
+
+// lineReader yields physical '\n'-terminated lines without holding more than
+// maxLineBytes of any one line.
+type lineReader struct {
+	br   *bufio.Reader
+	n    int64
+	long []byte
+}
+
+func newLineReader(r io.Reader) *lineReader {
+	return &lineReader{br: bufio.NewReaderSize(r, 64<<10)}
+}
+
+// next returns the next line without its terminator. long reports a line over
+// maxLineBytes, whose content is not returned.
+func (l *lineReader) next() (line []byte, long bool, err error) {
+	chunk, err := l.br.ReadSlice('\n')
+	if err == nil || (err == io.EOF && len(chunk) > 0) {
+		l.n++
+		return trimEOL(chunk), false, nil
+	}
+	if err != bufio.ErrBufferFull {
+		return nil, false, err
+	}
+	l.long = append(l.long[:0], chunk...)
+	for {
+		chunk, err = l.br.ReadSlice('\n')
+		if len(l.long)+len(chunk) > maxLineBytes {
+			long = true
+		} else {
+			l.long = append(l.long, chunk...)
+		}
+		switch err {
+		case bufio.ErrBufferFull:
+			continue
+		case nil, io.EOF:
+			l.n++
+			if long {
+				return nil, true, nil
+			}
+			return trimEOL(l.long), false, nil
+		default:
+			return nil, false, err
+		}
+	}
+}
+
+func trimEOL(b []byte) []byte {
+	b = bytes.TrimSuffix(b, []byte{'\n'})
+	return bytes.TrimSuffix(b, []byte{'\r'})
+}

@@ -47,7 +47,6 @@ func TestParseDecimal(t *testing.T) {
 	}
 }
 
-
 func TestParseStamp(t *testing.T) {
 	tests := []struct {
 		in, sep string

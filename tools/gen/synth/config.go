@@ -1,0 +1,80 @@
+package synth
+
+import (
+	"fmt"
+	"math"
+)
+
+// Defaults that shape a run when Config leaves them zero.
+const (
+	// RequestsPerScale is the request count of a -scale 1 run.
+	RequestsPerScale = 200
+	// MaxConcurrency caps the number of overlapping sessions; past it a
+	// larger request count makes the run longer rather than denser.
+	MaxConcurrency = 64
+	// requestsPerSlot sizes auto concurrency so that small runs still last
+	// about ten minutes: each session slot issues roughly this many requests.
+	requestsPerSlot = 64
+	// BaseEpochNS is the fixed start of every run before the seed's offset
+	// (2026-09-17T04:58:31Z, the epoch the reference fixtures use).
+	BaseEpochNS int64 = 1789642711000000000
+)
+
+// Config selects one synthetic run. The zero value is not usable; call
+// Resolve (WriteRun and NewPlan do) to fill defaults.
+type Config struct {
+	Seed uint64
+	// Scale multiplies RequestsPerScale when Requests is zero.
+	Scale float64
+	// Requests is the total number of client rows, warmup included.
+	Requests int
+	// Concurrency is the number of session slots running in parallel once
+	// the ramp is over; zero derives it from Requests.
+	Concurrency int
+	// Hostile plants markup and quote characters in one session id, one
+	// request id and one conversation id, to exercise escaping downstream.
+	Hostile bool
+	// Benchmark names the artifact directory; empty derives a name from
+	// the concurrency, the way AIPerf names its artifact directories.
+	Benchmark string
+}
+
+// Resolve returns c with defaults filled in, or an error for values no run
+// can satisfy.
+func (c Config) Resolve() (Config, error) {
+	if c.Requests < 0 {
+		return c, fmt.Errorf("requests must be >= 0, got %d", c.Requests)
+	}
+	if c.Concurrency < 0 {
+		return c, fmt.Errorf("concurrency must be >= 0, got %d", c.Concurrency)
+	}
+	if c.Requests == 0 {
+		scale := c.Scale
+		if scale == 0 {
+			scale = 1
+		}
+		if scale < 0 || math.IsNaN(scale) || math.IsInf(scale, 0) {
+			return c, fmt.Errorf("scale must be a positive number, got %v", c.Scale)
+		}
+		n := math.Round(scale * RequestsPerScale)
+		if n > 1e9 {
+			return c, fmt.Errorf("scale %v asks for more than 1e9 requests", scale)
+		}
+		c.Requests = max(1, int(n))
+	}
+	if c.Concurrency == 0 {
+		c.Concurrency = min(MaxConcurrency, max(2, c.Requests/requestsPerSlot))
+	}
+	if c.Benchmark == "" {
+		c.Benchmark = fmt.Sprintf("synth_agentic-70b-openai-chat-concurrency%d", c.Concurrency)
+	}
+	return c, nil
+}
+
+// warmupCount is how many single-turn warmup requests precede profiling.
+func warmupCount(requests int) int {
+	if requests < 8 {
+		return 0
+	}
+	return min(16, max(2, requests/50))
+}

@@ -196,7 +196,7 @@ func (w *aiperfWriter) appendChunkGaps(b []byte, r *Request, decode int64) []byt
 	w.weights = w.weights[:0]
 	var total float64
 	for range n {
-		g := math.Exp(0.12 * w.rng.NormFloat64())
+		g := max(0.5, 1+0.12*w.rng.NormFloat64())
 		if w.rng.IntN(60) == 0 {
 			g *= 4 + 4*w.rng.Float64()
 		}
@@ -215,7 +215,7 @@ func (w *aiperfWriter) appendChunkGaps(b []byte, r *Request, decode int64) []byt
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendFloat(b, msFromNS(at-prev))
+		b = appendMSFromNS(b, at-prev)
 		prev = at
 	}
 	return b
@@ -232,7 +232,7 @@ func appendMetric(b []byte, tag, unit string, v int) []byte {
 
 func appendMS(b []byte, ns int64) []byte {
 	b = append(b, `{"value":`...)
-	b = appendFloat(b, msFromNS(ns))
+	b = appendMSFromNS(b, ns)
 	return append(b, `,"unit":"ms"}`...)
 }
 

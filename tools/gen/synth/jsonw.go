@@ -71,6 +71,34 @@ func appendFloat(b []byte, v float64) []byte {
 	return append(b, '.', '0')
 }
 
+// appendMSFromNS appends msFromNS(ns) exactly as appendFloat would, faster.
+// When ns * 1e-6 is the double nearest to the decimal ns/10^6 (most of the
+// time) and that decimal has at most 15 significant digits, its shortest
+// round-trip form is that decimal itself, which integer formatting writes
+// directly; the other cases keep their artifacts through strconv.
+func appendMSFromNS(b []byte, ns int64) []byte {
+	v := msFromNS(ns)
+	if ns < 0 || ns >= 1e15 || v != float64(ns)/1e6 {
+		return appendFloat(b, v)
+	}
+	b = strconv.AppendInt(b, ns/1e6, 10)
+	frac := ns % 1e6
+	if frac == 0 {
+		return append(b, '.', '0')
+	}
+	var d [7]byte
+	d[0] = '.'
+	for i := 6; i >= 1; i-- {
+		d[i] = byte('0' + frac%10)
+		frac /= 10
+	}
+	n := 7
+	for d[n-1] == '0' {
+		n--
+	}
+	return append(b, d[:n]...)
+}
+
 // msFromNS converts a nanosecond duration to milliseconds as ns * 1e-6,
 // which reproduces the binary rounding artifacts of real AIPerf exports
 // (136.59787799999998, 138.46932999999999): parsers must cope with 17

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -522,6 +523,23 @@ func FuzzAppendString(f *testing.F) {
 			t.Fatalf("appendString(%q) round-trips to %q", s, got)
 		}
 	})
+}
+
+func TestAppendMSFromNS(t *testing.T) {
+	check := func(ns int64) {
+		t.Helper()
+		want := appendFloat(nil, msFromNS(ns))
+		if got := appendMSFromNS(nil, ns); !bytes.Equal(got, want) {
+			t.Fatalf("appendMSFromNS(%d) = %s, want %s", ns, got, want)
+		}
+	}
+	for _, ns := range []int64{0, 1, 999, 1e6, 136597878, 138469330, 139012120, 141183730, 1e12 + 7, 1e15 - 1, 1e15, 1<<62 + 3} {
+		check(ns)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 200_000 {
+		check(rng.Int64N(int64(1) << (10 + rng.IntN(40))))
+	}
 }
 
 // replaceInvalidBytes is what appendString promises: each byte that is not

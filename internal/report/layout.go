@@ -29,7 +29,7 @@ type Manifest struct {
 	Entry         Entry              `json:"entry"`
 	Sources       []query.SourceItem `json:"sources"`
 	Unread        []string           `json:"unread"`
-	Files         []ManifestFile     `json:"files"`
+	Files         []FileEntry        `json:"files"`
 }
 
 // Entry names the shards the page loads at start.
@@ -46,8 +46,8 @@ type Shard struct {
 	DecodedBytes int    `json:"decoded_bytes"` // after gunzip
 }
 
-// ManifestFile is one generated file with its hash.
-type ManifestFile struct {
+// FileEntry is one generated file with its hash.
+type FileEntry struct {
 	Path   string `json:"path"`
 	Bytes  int64  `json:"bytes"`
 	SHA256 string `json:"sha256"`

@@ -25,8 +25,8 @@ func checkOwned(dir string) error {
 		return fmt.Errorf("output %s exists and is not a dsight report (no %s); choose another directory", dir, ManifestFile)
 	}
 	var m struct {
-		Generator string         `json:"generator"`
-		Files     []ManifestFile `json:"files"`
+		Generator string      `json:"generator"`
+		Files     []FileEntry `json:"files"`
 	}
 	if err := json.Unmarshal(mb, &m); err != nil || m.Generator != Generator {
 		return fmt.Errorf("output %s exists and is not a dsight report; choose another directory", dir)

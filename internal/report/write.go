@@ -45,6 +45,9 @@ func Write(d *model.Dataset, assets fs.FS, dir string, opt Options) (*Manifest, 
 		return nil, fmt.Errorf("stage report: %w", err)
 	}
 	defer os.RemoveAll(stage)
+	if err := os.Chmod(stage, 0o755); err != nil { // MkdirTemp is private; a report is for publishing
+		return nil, err
+	}
 	names := make([]string, 0, len(files))
 	for name := range files {
 		names = append(names, name)
@@ -115,7 +118,7 @@ func render(d *model.Dataset, assets fs.FS) (map[string][]byte, *Manifest, error
 	sort.Strings(names)
 	for _, name := range names {
 		sum := sha256.Sum256(files[name])
-		m.Files = append(m.Files, ManifestFile{Path: name, Bytes: int64(len(files[name])), SHA256: hex.EncodeToString(sum[:])})
+		m.Files = append(m.Files, FileEntry{Path: name, Bytes: int64(len(files[name])), SHA256: hex.EncodeToString(sum[:])})
 	}
 	mb, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {

@@ -1,0 +1,69 @@
+# dsight: `make demo` builds and opens a sample report; `make test` runs every test.
+# Both install what they need (npm packages; Debian's chromium for browser tests).
+
+GO        ?= go
+GOFLAGS_B := -trimpath -buildvcs=false
+DEMO_RUN  := out/demo-run
+DEMO_OUT  := out/demo-report
+WASM_BUDGET := 6000000
+
+.PHONY: all build assets wasm deps browser-deps demo test test-go test-browser bench bench-browser fuzz check clean
+
+all: build
+
+deps: node_modules/.installed
+
+node_modules/.installed: package.json
+	npm install --no-audit --no-fund --loglevel=error
+	@touch $@
+
+browser-deps: deps
+	@command -v chromium >/dev/null 2>&1 || { \
+	  echo "installing Debian chromium for the browser tests"; \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) || \
+	  (sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null); }
+
+wasm:
+	@mkdir -p web/dist
+	GOOS=js GOARCH=wasm $(GO) build $(GOFLAGS_B) -ldflags="-s -w" -o web/dist/engine.wasm ./wasm
+	@size=$$(wc -c < web/dist/engine.wasm); echo "engine.wasm: $$size bytes (budget $(WASM_BUDGET))"; \
+	  test $$size -le $(WASM_BUDGET) || { echo "engine.wasm exceeds its size budget"; exit 1; }
+
+assets: deps wasm
+	$(GO) run ./tools/bundle
+
+build: assets
+	$(GO) build $(GOFLAGS_B) -o bin/dsight ./cmd/build
+
+demo: build
+	$(GO) run ./tools/gen -out $(DEMO_RUN) -seed 1 -scale 1 -hostile >/dev/null
+	./bin/dsight build $(DEMO_RUN) -o $(DEMO_OUT) >/dev/null
+	@echo "Report: file://$(abspath $(DEMO_OUT))/index.html"
+	@echo "Query:  ./bin/dsight query $(DEMO_OUT) summary"
+	@(command -v xdg-open >/dev/null 2>&1 && [ -n "$$DISPLAY" ] && xdg-open "$(abspath $(DEMO_OUT))/index.html" >/dev/null 2>&1 &) || true
+
+test: build browser-deps test-go test-browser
+
+test-go:
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
+	$(GO) vet ./...
+	$(GO) test ./...
+
+test-browser: build browser-deps
+	node --test tools/browser/
+
+bench:
+	$(GO) test -run='^$$' -bench=. -benchmem ./internal/...
+
+bench-browser: build browser-deps
+	node tools/browser/bench.mjs
+
+fuzz:
+	@for pkg in $$($(GO) list ./internal/...); do \
+	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+	    $(GO) test -run='^$$' -fuzz="^$$f$$" -fuzztime=$${FUZZTIME:-20s} $$pkg || exit 1; \
+	  done; \
+	done
+
+clean:
+	rm -rf bin out web/dist/*.js web/dist/*.css web/dist/*.wasm web/dist/index.html

@@ -1,0 +1,160 @@
+// window.traceExplorer, browser API 3.1. Synchronous methods answer from the
+// engine already in memory; methods that may load data return promises.
+// Every answer is a fresh copy: callers can never alias the page's state.
+
+import { ask } from "./engine.js";
+import { snapshot, checkRange, agentKey } from "./state.js";
+
+const clampLimit = (v, d, most) => {
+  const n = v === undefined ? d : Number(v);
+  if (!Number.isFinite(n)) throw new Error(`limit must be a number; got ${v}`);
+  return Math.min(Math.max(Math.trunc(n), 0), most);
+};
+
+const STATE_KEYS = ["from", "to", "request", "span", "tab", "page", "pageSize", "search", "sort", "cursor", "expandedSessions", "expandedAgents", "expandedRequests", "nsys", "profile", "metricCharts", "pinnedMetrics", "hardware", "compareNsys", "metric"];
+
+export function createAPI(view) {
+  const s = () => view.state;
+  const rangeArgs = (o) => ({ from: o.from ?? s().from, to: o.to ?? s().to });
+
+  const api = {
+    version: "3.1",
+    ready: true,
+
+    describe() {
+      const sum = ask("summary", {});
+      return { schema: sum.schema, meta: sum.meta, audit: sum.audit, available: sum.capabilities, capabilities: METHODS.slice() };
+    },
+
+    getState() {
+      return snapshot(s());
+    },
+
+    setState(v) {
+      restore(view, v);
+      view.render();
+      return snapshot(s());
+    },
+
+    selectRange(from, to) {
+      view.commitRange(from, to);
+      return snapshot(s());
+    },
+
+    selectRequest(id, opts = {}) {
+      const r = view.selectRequest(String(id), { expand: !!opts.expand, fit: !!opts.fit });
+      return structuredClone(r);
+    },
+
+    expandRequest(id, expanded = true) {
+      view.selectRequest(String(id), { render: false });
+      // Expansion needs a lifecycle; requests without one stay unexpanded.
+      const lc = view.request(String(id)).lifecycle;
+      if (expanded && lc.available) s().expandedRequests.add(String(id));
+      else s().expandedRequests.delete(String(id));
+      view.render();
+      return snapshot(s());
+    },
+
+    queryRequests(o = {}) {
+      const r = rangeArgs(o);
+      checkRange(r.from, r.to, view.duration);
+      return ask("requests", {
+        ...r,
+        session: o.session,
+        agent: o.agent,
+        worker: o.worker,
+        min_ttft_ms: o.minTTFT ?? o.min_ttft_ms,
+        search: o.search,
+        offset: o.offset ?? 0,
+        limit: clampLimit(o.limit, 50, 1000),
+      });
+    },
+
+    listSessions(o = {}) {
+      const st = s();
+      const page = ask("sessions", { from: st.from, to: st.to, search: st.search, sort: st.sort, offset: o.offset ?? 0, limit: clampLimit(o.limit, 100, 1000) });
+      return { total: page.total, offset: page.offset, limit: page.limit, items: page.items };
+    },
+
+    getRequest(id) {
+      return structuredClone(view.request(String(id)));
+    },
+
+    getLifecycle(id) {
+      return structuredClone(view.request(String(id)).lifecycle);
+    },
+
+    getSource(id) {
+      return ask("source", { id: String(id) });
+    },
+
+    queryServerSpans(o = {}) {
+      const r = rangeArgs(o);
+      checkRange(r.from, r.to, view.duration);
+      return { total: 0, offset: o.offset ?? 0, limit: clampLimit(o.limit, 100, 1000), range: [r.from, r.to], items: [] };
+    },
+
+    async exportSelection() {
+      const captured = snapshot(s()); // later changes must not alter the export
+      const sum = ask("summary", {});
+      const request = captured.request === null ? null : structuredClone(view.request(captured.request));
+      const visible = ask("requests", { from: captured.from, to: captured.to, search: captured.search, limit: 0 });
+      const sources = ask("sources", { limit: 1000 });
+      return {
+        schema: sum.schema,
+        job: sum.meta.job,
+        origin_ns: sum.meta.origin_ns,
+        view: captured,
+        request,
+        visible_request_count: visible.total,
+        server_spans: { total: 0, offset: 0, limit: 100, items: [] },
+        batch_observations: { total: 0, items: [] },
+        profile: null,
+        limitations: sum.meta.limitations,
+        warnings: sum.meta.warnings,
+        audit: sum.audit,
+        sources: sources.items,
+        metrics: [],
+      };
+    },
+  };
+  const METHODS = Object.keys(api).filter((k) => typeof api[k] === "function");
+  return Object.freeze(api);
+}
+
+// restore applies a saved state by the v3.1 rules: validate the range, drop
+// unknown requests, keep only known keys, never alias the input.
+function restore(view, v) {
+  if (v === null || typeof v !== "object" || Array.isArray(v)) throw new Error("setState needs a state object");
+  const st = view.state;
+  const from = v.from ?? st.from;
+  const to = v.to ?? st.to;
+  checkRange(from, to, view.duration);
+  const next = { from, to };
+  if ("request" in v) next.request = v.request !== null && view.hasRequest(String(v.request)) ? String(v.request) : null;
+  for (const k of ["page", "search", "sort", "cursor", "nsys", "hardware", "compareNsys", "metric", "span"]) if (k in v) next[k] = v[k];
+  if (next.sort !== undefined && !["start", "ttft", "count"].includes(next.sort)) throw new Error(`sort must be start, ttft or count; got ${next.sort}`);
+  if (next.page !== undefined && !(Number.isInteger(next.page) && next.page >= 0)) throw new Error(`page must be a whole number; got ${next.page}`);
+  if (next.search !== undefined && typeof next.search !== "string") throw new Error("search must be a string");
+  Object.assign(st, next);
+  if ("tab" in v && view.availableTabs().includes(v.tab)) st.tab = v.tab;
+  if (Array.isArray(v.expandedSessions)) st.expandedSessions = new Set(v.expandedSessions.map(String));
+  if (Array.isArray(v.expandedAgents)) st.expandedAgents = new Set(v.expandedAgents.map(String));
+  if (Array.isArray(v.expandedRequests)) st.expandedRequests = new Set(v.expandedRequests.map(String).filter((id) => view.hasRequest(id) && view.request(id).lifecycle.available));
+  if (v.metricCharts && typeof v.metricCharts === "object") st.metricCharts = JSON.parse(JSON.stringify(v.metricCharts));
+  if (Array.isArray(v.pinnedMetrics)) st.pinnedMetrics = []; // no metric families in this report
+  st.span = null; // no spans without lifecycle evidence
+  st.nsys = false;
+  st.hardware = false;
+  st.compareNsys = false;
+  st.profile = null;
+  st.metric = null;
+  if (st.request !== null) {
+    const r = view.request(st.request);
+    st.expandedSessions.add(r.session);
+    st.expandedAgents.add(agentKey(r.session, r.agent));
+  }
+}
+
+export { STATE_KEYS };

@@ -1,0 +1,283 @@
+// The view controller: owns the state, turns user actions and API calls into
+// state changes, and redraws from engine answers. One render per committed
+// change, and each render announces the new state once.
+
+import { $, h, clear, fmtDuration } from "./dom.js";
+import { ask } from "./engine.js";
+import { createState, snapshot, checkRange, agentKey, fitRange, PAGE_SIZE } from "./state.js";
+import { renderTimeline, renderAxis } from "./timeline.js";
+import { renderOverview } from "./overview.js";
+import { renderInspector } from "./inspector.js";
+
+export class View {
+  constructor(summary) {
+    this.summary = summary;
+    this.duration = summary.meta.duration;
+    this.state = createState(this.duration);
+    this.history = [];
+    this.details = new Map();
+    this.dragClick = false;
+    this.searchTimer = null;
+  }
+
+  // ---- queries the page needs -------------------------------------------
+
+  request(id) {
+    let r = this.details.get(id);
+    if (!r) {
+      r = ask("request", { id });
+      this.details.set(id, r);
+    }
+    return r;
+  }
+
+  hasRequest(id) {
+    try {
+      this.request(id);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  availableTabs() {
+    return this.summary.capabilities.requests ? ["request", "api"] : ["api"];
+  }
+
+  // ---- state changes ------------------------------------------------------
+
+  commitRange(from, to, { history = true } = {}) {
+    [from, to] = checkRange(from, to, this.duration);
+    const s = this.state;
+    if (history && (from !== s.from || to !== s.to)) this.history.push([s.from, s.to]);
+    s.from = from;
+    s.to = to;
+    this.showRequestPage();
+    this.render();
+  }
+
+  back() {
+    const prev = this.history.pop();
+    if (!prev) return;
+    this.state.from = prev[0];
+    this.state.to = prev[1];
+    this.showRequestPage();
+    this.render();
+  }
+
+  selectRequest(id, { expand = false, fit = false, render = true } = {}) {
+    const r = this.request(id); // throws "Unknown request" for unknown ids
+    const s = this.state;
+    if (s.search && !this.matchesSearch(r, s.search)) s.search = "";
+    s.request = id;
+    s.span = null;
+    s.expandedSessions.add(r.session);
+    s.expandedAgents.add(agentKey(r.session, r.agent));
+    if (!expand) s.expandedRequests.delete(id); // no lifecycle evidence to expand yet
+    if (fit) [s.from, s.to] = fitRange(r.start, r.end, this.duration);
+    this.showRequestPage();
+    if (render) this.render();
+    return r;
+  }
+
+  matchesSearch(r, search) {
+    const q = search.trim().toLowerCase();
+    return [r.id, r.session, r.agent, r.conversation, r.source_trace].some((v) => v !== null && v.toLowerCase().includes(q));
+  }
+
+  // showRequestPage moves the session pager to the selected request's session.
+  showRequestPage() {
+    const s = this.state;
+    if (s.request === null) return;
+    const t = ask("timeline", this.timelineArgs({ offset: 0, limit: 0 }));
+    if (t.focus_index >= 0) s.page = Math.floor(t.focus_index / PAGE_SIZE);
+  }
+
+  timelineArgs(extra) {
+    const s = this.state;
+    return { from: s.from, to: s.to, search: s.search, sort: s.sort, expanded: [...s.expandedSessions], id: s.request ?? undefined, ...extra };
+  }
+
+  toggleSession(id) {
+    const e = this.state.expandedSessions;
+    e.has(id) ? e.delete(id) : e.add(id);
+    this.render();
+  }
+
+  toggleAgent(key) {
+    const e = this.state.expandedAgents;
+    e.has(key) ? e.delete(key) : e.add(key);
+    this.render();
+  }
+
+  collapseAll() {
+    this.state.expandedSessions.clear();
+    this.state.expandedAgents.clear();
+    this.state.expandedRequests.clear();
+    this.render();
+  }
+
+  setTab(tab) {
+    if (this.availableTabs().includes(tab)) this.state.tab = tab;
+    this.render();
+  }
+
+  setSearch(text) {
+    this.state.search = text;
+    this.state.page = 0;
+    this.render();
+  }
+
+  setSort(sort) {
+    this.state.sort = sort;
+    this.state.page = 0;
+    this.showRequestPage();
+    this.render();
+  }
+
+  setPage(page) {
+    this.state.page = Math.max(0, page);
+    this.render();
+  }
+
+  fitRequest() {
+    const r = this.selected();
+    if (r) this.commitRange(...fitRange(r.start, r.end, this.duration));
+  }
+
+  fitTTFT() {
+    const r = this.selected();
+    if (r && r.first !== null) this.commitRange(...fitRange(r.start, Math.max(r.first, r.start + 1e-9), this.duration));
+  }
+
+  // fitSession frames the selected request's whole session, subagents
+  // included, whatever the current filters hide.
+  fitSession() {
+    const r = this.selected();
+    if (!r) return;
+    const list = ask("sessions", { session: r.session, limit: 1 });
+    const sess = list.items[0];
+    if (sess) this.commitRange(...fitRange(sess.start, sess.end, this.duration));
+  }
+
+  selected() {
+    return this.state.request === null ? null : this.request(this.state.request);
+  }
+
+  pan(direction) {
+    const w = this.state.to - this.state.from;
+    let from = this.state.from + (direction * w) / 2;
+    from = Math.min(Math.max(from, 0), this.duration - w);
+    this.commitRange(from, from + w);
+  }
+
+  zoom(factor) {
+    const { from, to } = this.state;
+    const mid = (from + to) / 2;
+    const w = Math.min((to - from) * factor, this.duration);
+    let a = Math.max(0, mid - w / 2);
+    let b = Math.min(this.duration, a + w);
+    a = Math.max(0, b - w);
+    if (b > a) this.commitRange(a, b);
+  }
+
+  consumeDragClick() {
+    const was = this.dragClick;
+    this.dragClick = false;
+    return was;
+  }
+
+  defaultRequest() {
+    return ask("default_request", {});
+  }
+
+  // copyLink saves the view in the URL fragment and copies the whole URL.
+  copyLink() {
+    const url = `${location.href.split("#")[0]}#view=${encodeURIComponent(JSON.stringify(snapshot(this.state)))}`;
+    history.replaceState(null, "", url);
+    const note = (text) => {
+      const cov = $("coverage");
+      cov.hidden = false;
+      cov.appendChild(h("div", { class: "flash" }, text));
+    };
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(url).then(
+        () => note("View link copied."),
+        () => note("Clipboard unavailable: the view link is in the address bar; or use Export selection."),
+      );
+    } else {
+      note("Clipboard unavailable here: the view link is in the address bar; or use Export selection.");
+    }
+  }
+
+  copyState() {
+    const text = JSON.stringify(snapshot(this.state), null, 2);
+    if (navigator.clipboard && window.isSecureContext) navigator.clipboard.writeText(text).catch(() => {});
+  }
+
+  async downloadExport() {
+    const data = await this.api.exportSelection();
+    const blob = new Blob([JSON.stringify(data, null, 2)], { type: "application/json" });
+    const a = h("a", { href: URL.createObjectURL(blob), download: `trace-${this.summary.meta.job}-selection.json` });
+    document.body.appendChild(a);
+    a.click();
+    setTimeout(() => {
+      URL.revokeObjectURL(a.href);
+      a.remove();
+    }, 0);
+  }
+
+  // ---- drawing ------------------------------------------------------------
+
+  render() {
+    const s = this.state;
+    $("rangeFrom").value = s.from.toFixed(6).replace(/\.?0+$/, "");
+    $("rangeTo").value = s.to.toFixed(6).replace(/\.?0+$/, "");
+    $("rangeBack").disabled = this.history.length === 0;
+    $("rangeSummary").textContent = `${fmtDuration(s.to - s.from)} selected · all tracks aligned`;
+    if (this.updateOverview) this.updateOverview();
+    if (this.summary.capabilities.requests) this.renderTracks();
+    renderInspector(this);
+    window.dispatchEvent(new CustomEvent("trace-explorer:state", { detail: snapshot(s) }));
+  }
+
+  renderTracks() {
+    const s = this.state;
+    let t = ask("timeline", this.timelineArgs({ offset: s.page * PAGE_SIZE, limit: PAGE_SIZE }));
+    if (t.items.length === 0 && t.total > 0) {
+      s.page = Math.floor((t.total - 1) / PAGE_SIZE);
+      t = ask("timeline", this.timelineArgs({ offset: s.page * PAGE_SIZE, limit: PAGE_SIZE }));
+    }
+    $("requestSearch").value !== s.search && ($("requestSearch").value = s.search);
+    $("sessionSort").value = s.sort;
+    $("requestCount").textContent = `${t.matching_requests.toLocaleString("en-US")} requests in range`;
+    renderAxis(s);
+    renderTimeline(this, t);
+    const pager = $("pager");
+    pager.hidden = t.total <= PAGE_SIZE;
+    $("pageLabel").textContent = t.total ? `Sessions ${t.offset + 1}–${t.offset + t.items.length} of ${t.total.toLocaleString("en-US")}` : "No sessions";
+    $("prevPage").disabled = s.page === 0;
+    $("nextPage").disabled = t.offset + t.items.length >= t.total;
+  }
+
+  renderChrome() {
+    const m = this.summary.meta;
+    $("jobName").textContent = m.job;
+    $("subtitle").textContent = `Run ${m.job} · ${m.client_kind ? `${m.client_kind} client` : "no client export"} · ${m.phase} client phase · origin ${m.start_utc}`;
+    const notes = [];
+    const c = this.summary.counts;
+    const imported = [c.requests && `${c.requests.toLocaleString("en-US")} clients`, c.sessions && `${c.sessions.toLocaleString("en-US")} sessions`].filter(Boolean);
+    const cov = $("coverage");
+    cov.hidden = false;
+    clear(cov).appendChild(h("span", null, `Imported: ${imported.join(" · ")}`));
+    for (const w of m.warnings) notes.push(w);
+    if (notes.length) {
+      cov.classList.add("warn");
+      cov.appendChild(h("ul", null, notes.map((n) => h("li", null, n))));
+    }
+    $("footerInfo").textContent = `Origin ${m.start_utc} · ${c.sessions.toLocaleString("en-US")} sessions · 0 workers · 0 Nsight reports`;
+    $("timelineControls").hidden = !this.summary.capabilities.requests;
+    $("emptyTimeline").hidden = this.summary.capabilities.requests;
+    this.updateOverview = renderOverview(this, ask("overview", {}));
+  }
+}

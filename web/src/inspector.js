@@ -1,0 +1,79 @@
+// The inspector: the selected request's recorded evidence, and the Agent API
+// tab with runnable examples for the sources this report has.
+
+import { h, clear, fmtMs, fmtInt, fmtSeconds } from "./dom.js";
+
+export function renderInspector(view) {
+  const { state } = view;
+  const tabs = clear(document.getElementById("inspectorTabs"));
+  const available = view.availableTabs();
+  for (const t of available) {
+    tabs.appendChild(
+      h("button", { type: "button", role: "tab", class: "tab", "aria-selected": state.tab === t ? "true" : "false", dataset: { tab: t }, onclick: () => view.setTab(t) }, t === "request" ? "Request" : t === "nsys" ? "Nsight" : "Agent API"),
+    );
+  }
+  document.getElementById("inspectorTitle").textContent = view.summary.counts.requests ? "Request & execution path" : "Captured evidence";
+  const body = clear(document.getElementById("inspectorBody"));
+  if (state.tab === "api") body.appendChild(apiTab(view));
+  else body.appendChild(requestTab(view));
+}
+
+function requestTab(view) {
+  const id = view.state.request;
+  if (id === null) return h("p", { class: "muted" }, "Select a request bar to see its recorded timing and evidence.");
+  const r = view.request(id);
+  const agentLabel = r.depth === 0 ? "main agent" : "subagent";
+  const stats = [
+    ["Client TTFT", fmtMs(r.ttft_ms)],
+    ["Request duration", `${(r.end - r.start).toFixed(3)} s`],
+    ["Input tokens", fmtInt(r.input_tokens)],
+    ["Output tokens", fmtInt(r.output_tokens)],
+    ["Cached tokens", fmtInt(r.cached_tokens)],
+    ["Status", r.error ? `${r.status}: ${r.error}` : r.status],
+    ["Phase", r.phase === null ? "unclassified (not recorded)" : r.phase],
+    ["Start", fmtSeconds(r.start)],
+    ["First token", r.first === null ? "not recorded" : fmtSeconds(r.first)],
+    ["End", fmtSeconds(r.end)],
+  ];
+  const ev = r.evidence;
+  const box = h(
+    "div",
+    { class: "request-detail" },
+    h("p", { class: "crumbs" }, h("span", { title: r.session }, r.session), " / ", h("span", { title: r.agent }, `${agentLabel} ${r.agent}`), " / ", r.turn === null ? "turn unknown" : `turn ${r.turn}`),
+    h("h3", { class: "request-id", title: r.id }, r.id),
+    h(
+      "div",
+      { class: "actions" },
+      h("button", { id: "fitSession", type: "button", onclick: () => view.fitSession() }, "Fit Session"),
+      h("button", { id: "fitRequest", type: "button", onclick: () => view.fitRequest() }, "Fit request"),
+      h("button", { id: "fitTTFT", type: "button", disabled: r.first === null, onclick: () => view.fitTTFT() }, "Fit TTFT"),
+    ),
+    h("dl", { class: "stats" }, stats.map(([k, v]) => [h("dt", null, k), h("dd", null, v)])),
+    h("p", { class: "evidence" }, "Evidence: ", h("code", { title: `source ${ev.source}` }, `${ev.path}:${ev.line}`)),
+  );
+  if (r.conversation !== null) box.appendChild(h("p", { class: "muted small" }, "Conversation ", h("code", null, r.conversation)));
+  if (r.parent !== null) box.appendChild(h("p", { class: "muted small" }, "Parent agent ", h("code", null, r.parent)));
+  if (r.issues.length) box.appendChild(h("ul", { class: "issues" }, r.issues.map((i) => h("li", null, i))));
+  box.appendChild(h("p", { class: "muted small" }, "No server-side lifecycle evidence is joined to this request; the bar shows client timing only."));
+  return box;
+}
+
+function apiTab(view) {
+  const id = view.state.request;
+  const lines = [
+    "const x = window.traceExplorer;",
+    `x.selectRange(${view.state.from.toFixed(3)}, ${view.state.to.toFixed(3)});`,
+    'x.queryRequests({minTTFT: 1000, limit: 20});',
+    id === null ? "" : `x.getRequest(${JSON.stringify(id)});`,
+    "x.listSessions({limit: 10});",
+    "x.describe().available;",
+  ].filter(Boolean);
+  return h(
+    "div",
+    { class: "api-tab" },
+    h("p", null, "Drive this view from devtools or a script through ", h("code", null, "window.traceExplorer"), " (API ", h("code", null, "3.1"), "). The CLI answers the same questions: ", h("code", null, "dsight query REPORT requests --from 1 --to 5"), "."),
+    h("pre", { class: "code" }, lines.join("\n")),
+    h("div", { class: "actions" }, h("button", { type: "button", onclick: () => view.copyState() }, "Copy view state"), h("button", { type: "button", onclick: () => view.downloadExport() }, "Export evidence JSON")),
+    h("p", { class: "muted small" }, `Range ${view.state.from.toFixed(3)}–${view.state.to.toFixed(3)} s · request ${id === null ? "none" : id}`),
+  );
+}

@@ -1,0 +1,80 @@
+// Loads the report's payloads. Under file:// the browser refuses fetch and
+// XHR, so every payload is a classic script (detail/<sha256>.js) that hands a
+// base64 gzip payload to __dsightShard(id, base64). The same files work from
+// any static host. A registry keyed by id lets several loads run at once.
+
+const pending = new Map();
+
+window.__dsightShard = function (id, base64) {
+  const waiter = pending.get(id);
+  if (waiter) waiter.resolve(base64);
+};
+
+function loadScript(url, id) {
+  return new Promise((resolve, reject) => {
+    let delivered = false;
+    pending.set(id, {
+      resolve: (b64) => {
+        delivered = true;
+        pending.delete(id);
+        resolve(b64);
+      },
+    });
+    const s = document.createElement("script");
+    s.src = url;
+    s.async = true;
+    s.onload = () => {
+      if (!delivered) {
+        pending.delete(id);
+        reject(new Error(`${url} did not deliver shard ${id}; the report files are out of step (rebuild or republish them together).`));
+      }
+    };
+    s.onerror = () => {
+      pending.delete(id);
+      reject(new Error(`Could not load ${url}: publish index.html together with its detail/ directory.`));
+    };
+    document.head.appendChild(s);
+  });
+}
+
+function base64ToBytes(b64) {
+  if (typeof Uint8Array.fromBase64 === "function") return Uint8Array.fromBase64(b64);
+  const bin = atob(b64);
+  const out = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+  return out;
+}
+
+async function gunzip(bytes) {
+  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+  return new Uint8Array(await new Response(stream).arrayBuffer());
+}
+
+// loadShard resolves to the decompressed bytes of a shard descriptor
+// {id, path, decoded_bytes}, checking the decoded length.
+export async function loadShard(desc) {
+  const b64 = await loadScript(desc.path, desc.id);
+  const bytes = await gunzip(base64ToBytes(b64));
+  if (desc.decoded_bytes !== undefined && bytes.length !== desc.decoded_bytes) {
+    throw new Error(`${desc.path}: decoded ${bytes.length} bytes, expected ${desc.decoded_bytes}`);
+  }
+  return bytes;
+}
+
+// startEngine instantiates the Go wasm engine and resolves when it has
+// registered window.dsightEngine.
+export async function startEngine(desc) {
+  const wasm = await loadShard(desc);
+  performance.mark("dsight:wasm-bytes");
+  const go = new window.Go();
+  const ready = new Promise((resolve) => {
+    window.__dsightEngineReady = resolve;
+  });
+  const { instance } = await WebAssembly.instantiate(wasm, go.importObject);
+  performance.mark("dsight:wasm-instantiated");
+  go.run(instance).then(() => {
+    window.traceExplorerError = new Error("dsight engine exited");
+  });
+  await ready;
+  return window.dsightEngine;
+}

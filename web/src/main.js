@@ -1,0 +1,132 @@
+// Entry point: boot the engine, load the core shard, wire the page, expose
+// window.traceExplorer and announce readiness.
+
+import { $, h, clear } from "./dom.js";
+import { startEngine, loadShard } from "./loader.js";
+import { attach, load } from "./engine.js";
+import { View } from "./app.js";
+import { createAPI } from "./api.js";
+
+function showError(err) {
+  const box = $("error");
+  box.hidden = false;
+  clear(box).appendChild(h("span", null, String(err && err.message ? err.message : err)));
+}
+
+async function boot() {
+  const bootRecord = JSON.parse($("dsight-boot").textContent);
+  performance.mark("dsight:boot");
+  const [engine, core] = await Promise.all([startEngine(bootRecord.entry.engine), loadShard(bootRecord.entry.core)]);
+  performance.mark("dsight:engine");
+  attach(engine);
+  const summary = load(core);
+  performance.mark("dsight:core");
+  const view = new View(summary);
+  view.renderChrome();
+  wire(view);
+  const api = createAPI(view);
+  view.api = api;
+  restoreFromLocation(view, api);
+  Object.defineProperty(window, "traceExplorer", { value: api, enumerable: true });
+  $("loading").hidden = true;
+  view.render();
+  performance.mark("dsight:ready");
+  window.dispatchEvent(new CustomEvent("trace-explorer:ready", { detail: { version: api.version } }));
+}
+
+function restoreFromLocation(view, api) {
+  const m = /^#view=(.*)$/.exec(location.hash);
+  if (m) {
+    try {
+      api.setState(JSON.parse(decodeURIComponent(m[1])));
+      return;
+    } catch (err) {
+      showError(new Error(`Saved view could not be restored: ${err.message}`));
+    }
+  }
+  const id = view.summary.counts.requests ? view.defaultRequest() : null;
+  if (id !== null) view.selectRequest(id, { render: false });
+}
+
+function wire(view) {
+  const guard = (fn) => (...a) => {
+    try {
+      $("error").hidden = true;
+      fn(...a);
+    } catch (err) {
+      showError(err);
+    }
+  };
+  const applyInputs = guard(() => view.commitRange(Number($("rangeFrom").value), Number($("rangeTo").value)));
+  $("applyRange").addEventListener("click", applyInputs);
+  for (const id of ["rangeFrom", "rangeTo"]) $(id).addEventListener("keydown", (ev) => ev.key === "Enter" && applyInputs());
+  $("fullRun").addEventListener("click", guard(() => view.commitRange(0, view.duration)));
+  $("rangeBack").addEventListener("click", guard(() => view.back()));
+  $("panLeft").addEventListener("click", guard(() => view.pan(-1)));
+  $("panRight").addEventListener("click", guard(() => view.pan(1)));
+  $("zoomIn").addEventListener("click", guard(() => view.zoom(0.5)));
+  $("zoomOut").addEventListener("click", guard(() => view.zoom(2)));
+  $("requestSearch").addEventListener("input", (ev) => {
+    clearTimeout(view.searchTimer);
+    view.searchTimer = setTimeout(guard(() => view.setSearch(ev.target.value)), 180);
+  });
+  $("sessionSort").addEventListener("change", guard((ev) => view.setSort(ev.target.value)));
+  $("collapseAll").addEventListener("click", guard(() => view.collapseAll()));
+  $("prevPage").addEventListener("click", guard(() => view.setPage(view.state.page - 1)));
+  $("nextPage").addEventListener("click", guard(() => view.setPage(view.state.page + 1)));
+  $("copyLink").addEventListener("click", guard(() => view.copyLink()));
+  $("exportSelection").addEventListener("click", guard(() => view.downloadExport()));
+  wireLaneDrag(view, guard);
+}
+
+// Dragging across the client lanes selects a range (≥ 5 px); Escape cancels.
+function wireLaneDrag(view, guard) {
+  const host = $("clientTracks");
+  let drag = null;
+  const laneRect = () => host.querySelector(".lane")?.getBoundingClientRect();
+  const timeAt = (x, r) => view.state.from + Math.min(Math.max((x - r.left) / r.width, 0), 1) * (view.state.to - view.state.from);
+  const cancel = () => {
+    if (drag && drag.preview) drag.preview.remove();
+    drag = null;
+  };
+  host.addEventListener("pointerdown", (ev) => {
+    const r = laneRect();
+    if (!r || ev.clientX < r.left || ev.button !== 0) return;
+    drag = { x0: ev.clientX, r, preview: null };
+  });
+  host.addEventListener("pointermove", (ev) => {
+    if (!drag) return;
+    if (!drag.preview && Math.abs(ev.clientX - drag.x0) < 5) return;
+    if (!drag.preview) {
+      host.setPointerCapture(ev.pointerId);
+      drag.preview = h("div", { class: "client-range-preview" });
+      host.appendChild(drag.preview);
+    }
+    const a = Math.min(drag.x0, ev.clientX);
+    const b = Math.max(drag.x0, ev.clientX);
+    const hostRect = host.getBoundingClientRect();
+    Object.assign(drag.preview.style, { left: `${a - hostRect.left}px`, width: `${b - a}px` });
+    drag.preview.textContent = `${timeAt(a, drag.r).toFixed(3)} – ${timeAt(b, drag.r).toFixed(3)} s`;
+  });
+  host.addEventListener("pointerup", (ev) => {
+    if (!drag) return;
+    const d = drag;
+    cancel();
+    if (!d.preview) return;
+    view.dragClick = true;
+    setTimeout(() => (view.dragClick = false), 0);
+    const a = timeAt(Math.min(d.x0, ev.clientX), d.r);
+    const b = timeAt(Math.max(d.x0, ev.clientX), d.r);
+    if (b > a) guard(() => view.commitRange(a, b))();
+  });
+  host.addEventListener("pointercancel", cancel);
+  window.addEventListener("keydown", (ev) => ev.key === "Escape" && cancel());
+  window.addEventListener("blur", cancel);
+}
+
+boot().catch((err) => {
+  window.traceExplorerError = err;
+  $("loading").hidden = true;
+  showError(err);
+  console.error(err);
+});

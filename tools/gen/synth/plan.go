@@ -125,7 +125,6 @@ const (
 // main agent, so it also lands in root/parent ids), one request id and one
 // conversation id. Each keeps its unique prefix so ids stay unique.
 func plantHostileIDs(p *Plan) {
-	first, mid, third := -1, -1, -1
 	var profiling []int
 	for i := range p.Requests {
 		if p.Requests[i].Phase == Profiling {
@@ -135,13 +134,10 @@ func plantHostileIDs(p *Plan) {
 	if len(profiling) == 0 {
 		return
 	}
-	first = profiling[0]
-	mid = profiling[len(profiling)/2]
-	third = profiling[len(profiling)/3]
-	root := p.Agents[p.Requests[first].Agent].Root
+	root := p.Agents[p.Requests[profiling[0]].Agent].Root
 	p.Agents[root].CorrelationID += "-" + HostileMarkup
-	p.Requests[mid].ID += "-" + HostileMarkup
-	conv := p.Requests[third].Agent
+	p.Requests[profiling[len(profiling)/2]].ID += "-" + HostileMarkup
+	conv := p.Requests[profiling[len(profiling)/3]].Agent
 	p.Agents[conv].ConversationID += "-" + HostileQuotes
 }
 

@@ -16,7 +16,7 @@ const (
 	// about ten minutes: each session slot issues roughly this many requests.
 	requestsPerSlot = 64
 	// BaseEpochNS is the fixed start of every run before the seed's offset
-	// (2026-09-17T04:58:31Z, the epoch the reference fixtures use).
+	// (2026-09-17T10:58:31Z, the epoch of the reference synthetic fixtures).
 	BaseEpochNS int64 = 1789642711000000000
 )
 

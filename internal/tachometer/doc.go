@@ -1,0 +1,19 @@
+// Package tachometer reads Tachometer metric captures (Parquet and Arrow IPC
+// files of scraped Prometheus samples) into series, points and a family
+// catalog, and classifies metric families for presentation.
+//
+// It owns capture discovery (final.parquet supersedes compacted shards, Arrow
+// tails are always read, the upload mirror is skipped), encoding detection
+// from file contents, the inline label grammar of metric_name, series
+// identity, duplicate and conflict detection, and the dashboard taxonomy
+// (Describe). Reading streams record batches into a caller-supplied Sink, so
+// memory does not grow with the number of samples.
+//
+// Timestamps stay absolute UTC epoch nanoseconds; relating them to a run
+// origin is the caller's job. Captures without timestamp_ns cannot be aligned
+// and are rejected.
+//
+// It is the only dsight package that imports Apache Arrow, which keeps Arrow
+// and Parquet out of the wasm engine; it imports nothing else from dsight and
+// is never compiled for GOOS=js.
+package tachometer

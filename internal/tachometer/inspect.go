@@ -1,0 +1,117 @@
+package tachometer
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+)
+
+// fileRange is what the first pass over a file found.
+type fileRange struct {
+	enc      Encoding
+	rows     int64
+	min, max int64
+}
+
+// inspect validates every file's schema and finds its timestamp range,
+// decoding only timestamp_ns from Parquet. It runs once per Capture, before
+// any point is delivered, so a bad schema fails the read early.
+func (c *Capture) inspect() error {
+	if c.ranges != nil {
+		return nil
+	}
+	ranges := make([]fileRange, 0, len(c.Files))
+	for _, f := range c.Files {
+		fr, err := inspectFile(f.Path)
+		if err != nil {
+			return err
+		}
+		ranges = append(ranges, fr)
+	}
+	c.ranges = ranges
+	return nil
+}
+
+func inspectFile(path string) (fr fileRange, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%s: corrupt capture file: %v", path, p)
+		}
+	}()
+	src, enc, err := openSource(path)
+	if err != nil {
+		return fr, fmt.Errorf("%s: %w", path, err)
+	}
+	defer src.close()
+	fr = fileRange{enc: enc, min: math.MaxInt64, max: math.MinInt64}
+	if _, err := checkSchema(src.schema()); err != nil {
+		return fr, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := src.project([]string{colTimestamp}); err != nil {
+		return fr, fmt.Errorf("%s: %w", path, err)
+	}
+	var buf []int64
+	for {
+		rec, err := src.next()
+		if errors.Is(err, io.EOF) {
+			return fr, nil
+		}
+		if err != nil {
+			return fr, fmt.Errorf("%s: after row %d: %w", path, fr.rows, err)
+		}
+		idx := rec.Schema().FieldIndices(colTimestamp)
+		if len(idx) == 0 {
+			return fr, fmt.Errorf("%s: record batch lacks %s", path, colTimestamp)
+		}
+		a := rec.Column(idx[0])
+		for i, t := range int64Values(a, &buf) {
+			if a.IsNull(i) {
+				return fr, fmt.Errorf("%s: row %d: null timestamp_ns", path, fr.rows+int64(i))
+			}
+			fr.min, fr.max = min(fr.min, t), max(fr.max, t)
+		}
+		fr.rows += rec.NumRows()
+	}
+}
+
+// TimeRange returns the earliest and latest timestamp_ns over every row of
+// every capture file, for runs whose time range comes from the sources
+// themselves. ok is false when the capture has no rows.
+func (c *Capture) TimeRange() (minNS, maxNS int64, ok bool, err error) {
+	if err := c.inspect(); err != nil {
+		return 0, 0, false, err
+	}
+	minNS, maxNS = math.MaxInt64, math.MinInt64
+	for _, r := range c.ranges {
+		if r.rows > 0 {
+			minNS, maxNS, ok = min(minNS, r.min), max(maxNS, r.max), true
+		}
+	}
+	if !ok {
+		return 0, 0, false, nil
+	}
+	return minNS, maxNS, true, nil
+}
+
+// horizon is the earliest timestamp at which a file can overlap the files
+// read before it; duplicate checks keep every pair from there on. It is
+// MaxInt64 when files follow one another in time.
+func (c *Capture) horizon() int64 {
+	h := int64(math.MaxInt64)
+	seen := false
+	var latest int64
+	for _, r := range c.ranges {
+		if r.rows == 0 {
+			continue
+		}
+		if seen && r.min <= latest {
+			h = min(h, r.min)
+		}
+		if !seen || r.max > latest {
+			latest = r.max
+		}
+		seen = true
+	}
+	return h
+}

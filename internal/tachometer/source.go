@@ -1,0 +1,214 @@
+package tachometer
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/ipc"
+	"github.com/apache/arrow/go/v17/arrow/memory"
+	"github.com/apache/arrow/go/v17/parquet/file"
+	"github.com/apache/arrow/go/v17/parquet/pqarrow"
+)
+
+// Encoding is how a capture file is stored, detected from its first bytes.
+type Encoding string
+
+const (
+	EncodingParquet     Encoding = "parquet"      // starts with PAR1
+	EncodingArrowFile   Encoding = "arrow-file"   // starts with ARROW1
+	EncodingArrowStream Encoding = "arrow-stream" // anything else
+)
+
+// batchRows is how many Parquet rows one record batch holds; it bounds the
+// decoded memory of a read independently of the file size.
+const batchRows = 131072
+
+// Sniff detects a capture file's encoding from its first bytes, not its
+// suffix: some historical captures use .parquet for Arrow IPC.
+func Sniff(head []byte) Encoding {
+	switch {
+	case bytes.HasPrefix(head, []byte("PAR1")):
+		return EncodingParquet
+	case bytes.HasPrefix(head, []byte("ARROW1")):
+		return EncodingArrowFile
+	}
+	return EncodingArrowStream
+}
+
+// recordSource yields the record batches of one capture file. A record is
+// valid until the next call to next.
+type recordSource interface {
+	schema() *arrow.Schema
+	// project selects the columns to decode, by name; it must be called once
+	// before next. Parquet decodes only those; Arrow IPC decodes whole
+	// batches and the reader ignores the rest.
+	project(names []string) error
+	next() (arrow.Record, error) // io.EOF after the last record
+	close() error
+}
+
+// openSource opens a capture file and reads its schema.
+func openSource(path string) (src recordSource, enc Encoding, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, "", err
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+		}
+	}()
+	head := make([]byte, 6)
+	n, err := io.ReadFull(f, head)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return nil, "", err
+	}
+	if n == 0 {
+		return nil, "", errors.New("empty file")
+	}
+	enc = Sniff(head[:n])
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, "", err
+	}
+	switch enc {
+	case EncodingParquet:
+		src, err = openParquet(f)
+	case EncodingArrowFile:
+		src, err = openArrowFile(f)
+	default:
+		src, err = openArrowStream(f)
+	}
+	return src, enc, err
+}
+
+type parquetSource struct {
+	pf     *file.Reader
+	fr     *pqarrow.FileReader
+	rr     pqarrow.RecordReader
+	fields *arrow.Schema
+}
+
+func openParquet(f *os.File) (*parquetSource, error) {
+	pf, err := file.NewParquetReader(f)
+	if err != nil {
+		return nil, err
+	}
+	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: batchRows}, memory.DefaultAllocator)
+	if err != nil {
+		pf.Close()
+		return nil, err
+	}
+	full, err := fr.Schema()
+	if err != nil {
+		pf.Close()
+		return nil, err
+	}
+	return &parquetSource{pf: pf, fr: fr, fields: full}, nil
+}
+
+func (s *parquetSource) schema() *arrow.Schema { return s.fields }
+
+func (s *parquetSource) project(names []string) error {
+	cols := make([]int, 0, len(names))
+	for _, name := range names {
+		idx := s.pf.MetaData().Schema.ColumnIndexByName(name)
+		if idx < 0 {
+			return fmt.Errorf("column %q is not a flat Parquet column", name)
+		}
+		cols = append(cols, idx)
+	}
+	rr, err := s.fr.GetRecordReader(context.Background(), cols, nil)
+	if err != nil {
+		return err
+	}
+	s.rr = rr
+	return nil
+}
+
+func (s *parquetSource) next() (arrow.Record, error) {
+	if s.rr == nil {
+		return nil, io.EOF
+	}
+	rec, err := s.rr.Read()
+	if err != nil {
+		return nil, err
+	}
+	return rec, nil
+}
+
+func (s *parquetSource) close() error {
+	if s.rr != nil {
+		s.rr.Release()
+	}
+	return s.pf.Close() // also closes f
+}
+
+type arrowFileSource struct {
+	f *os.File
+	r *ipc.FileReader
+	i int
+}
+
+func openArrowFile(f *os.File) (*arrowFileSource, error) {
+	r, err := ipc.NewFileReader(f)
+	if err != nil {
+		return nil, err
+	}
+	return &arrowFileSource{f: f, r: r}, nil
+}
+
+func (s *arrowFileSource) schema() *arrow.Schema { return s.r.Schema() }
+
+func (s *arrowFileSource) project([]string) error { return nil }
+
+func (s *arrowFileSource) next() (arrow.Record, error) {
+	if s.i >= s.r.NumRecords() {
+		return nil, io.EOF
+	}
+	rec, err := s.r.Record(s.i)
+	s.i++
+	return rec, err
+}
+
+func (s *arrowFileSource) close() error {
+	s.r.Close()
+	return s.f.Close()
+}
+
+type arrowStreamSource struct {
+	f *os.File
+	r *ipc.Reader
+}
+
+func openArrowStream(f *os.File) (*arrowStreamSource, error) {
+	r, err := ipc.NewReader(bufio.NewReaderSize(f, 1<<20))
+	if err != nil {
+		return nil, err
+	}
+	return &arrowStreamSource{f: f, r: r}, nil
+}
+
+func (s *arrowStreamSource) schema() *arrow.Schema { return s.r.Schema() }
+
+func (s *arrowStreamSource) project([]string) error { return nil }
+
+func (s *arrowStreamSource) next() (arrow.Record, error) {
+	if s.r.Next() {
+		return s.r.Record(), nil
+	}
+	if err := s.r.Err(); err != nil {
+		return nil, err
+	}
+	return nil, io.EOF
+}
+
+func (s *arrowStreamSource) close() error {
+	s.r.Release()
+	return s.f.Close()
+}

@@ -78,6 +78,25 @@ type Request struct {
 
 	Evidence Ref
 	Issues   []string
+
+	// TimingQuality names where StartNS, EndNS and FirstNS come from:
+	// "client export" (AIPerf), "phase analysis" or "request log (liveness)"
+	// (AgentPerf); "" when the reader does not distinguish.
+	TimingQuality string
+	// IdentityEvidence points at the row that supplied ID, Session and Agent
+	// when that is not the Evidence row (AgentPerf joins its HTTP request log
+	// to a phase-analysis record); nil when Evidence supplied both.
+	IdentityEvidence *Ref
+	// CacheUsageEvidence points at the row that supplied CachedTokens, which
+	// may differ from Evidence; nil when CachedTokens is nil.
+	CacheUsageEvidence *Ref
+	// PhaseEvidence points at the row that classified Phase when that is not
+	// the Evidence row (AgentPerf's phase-manifest window); nil otherwise.
+	PhaseEvidence *Ref
+	// OriginalStart and OriginalEnd keep the recorded time literals when the
+	// source does not record epoch ns (AgentPerf's epoch seconds); nil otherwise.
+	OriginalStart *string
+	OriginalEnd   *string
 }
 
 // Request statuses.

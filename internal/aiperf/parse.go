@@ -37,6 +37,9 @@ const (
 	SchemaLegacy  = "legacy"
 )
 
+// TimingQuality labels every timing read from an AIPerf export.
+const TimingQuality = "client export"
+
 // PhaseAll disables the phase filter.
 const PhaseAll = "all"
 
@@ -139,11 +142,12 @@ func (p *parser) parseRow(line []byte, n int64) error {
 
 func (p *parser) request(f *fields, line int64, schema string) (model.Request, error) {
 	req := model.Request{
-		Evidence:     model.Ref{Source: p.opt.SourceID, Line: line},
-		Conversation: f.conversationID.ptr(),
-		Parent:       f.parentCorrelation.ptr(),
-		SourceTrace:  f.sourceTraceID.ptr(),
-		Worker:       f.workerID.ptr(),
+		Evidence:      model.Ref{Source: p.opt.SourceID, Line: line},
+		Conversation:  f.conversationID.ptr(),
+		Parent:        f.parentCorrelation.ptr(),
+		SourceTrace:   f.sourceTraceID.ptr(),
+		Worker:        f.workerID.ptr(),
+		TimingQuality: TimingQuality,
 	}
 	switch {
 	case f.xRequestID.nonEmpty():
@@ -210,6 +214,10 @@ func (p *parser) request(f *fields, line int64, schema string) (model.Request, e
 		if *t.dst, err = tokens(t.src, t.name); err != nil {
 			return req, err
 		}
+	}
+	if req.CachedTokens != nil {
+		ev := req.Evidence
+		req.CacheUsageEvidence = &ev
 	}
 	switch {
 	case f.failed:

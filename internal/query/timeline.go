@@ -40,6 +40,9 @@ type TimelineAgent struct {
 type TimelinePage struct {
 	list[TimelineSession]
 	MatchingRequests int `json:"matching_requests"`
+	// FocusIndex is the position of the session holding Args.ID in the
+	// filtered order (-1 when it is filtered out), so a page can show it.
+	FocusIndex int `json:"focus_index"`
 }
 
 // Timeline answers the "timeline" kind: one page of sessions with request
@@ -58,8 +61,16 @@ func (e *Engine) Timeline(a Args) (any, error) {
 		expanded[id] = true
 	}
 	out := TimelinePage{list: list[TimelineSession]{Total: len(matches), Offset: offset, Limit: limit, Range: w.json(), Items: []TimelineSession{}}}
-	for _, m := range matches {
+	out.FocusIndex = -1
+	focus := -1
+	if ri, ok := e.requestByID[a.ID]; ok {
+		focus = e.sessionOf[ri]
+	}
+	for k, m := range matches {
 		out.MatchingRequests += len(m.requests)
+		if m.index == focus {
+			out.FocusIndex = k
+		}
 	}
 	for k := offset; k < len(matches) && len(out.Items) < limit; k++ {
 		m := matches[k]

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -81,4 +82,39 @@ func swap(stage, dir string) error {
 		return fmt.Errorf("publish report: %w", err)
 	}
 	return os.RemoveAll(previous)
+}
+
+// stagePrefix names the staging directories of builds into dir; each adds
+// its process id so a later build can tell an abandoned stage from a live one.
+func stagePrefix(dir string) string { return "." + filepath.Base(dir) + ".dsight-stage-" }
+
+// removeAbandonedStages deletes staging directories left by builds that were
+// killed, never those of a build that is still running.
+func removeAbandonedStages(dir string) {
+	prefix := stagePrefix(dir)
+	entries, err := os.ReadDir(filepath.Dir(dir))
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), prefix)
+		if !ok || !e.IsDir() {
+			continue
+		}
+		pidText, _, _ := strings.Cut(rest, "-")
+		pid, err := strconv.Atoi(pidText)
+		if err != nil || processAlive(pid) {
+			continue
+		}
+		path := filepath.Join(filepath.Dir(dir), e.Name())
+		if strings.HasSuffix(e.Name(), "-previous") {
+			// Killed between the two renames of swap: the old report is
+			// complete here and nothing is at dir yet; put it back.
+			if _, err := os.Lstat(dir); os.IsNotExist(err) {
+				os.Rename(path, dir)
+				continue
+			}
+		}
+		os.RemoveAll(path)
+	}
 }

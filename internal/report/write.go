@@ -12,6 +12,7 @@ import (
 	"path"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/dsight/dsight/internal/catalog"
@@ -40,7 +41,8 @@ func Write(d *model.Dataset, assets fs.FS, dir string, opt Options) (*Manifest, 
 	if err != nil {
 		return nil, err
 	}
-	stage, err := os.MkdirTemp(filepath.Dir(dir), "."+filepath.Base(dir)+".dsight-stage-")
+	removeAbandonedStages(dir)
+	stage, err := os.MkdirTemp(filepath.Dir(dir), stagePrefix(dir)+strconv.Itoa(os.Getpid())+"-")
 	if err != nil {
 		return nil, fmt.Errorf("stage report: %w", err)
 	}

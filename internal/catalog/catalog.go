@@ -95,6 +95,15 @@ func Encode(d *model.Dataset) *shard.Shard {
 		optStrCol("client_worker", n, func(i int) *string { return rs[i].Worker }),
 		intCol("evidence_source", n, func(i int) int64 { return int64(rs[i].Evidence.Source) }),
 		intCol("evidence_line", n, func(i int) int64 { return rs[i].Evidence.Line }),
+		strCol("timing_quality", n, func(i int) string { return rs[i].TimingQuality }),
+		optRefSource("identity_evidence_source", n, func(i int) *model.Ref { return rs[i].IdentityEvidence }),
+		optRefLine("identity_evidence_line", n, func(i int) *model.Ref { return rs[i].IdentityEvidence }),
+		optRefSource("cache_usage_evidence_source", n, func(i int) *model.Ref { return rs[i].CacheUsageEvidence }),
+		optRefLine("cache_usage_evidence_line", n, func(i int) *model.Ref { return rs[i].CacheUsageEvidence }),
+		optRefSource("phase_evidence_source", n, func(i int) *model.Ref { return rs[i].PhaseEvidence }),
+		optRefLine("phase_evidence_line", n, func(i int) *model.Ref { return rs[i].PhaseEvidence }),
+		optStrCol("original_start", n, func(i int) *string { return rs[i].OriginalStart }),
+		optStrCol("original_end", n, func(i int) *string { return rs[i].OriginalEnd }),
 	}}
 
 	type issue struct {
@@ -220,6 +229,11 @@ func decodeRequests(r *reader, d *model.Dataset) error {
 		inTok, outTok, cached             = r.optInts("input_tokens"), r.optInts("output_tokens"), r.optInts("cached_tokens")
 		status, errText, phase, worker    = r.strs("status"), r.optStrs("error"), r.optStrs("phase"), r.optStrs("client_worker")
 		evidenceSource, evidenceLine      = r.ints("evidence_source"), r.ints("evidence_line")
+		timingQuality                     = r.strs("timing_quality")
+		identityEvidence                  = r.optRef("identity_evidence")
+		cacheEvidence                     = r.optRef("cache_usage_evidence")
+		phaseEvidence                     = r.optRef("phase_evidence")
+		originalStart, originalEnd        = r.optStrs("original_start"), r.optStrs("original_end")
 	)
 	if r.err != nil {
 		return r.err
@@ -233,7 +247,10 @@ func decodeRequests(r *reader, d *model.Dataset) error {
 			StartNS: start(i), EndNS: end(i), FirstNS: first(i), TTFTms: ttft(i),
 			InputTokens: inTok(i), OutputTokens: outTok(i), CachedTokens: cached(i),
 			Status: status(i), Error: errText(i), Phase: phase(i), Worker: worker(i),
-			Evidence: model.Ref{Source: int(evidenceSource(i)), Line: evidenceLine(i)},
+			Evidence:      model.Ref{Source: int(evidenceSource(i)), Line: evidenceLine(i)},
+			TimingQuality: timingQuality(i), IdentityEvidence: identityEvidence(i),
+			CacheUsageEvidence: cacheEvidence(i), PhaseEvidence: phaseEvidence(i),
+			OriginalStart: originalStart(i), OriginalEnd: originalEnd(i),
 		}
 	}
 	return nil

@@ -25,6 +25,8 @@ func sample() *model.Dataset {
 				Turn: ptr(int64(0)), Depth: 0, StartNS: 0, EndNS: 8_000_000_000, FirstNS: ptr(int64(3_000_000_000)), TTFTms: ptr(3000.0),
 				InputTokens: ptr(int64(550)), OutputTokens: ptr(int64(0)), Status: model.StatusCompleted, Phase: ptr("profiling"),
 				Worker: ptr("worker_1"), Evidence: model.Ref{Source: 0, Line: 2}, Issues: []string{"x", "y"},
+				TimingQuality: "client export", CacheUsageEvidence: &model.Ref{Source: 0, Line: 2}, PhaseEvidence: &model.Ref{Source: 1, Line: 7},
+				IdentityEvidence: &model.Ref{Source: 2, Line: 0}, OriginalStart: ptr("1789642711.5"), OriginalEnd: ptr("1789642719.5"),
 			},
 			{
 				ID: "r2", Session: "s1", Agent: "a2", Parent: ptr("a1"), Depth: 1, StartNS: 1, EndNS: 2,

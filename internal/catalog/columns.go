@@ -3,6 +3,8 @@ package catalog
 import (
 	"fmt"
 
+	"github.com/dsight/dsight/internal/model"
+
 	"github.com/dsight/dsight/internal/shard"
 )
 
@@ -129,5 +131,37 @@ func (r *reader) optFloats(name string) func(int) *float64 {
 		}
 		v := c.Floats[i]
 		return &v
+	}
+}
+
+// Optional references are stored as two nullable columns, <name>_source and
+// <name>_line, null together.
+func optRefSource(name string, n int, get func(int) *model.Ref) shard.Column {
+	return optIntCol(name, n, func(i int) *int64 {
+		if r := get(i); r != nil {
+			v := int64(r.Source)
+			return &v
+		}
+		return nil
+	})
+}
+
+func optRefLine(name string, n int, get func(int) *model.Ref) shard.Column {
+	return optIntCol(name, n, func(i int) *int64 {
+		if r := get(i); r != nil {
+			return &r.Line
+		}
+		return nil
+	})
+}
+
+func (r *reader) optRef(name string) func(int) *model.Ref {
+	src, line := r.optInts(name+"_source"), r.optInts(name+"_line")
+	return func(i int) *model.Ref {
+		s, l := src(i), line(i)
+		if s == nil || l == nil {
+			return nil
+		}
+		return &model.Ref{Source: int(*s), Line: *l}
 	}
 }

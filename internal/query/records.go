@@ -36,12 +36,19 @@ type RequestItem struct {
 	ClientWorker *string  `json:"client_worker"`
 	ClientKind   string   `json:"client_kind"`
 	Evidence     Evidence `json:"evidence"`
-	Issues       []string `json:"issues"`
-	RawStartNS   string   `json:"raw_start_ns"`
-	RawEndNS     string   `json:"raw_end_ns"`
-	ServerIDs    []string `json:"server_ids"`
-	Workers      []string `json:"workers"`
-	SpanCount    int      `json:"span_count"`
+	// TimingQuality names where the times come from ("client export", "phase analysis", "request log (liveness)").
+	TimingQuality      string    `json:"timing_quality"`
+	IdentityEvidence   *Evidence `json:"identity_evidence"`
+	CacheUsageEvidence *Evidence `json:"cache_usage_evidence"`
+	PhaseEvidence      *Evidence `json:"phase_evidence"`
+	OriginalStartTime  *string   `json:"original_start_time"`
+	OriginalEndTime    *string   `json:"original_end_time"`
+	Issues             []string  `json:"issues"`
+	RawStartNS         string    `json:"raw_start_ns"`
+	RawEndNS           string    `json:"raw_end_ns"`
+	ServerIDs          []string  `json:"server_ids"`
+	Workers            []string  `json:"workers"`
+	SpanCount          int       `json:"span_count"`
 }
 
 // RequestDetail is one request with its collections, as getRequest shows it.
@@ -74,13 +81,19 @@ func (e *Engine) item(i int) RequestItem {
 		Start: seconds(r.StartNS), End: seconds(r.EndNS), TTFTms: r.TTFTms,
 		InputTokens: r.InputTokens, OutputTokens: r.OutputTokens, CachedTokens: r.CachedTokens,
 		Status: r.Status, Error: r.Error, Phase: r.Phase, ClientWorker: r.Worker,
-		ClientKind: e.d.Meta.ClientKind,
-		Evidence:   e.evidence(r.Evidence),
-		Issues:     nonNil(r.Issues),
-		RawStartNS: strconv.FormatInt(e.d.Meta.OriginNS+r.StartNS, 10),
-		RawEndNS:   strconv.FormatInt(e.d.Meta.OriginNS+r.EndNS, 10),
-		ServerIDs:  []string{},
-		Workers:    []string{},
+		ClientKind:         e.d.Meta.ClientKind,
+		Evidence:           e.evidence(r.Evidence),
+		TimingQuality:      r.TimingQuality,
+		IdentityEvidence:   e.optEvidence(r.IdentityEvidence),
+		CacheUsageEvidence: e.optEvidence(r.CacheUsageEvidence),
+		PhaseEvidence:      e.optEvidence(r.PhaseEvidence),
+		OriginalStartTime:  r.OriginalStart,
+		OriginalEndTime:    r.OriginalEnd,
+		Issues:             nonNil(r.Issues),
+		RawStartNS:         strconv.FormatInt(e.d.Meta.OriginNS+r.StartNS, 10),
+		RawEndNS:           strconv.FormatInt(e.d.Meta.OriginNS+r.EndNS, 10),
+		ServerIDs:          []string{},
+		Workers:            []string{},
 	}
 	if r.FirstNS != nil {
 		f := seconds(*r.FirstNS)
@@ -95,6 +108,14 @@ func (e *Engine) evidence(ref model.Ref) Evidence {
 		ev.Path = e.d.Sources[i].Path
 	}
 	return ev
+}
+
+func (e *Engine) optEvidence(ref *model.Ref) *Evidence {
+	if ref == nil {
+		return nil
+	}
+	ev := e.evidence(*ref)
+	return &ev
 }
 
 func nonNil[T any](s []T) []T {

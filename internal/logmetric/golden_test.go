@@ -3,8 +3,10 @@ package logmetric
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -57,6 +59,24 @@ func compareGolden(t *testing.T, golden string, got []byte) {
 		t.Fatalf("%v (run go test -update)", err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs (run go test -update and review the diff)\n--- got\n%s\n--- want\n%s", golden, got, want)
+		t.Errorf("%s differs (run go test -update and review the diff): %s", golden, firstDiff(got, want))
 	}
+}
+
+// firstDiff describes the first line where got and want differ.
+func firstDiff(got, want []byte) string {
+	g, w := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
+	for i := range max(len(g), len(w)) {
+		var gl, wl string
+		if i < len(g) {
+			gl = g[i]
+		}
+		if i < len(w) {
+			wl = w[i]
+		}
+		if gl != wl {
+			return fmt.Sprintf("line %d\n got: %s\nwant: %s", i+1, gl, wl)
+		}
+	}
+	return "no line differs"
 }

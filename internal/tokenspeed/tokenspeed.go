@@ -1,0 +1,268 @@
+package tokenspeed
+
+import (
+	"bytes"
+	"slices"
+	"strconv"
+
+	"github.com/dsight/dsight/internal/logmetric"
+)
+
+// GeneratorName identifies this generator in series and catalog entries.
+const GeneratorName = "dynamo-tokenspeed"
+
+// Metric names. The component is tokenspeed even when TokenSpeed runs through
+// the Dynamo integration: it is the producer of the consumed log.
+const (
+	ActiveDecodeRequests = "log_tokenspeed_active_decode_requests"
+	DecodeRequestLimit   = "log_tokenspeed_decode_request_limit"
+	ActiveKVPages        = "log_tokenspeed_active_kv_pages"
+	KVPoolPages          = "log_tokenspeed_kv_pool_pages"
+)
+
+var definitions = []logmetric.Definition{{
+	Name:  ActiveDecodeRequests,
+	Title: "Active decode batch",
+	Unit:  "requests",
+	Description: "Active decode requests reported by the decode batch logger (#running-req). Periodic snapshots, " +
+		"not the exported tokenspeed:num_requests_running scheduler-state count and not a time-weighted average.",
+	Temporal:       logmetric.TemporalSample,
+	Reference:      DecodeRequestLimit,
+	ReferenceLabel: "Logged batch limit",
+}, {
+	Name:  DecodeRequestLimit,
+	Title: "Logged decode batch limit",
+	Unit:  "requests",
+	Description: "Scheduler config max_batch_size, scoped to the logged attention TP rank. Held from its log timestamp " +
+		"until the next configuration in the same scope; a configuration without a valid positive value clears it. " +
+		"Not global max_num_seqs or benchmark concurrency.",
+	Temporal: logmetric.TemporalSetting,
+	Roles:    logmetric.RoleDecode | logmetric.RoleAgg,
+}, {
+	Name:  ActiveKVPages,
+	Title: "Active KV pages",
+	Unit:  "pages",
+	Description: "Active pages in the batch log's #pages(active/cached/total); cached (evictable) pages are not added. " +
+		"Periodic snapshots; ranks are not summed.",
+	Temporal:       logmetric.TemporalSample,
+	Reference:      KVPoolPages,
+	ReferenceLabel: "KV pool size",
+}, {
+	Name:  KVPoolPages,
+	Title: "KV page pool size",
+	Unit:  "pages",
+	Description: "Usable total pages in the same #pages(active/cached/total) snapshot as the active pages; " +
+		"not num_device_pages (which can include reserved pages) and not a token count.",
+	Temporal: logmetric.TemporalSample,
+}}
+
+func init() {
+	for i := range definitions {
+		definitions[i].Component = logmetric.ComponentWorkers
+		definitions[i].Group = logmetric.GroupLogDerived
+	}
+}
+
+// Generator is the TokenSpeed log metric generator. The zero value is ready
+// to use.
+type Generator struct{}
+
+var _ logmetric.Generator = Generator{}
+
+// Name implements logmetric.Generator.
+func (Generator) Name() string { return GeneratorName }
+
+// Definitions returns a copy of the catalog.
+func (Generator) Definitions() []logmetric.Definition { return slices.Clone(definitions) }
+
+// Decode implements logmetric.Generator.
+func (Generator) Decode(line []byte) (logmetric.Observation, bool, error) {
+	for off := 0; off < len(line); {
+		i := bytes.IndexByte(line[off:], '[')
+		if i < 0 {
+			break
+		}
+		at := off + i
+		off = at + 1
+		stamp, rank, n := parsePrefix(line[at:])
+		if n == 0 {
+			continue
+		}
+		values := decodeMessage(line[at+n:])
+		if len(values) == 0 {
+			return logmetric.Observation{}, false, nil
+		}
+		if err := stamp.Validate(); err != nil {
+			return logmetric.Observation{}, false, err
+		}
+		return logmetric.Observation{
+			Time:   stamp,
+			Rank:   logmetric.Rank{Kind: logmetric.RankKindAttentionTP, Index: rank},
+			Values: values,
+		}, true, nil
+	}
+	return logmetric.Observation{}, false, nil
+}
+
+const maxRankDigits = 9
+
+// parsePrefix reads "[stamp<whitespace>ATTN TP RANK n]" at the start of b.
+func parsePrefix(b []byte) (logmetric.Stamp, int, int) {
+	if len(b) == 0 || b[0] != '[' {
+		return logmetric.Stamp{}, 0, 0
+	}
+	stamp, used := logmetric.ParseStamp(b[1:], ',')
+	if used == 0 {
+		return logmetric.Stamp{}, 0, 0
+	}
+	i := 1 + used
+	ws := i
+	for i < len(b) && isSpace(b[i]) {
+		i++
+	}
+	rest, ok := bytes.CutPrefix(b[i:], []byte("ATTN TP RANK "))
+	if i == ws || !ok {
+		return logmetric.Stamp{}, 0, 0
+	}
+	d := 0
+	for d < len(rest) && isDigit(rest[d]) {
+		d++
+	}
+	if d == 0 || d > maxRankDigits || d == len(rest) || rest[d] != ']' {
+		return logmetric.Stamp{}, 0, 0
+	}
+	rank, _ := strconv.Atoi(string(rest[:d]))
+	return stamp, rank, len(b) - len(rest) + d + 1
+}
+
+// decodeMessage reads the text after the prefix: a scheduler configuration
+// or a prefill/decode batch snapshot.
+func decodeMessage(msg []byte) []logmetric.Value {
+	if _, config, ok := bytes.Cut(msg, []byte("Scheduler config: ")); ok && len(config) > 0 {
+		limit := logmetric.Value{Name: DecodeRequestLimit, Null: true}
+		if v, ok := maxBatchSize(config); ok && v > 0 {
+			limit = logmetric.Value{Name: DecodeRequestLimit, Number: v}
+		}
+		return []logmetric.Value{limit}
+	}
+	decode, fields, ok := batchFields(msg)
+	if !ok {
+		return nil
+	}
+	var values []logmetric.Value
+	if decode {
+		if v, ok := countAfter(fields, "#running-req:"); ok {
+			values = append(values, logmetric.Value{Name: ActiveDecodeRequests, Number: v})
+		}
+	}
+	if active, total, ok := pages(fields); ok {
+		values = append(values,
+			logmetric.Value{Name: ActiveKVPages, Number: active},
+			logmetric.Value{Name: KVPoolPages, Number: total})
+	}
+	return values
+}
+
+// batchFields finds the first "Prefill batch. " or "Decode batch. " and
+// returns the (non-empty) text after it.
+func batchFields(msg []byte) (decode bool, fields []byte, ok bool) {
+	p := bytes.Index(msg, []byte("Prefill batch. "))
+	d := bytes.Index(msg, []byte("Decode batch. "))
+	switch {
+	case d >= 0 && (p < 0 || d < p):
+		fields = msg[d+len("Decode batch. "):]
+		decode = true
+	case p >= 0:
+		fields = msg[p+len("Prefill batch. "):]
+	default:
+		return false, nil, false
+	}
+	return decode, fields, len(fields) > 0
+}
+
+// maxBatchSize finds a whitespace-delimited max_batch_size=<digits>.
+func maxBatchSize(config []byte) (float64, bool) {
+	const key = "max_batch_size="
+	for off := 0; ; {
+		i := bytes.Index(config[off:], []byte(key))
+		if i < 0 {
+			return 0, false
+		}
+		at := off + i
+		off = at + 1
+		if at > 0 && !isSpace(config[at-1]) {
+			continue // e.g. global_max_batch_size=
+		}
+		digits := config[at+len(key):]
+		end := 0
+		for end < len(digits) && !isSpace(digits[end]) {
+			end++
+		}
+		return logmetric.ParseCount(digits[:end])
+	}
+}
+
+// countAfter reads the integer after the first occurrence of label, allowing
+// whitespace before it. The number must end at a field boundary, so "4.5" or
+// "4x" is invalid rather than read as 4.
+func countAfter(fields []byte, label string) (float64, bool) {
+	i := bytes.Index(fields, []byte(label))
+	if i < 0 {
+		return 0, false
+	}
+	rest := bytes.TrimLeft(fields[i+len(label):], " \t")
+	n, ok := leadingCount(rest)
+	if !ok || !boundary(rest[n:]) {
+		return 0, false
+	}
+	return logmetric.ParseCount(rest[:n])
+}
+
+// pages reads "#pages(active/cached/total): a/c/t" from the same snapshot.
+func pages(fields []byte) (active, total float64, ok bool) {
+	const label = "#pages(active/cached/total):"
+	i := bytes.Index(fields, []byte(label))
+	if i < 0 {
+		return 0, 0, false
+	}
+	rest := bytes.TrimLeft(fields[i+len(label):], " \t")
+	var nums [3]float64
+	for k := range nums {
+		n, ok := leadingCount(rest)
+		if !ok {
+			return 0, 0, false
+		}
+		if nums[k], ok = logmetric.ParseCount(rest[:n]); !ok {
+			return 0, 0, false
+		}
+		rest = rest[n:]
+		if k < 2 {
+			if len(rest) == 0 || rest[0] != '/' {
+				return 0, 0, false
+			}
+			rest = rest[1:]
+		}
+	}
+	if !boundary(rest) {
+		return 0, 0, false
+	}
+	return nums[0], nums[2], true
+}
+
+func leadingCount(b []byte) (int, bool) {
+	n := 0
+	for n < len(b) && isDigit(b[n]) {
+		n++
+	}
+	return n, n > 0
+}
+
+// boundary reports whether a number ended at the end of a field.
+func boundary(rest []byte) bool {
+	return len(rest) == 0 || rest[0] == ',' || isSpace(rest[0]) || rest[0] == '\x1b'
+}
+
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\v' || c == '\f' || c == '\r' || c == '\n'
+}
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }

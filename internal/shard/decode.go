@@ -1,0 +1,500 @@
+package shard
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"math"
+	"strings"
+)
+
+// ErrUnsupportedVersion is wrapped by Decode's error for a shard written in a
+// format version this reader does not know (usually a newer writer).
+var ErrUnsupportedVersion = errors.New("unsupported shard format version")
+
+// ErrCorrupt is wrapped by every other Decode error: bad magic, checksum
+// mismatch, truncation, a length beyond a limit, an inconsistent value.
+var ErrCorrupt = errors.New("corrupt shard")
+
+// Smallest encodings, used to refuse a count before allocating for it.
+const (
+	minTableBytes  = 4 // name length, 1 name byte, rows, column count
+	minColumnBytes = 6 // name length, 1 name byte, type, encoding, payload length, validity flag
+)
+
+// Decode parses a raw shard. It checks magic, version, checksum, every length
+// and every limit; a truncated or corrupted input gives an error wrapping
+// ErrCorrupt or ErrUnsupportedVersion, never a panic.
+func Decode(raw []byte) (*Shard, error) { return decode(raw, maxDecodedBytes) }
+
+// decode is Decode with a chosen memory budget; the fuzz target passes a
+// small one so that it explores instead of filling memory.
+func decode(raw []byte, budget int64) (*Shard, error) {
+	if len(raw) > maxRawBytes {
+		return nil, fmt.Errorf("%w: %d bytes exceeds the limit of %d", ErrCorrupt, len(raw), maxRawBytes)
+	}
+	if len(raw) < len(magic) || string(raw[:len(magic)]) != magic {
+		n := min(len(raw), len(magic))
+		return nil, fmt.Errorf("%w: not a dsight shard (starts with % x)", ErrCorrupt, raw[:n])
+	}
+	if len(raw) < headerFixedBytes+trailerBytes {
+		return nil, fmt.Errorf("%w: truncated header (%d bytes)", ErrCorrupt, len(raw))
+	}
+	if v := raw[len(magic)]; v == 0 || v > FormatVersion {
+		return nil, fmt.Errorf("%w %d (this reader reads <= %d)", ErrUnsupportedVersion, v, FormatVersion)
+	}
+	body := raw[:len(raw)-trailerBytes]
+	stored := binary.LittleEndian.Uint32(raw[len(body):])
+	if sum := crc32.Checksum(body, castagnoli); sum != stored {
+		return nil, fmt.Errorf("%w: checksum mismatch (stored %08x, computed %08x)", ErrCorrupt, stored, sum)
+	}
+	d := decoder{r: reader{b: body, off: headerFixedBytes}, budget: budget}
+	return d.shard()
+}
+
+type decoder struct {
+	r       reader
+	decoded int64 // memory allocated so far
+	budget  int64 // limit for decoded, normally maxDecodedBytes
+	where   string
+}
+
+func (d *decoder) fail(format string, args ...any) error {
+	where := ""
+	if d.where != "" {
+		where = d.where + ": "
+	}
+	return fmt.Errorf("%w: %soffset %d: %s", ErrCorrupt, where, d.r.off, fmt.Sprintf(format, args...))
+}
+
+func (d *decoder) shard() (*Shard, error) {
+	kind, err := d.name("kind")
+	if err != nil {
+		return nil, err
+	}
+	n, err := d.count("table count", maxTables, minTableBytes)
+	if err != nil {
+		return nil, err
+	}
+	s := &Shard{Kind: kind, Tables: make([]Table, n)}
+	seen := make(map[string]bool, n)
+	for i := range s.Tables {
+		d.where = fmt.Sprintf("table %d", i)
+		if err := d.table(&s.Tables[i]); err != nil {
+			return nil, err
+		}
+		if seen[s.Tables[i].Name] {
+			return nil, d.fail("duplicate table name")
+		}
+		seen[s.Tables[i].Name] = true
+	}
+	d.where = ""
+	if d.r.remaining() != 0 {
+		return nil, d.fail("%d trailing bytes after the last table", d.r.remaining())
+	}
+	return s, nil
+}
+
+func (d *decoder) table(t *Table) error {
+	name, err := d.name("table name")
+	if err != nil {
+		return err
+	}
+	t.Name = name
+	d.where = fmt.Sprintf("table %q", name)
+	rows, err := d.uvarint("row count")
+	if err != nil {
+		return err
+	}
+	if rows > maxRows {
+		return d.fail("%d rows exceeds the limit of %d", rows, maxRows)
+	}
+	t.Rows = int(rows)
+	n, err := d.count("column count", maxColumns, minColumnBytes)
+	if err != nil {
+		return err
+	}
+	t.Columns = make([]Column, n)
+	seen := make(map[string]bool, n)
+	tableWhere := d.where
+	for i := range t.Columns {
+		d.where = tableWhere
+		c := &t.Columns[i]
+		if c.Name, err = d.name("column name"); err != nil {
+			return err
+		}
+		d.where = fmt.Sprintf("%s column %q", tableWhere, c.Name)
+		if seen[c.Name] {
+			return d.fail("duplicate column name")
+		}
+		seen[c.Name] = true
+		if err := d.column(c, t.Rows); err != nil {
+			return err
+		}
+	}
+	d.where = tableWhere
+	return nil
+}
+
+func (d *decoder) column(c *Column, rows int) error {
+	header, err := d.r.take(2)
+	if err != nil {
+		return d.fail("truncated column type and encoding")
+	}
+	c.Type = Type(header[0])
+	enc := Encoding(header[1])
+	if !c.Type.valid() {
+		return d.fail("unknown column type %d", header[0])
+	}
+	if !enc.allows(c.Type) {
+		return d.fail("encoding %s is not defined for %s columns", enc, c.Type)
+	}
+	size, err := d.uvarint("column payload length")
+	if err != nil {
+		return err
+	}
+	if size > uint64(d.r.remaining()) {
+		return d.fail("column payload of %d bytes but only %d remain", size, d.r.remaining())
+	}
+	payloadStart := d.r.off
+	end := d.r.off + int(size)
+	// Read the payload through a reader that stops at its end, but keep
+	// absolute offsets so errors point into the whole shard.
+	outer := d.r
+	d.r = reader{b: outer.b[:end], off: payloadStart}
+	err = d.payload(c, enc, rows)
+	if err == nil && d.r.remaining() != 0 {
+		err = d.fail("%d trailing bytes in column payload", d.r.remaining())
+	}
+	d.r = outer
+	d.r.off = end
+	return err
+}
+
+func (d *decoder) payload(c *Column, enc Encoding, rows int) error {
+	flag, err := d.r.byte()
+	if err != nil {
+		return d.fail("truncated validity flag")
+	}
+	present := rows
+	switch flag {
+	case validAll:
+	case validNone:
+		present = 0
+	case validBitmap:
+	default:
+		return d.fail("unknown validity flag %d", flag)
+	}
+	d.decoded += decodedCost(c.Type, rows, flag != validAll)
+	if d.decoded > d.budget {
+		return d.fail("decoded shard would exceed %d bytes", d.budget)
+	}
+	switch flag {
+	case validNone:
+		c.Valid = make([]bool, rows)
+	case validBitmap:
+		if c.Valid, err = d.bitmap(rows, "validity bitmap"); err != nil {
+			return err
+		}
+		present = 0
+		for _, ok := range c.Valid {
+			if ok {
+				present++
+			}
+		}
+	}
+	switch c.Type {
+	case Int64:
+		return d.ints(c, enc, rows, present)
+	case Float64:
+		return d.floats(c, enc, rows, present)
+	case String:
+		return d.strings(c, rows, present)
+	case Bool:
+		return d.bools(c, rows, present)
+	}
+	return nil
+}
+
+func (d *decoder) ints(c *Column, enc Encoding, rows, present int) error {
+	if enc == EncConstant {
+		if present == 0 {
+			return d.fail("constant encoding without values")
+		}
+		u, err := d.uvarint("constant value")
+		if err != nil {
+			return err
+		}
+		c.Ints = make([]int64, rows)
+		fillPresent(c.Ints, c.Valid, unzigzag(u))
+		return nil
+	}
+	if d.r.remaining() < present { // every varint takes at least one byte
+		return d.fail("%d values need at least %d bytes, %d remain", present, present, d.r.remaining())
+	}
+	c.Ints = make([]int64, rows)
+	delta := enc == EncDeltaVarint
+	prev := int64(0)
+	for i := range c.Ints {
+		if c.Valid != nil && !c.Valid[i] {
+			continue
+		}
+		u, err := d.uvarint("value")
+		if err != nil {
+			return err
+		}
+		v := unzigzag(u)
+		if delta {
+			v = wrappingAdd(prev, v)
+			prev = v
+		}
+		c.Ints[i] = v
+	}
+	return nil
+}
+
+func (d *decoder) floats(c *Column, enc Encoding, rows, present int) error {
+	if enc == EncConstant {
+		if present == 0 {
+			return d.fail("constant encoding without values")
+		}
+		f, err := d.float()
+		if err != nil {
+			return err
+		}
+		c.Floats = make([]float64, rows)
+		fillPresent(c.Floats, c.Valid, f)
+		return nil
+	}
+	if d.r.remaining() != 8*present {
+		return d.fail("%d values need %d bytes, %d remain", present, 8*present, d.r.remaining())
+	}
+	c.Floats = make([]float64, rows)
+	for i := range c.Floats {
+		if c.Valid != nil && !c.Valid[i] {
+			continue
+		}
+		f, err := d.float()
+		if err != nil {
+			return err
+		}
+		c.Floats[i] = f
+	}
+	return nil
+}
+
+func (d *decoder) float() (float64, error) {
+	b, err := d.r.take(8)
+	if err != nil {
+		return 0, d.fail("truncated float value")
+	}
+	f := math.Float64frombits(binary.LittleEndian.Uint64(b))
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, d.fail("%v", errNonFinite)
+	}
+	return f, nil
+}
+
+// fillPresent sets every valid row to v.
+func fillPresent[T any](vals []T, valid []bool, v T) {
+	for i := range vals {
+		if valid == nil || valid[i] {
+			vals[i] = v
+		}
+	}
+}
+
+func (d *decoder) strings(c *Column, rows, present int) error {
+	n, err := d.uvarint("dictionary size")
+	if err != nil {
+		return err
+	}
+	// The writer stores only strings that occur, so there are never more
+	// entries than values; each entry also takes at least one byte.
+	if n > uint64(present) || n > uint64(d.r.remaining()) {
+		return d.fail("dictionary of %d entries for %d values", n, present)
+	}
+	bounds := make([]int, 2*n) // start and end of each entry in d.r.b
+	total := 0
+	for k := 0; k < int(n); k++ {
+		size, err := d.uvarint("dictionary entry length")
+		if err != nil {
+			return err
+		}
+		if size > maxStringBytes {
+			return d.fail("dictionary entry of %d bytes exceeds the limit of %d", size, maxStringBytes)
+		}
+		start := d.r.off
+		if _, err := d.r.take(int(size)); err != nil {
+			return d.fail("truncated dictionary entry: %d bytes needed, %d remain", size, d.r.remaining())
+		}
+		bounds[2*k], bounds[2*k+1] = start, d.r.off
+		total += int(size)
+	}
+	d.decoded += int64(total)
+	if d.decoded > d.budget {
+		return d.fail("decoded shard would exceed %d bytes", d.budget)
+	}
+	// One backing string for the whole dictionary: one allocation, and
+	// every row that repeats a value shares its bytes.
+	var all strings.Builder
+	all.Grow(total)
+	for k := 0; k < int(n); k++ {
+		all.Write(d.r.b[bounds[2*k]:bounds[2*k+1]])
+	}
+	backing := all.String()
+	dict := make([]string, n)
+	off := 0
+	for k := range dict {
+		size := bounds[2*k+1] - bounds[2*k]
+		dict[k] = backing[off : off+size]
+		off += size
+	}
+	if d.r.remaining() < present {
+		return d.fail("%d indexes need at least %d bytes, %d remain", present, present, d.r.remaining())
+	}
+	c.Strings = make([]string, rows)
+	for i := range c.Strings {
+		if c.Valid != nil && !c.Valid[i] {
+			continue
+		}
+		k, err := d.uvarint("dictionary index")
+		if err != nil {
+			return err
+		}
+		if k >= n {
+			return d.fail("dictionary index %d out of range (%d entries)", k, n)
+		}
+		c.Strings[i] = dict[k]
+	}
+	return nil
+}
+
+func (d *decoder) bools(c *Column, rows, present int) error {
+	vals, err := d.bitmap(present, "bool bitmap")
+	if err != nil {
+		return err
+	}
+	if c.Valid == nil {
+		c.Bools = vals
+		return nil
+	}
+	c.Bools = make([]bool, rows)
+	next := 0
+	for i := range c.Bools {
+		if c.Valid[i] {
+			c.Bools[i] = vals[next]
+			next++
+		}
+	}
+	return nil
+}
+
+// bitmap reads n bits, least significant first, and rejects set padding bits
+// so that every bitmap has exactly one encoding.
+func (d *decoder) bitmap(n int, what string) ([]bool, error) {
+	size := (n + 7) / 8
+	b, err := d.r.take(size)
+	if err != nil {
+		return nil, d.fail("truncated %s: %d bytes needed, %d remain", what, size, d.r.remaining())
+	}
+	if n&7 != 0 && b[size-1]>>(n&7) != 0 {
+		return nil, d.fail("%s has padding bits set", what)
+	}
+	out := make([]bool, n)
+	for i := range out {
+		out[i] = b[i>>3]&(1<<(i&7)) != 0
+	}
+	return out, nil
+}
+
+func (d *decoder) uvarint(what string) (uint64, error) {
+	v, err := d.r.uvarint()
+	if err != nil {
+		return 0, d.fail("%s: %v", what, err)
+	}
+	return v, nil
+}
+
+// count reads an element count and checks it against its limit and against
+// the bytes left, given the smallest possible element.
+func (d *decoder) count(what string, limit, minBytes int) (int, error) {
+	n, err := d.uvarint(what)
+	if err != nil {
+		return 0, err
+	}
+	if n > uint64(limit) {
+		return 0, d.fail("%s %d exceeds the limit of %d", what, n, limit)
+	}
+	if n*uint64(minBytes) > uint64(d.r.remaining()) {
+		return 0, d.fail("%s %d needs more than the %d bytes that remain", what, n, d.r.remaining())
+	}
+	return int(n), nil
+}
+
+func (d *decoder) name(what string) (string, error) {
+	n, err := d.uvarint(what + " length")
+	if err != nil {
+		return "", err
+	}
+	if n == 0 {
+		return "", d.fail("empty %s", what)
+	}
+	if n > maxNameBytes {
+		return "", d.fail("%s of %d bytes exceeds the limit of %d", what, n, maxNameBytes)
+	}
+	b, err := d.r.take(int(n))
+	if err != nil {
+		return "", d.fail("truncated %s", what)
+	}
+	return string(b), nil
+}
+
+// reader walks a byte slice; off is absolute so errors can name it.
+type reader struct {
+	b   []byte
+	off int
+}
+
+var (
+	errTruncated = errors.New("truncated")
+	errOverflow  = errors.New("varint overflows 64 bits")
+)
+
+func (r *reader) remaining() int { return len(r.b) - r.off }
+
+func (r *reader) take(n int) ([]byte, error) {
+	if n < 0 || n > r.remaining() {
+		return nil, errTruncated
+	}
+	b := r.b[r.off : r.off+n]
+	r.off += n
+	return b, nil
+}
+
+func (r *reader) byte() (byte, error) {
+	if r.off >= len(r.b) {
+		return 0, errTruncated
+	}
+	b := r.b[r.off]
+	r.off++
+	return b, nil
+}
+
+func (r *reader) uvarint() (uint64, error) {
+	if r.off < len(r.b) && r.b[r.off] < 0x80 { // the common one-byte case
+		v := uint64(r.b[r.off])
+		r.off++
+		return v, nil
+	}
+	v, n := binary.Uvarint(r.b[r.off:])
+	switch {
+	case n == 0:
+		return 0, errTruncated
+	case n < 0:
+		return 0, errOverflow
+	}
+	r.off += n
+	return v, nil
+}

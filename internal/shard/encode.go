@@ -1,0 +1,295 @@
+package shard
+
+import (
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"math"
+	"math/bits"
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// Encode writes s in the raw shard format: magic, version, kind, tables and a
+// CRC-32C trailer. The output depends only on s, so identical shards give
+// identical bytes.
+func Encode(s *Shard) ([]byte, error) {
+	if err := validate(s); err != nil {
+		return nil, fmt.Errorf("encode shard: %w", err)
+	}
+	// Plan every column first so the output is allocated once at its exact
+	// size: growing a multi-megabyte buffer by appending cost more than
+	// encoding the values.
+	plans := make([][]columnPlan, len(s.Tables))
+	size := headerFixedBytes + stringLen(s.Kind) + uvarintLen(uint64(len(s.Tables))) + trailerBytes
+	var decoded int64
+	for ti := range s.Tables {
+		t := &s.Tables[ti]
+		size += stringLen(t.Name) + uvarintLen(uint64(t.Rows)) + uvarintLen(uint64(len(t.Columns)))
+		plans[ti] = make([]columnPlan, len(t.Columns))
+		for ci := range t.Columns {
+			c := &t.Columns[ci]
+			p := &plans[ti][ci]
+			p.plan(c, t.Rows)
+			decoded += p.decoded
+			if decoded > maxDecodedBytes {
+				return nil, fmt.Errorf("encode shard: table %q column %q: decoded shard would exceed %d bytes", t.Name, c.Name, maxDecodedBytes)
+			}
+			size += stringLen(c.Name) + 2 + uvarintLen(uint64(p.size)) + p.size
+		}
+	}
+	if size > maxRawBytes {
+		return nil, fmt.Errorf("encode shard: %d bytes exceeds the limit of %d", size, maxRawBytes)
+	}
+
+	buf := make([]byte, 0, size)
+	buf = append(buf, magic...)
+	buf = append(buf, FormatVersion)
+	buf = appendString(buf, s.Kind)
+	buf = binary.AppendUvarint(buf, uint64(len(s.Tables)))
+	for ti := range s.Tables {
+		t := &s.Tables[ti]
+		buf = appendString(buf, t.Name)
+		buf = binary.AppendUvarint(buf, uint64(t.Rows))
+		buf = binary.AppendUvarint(buf, uint64(len(t.Columns)))
+		for ci := range t.Columns {
+			buf = plans[ti][ci].append(buf, &t.Columns[ci])
+		}
+	}
+	buf = binary.LittleEndian.AppendUint32(buf, crc32.Checksum(buf, castagnoli))
+	if len(buf) != size {
+		panic(fmt.Sprintf("shard: invariant violation: planned %d bytes, wrote %d", size, len(buf)))
+	}
+	return buf, nil
+}
+
+// columnPlan is what Encode decides about a column before writing it.
+type columnPlan struct {
+	flag    byte     // validity flag
+	enc     Encoding // value encoding
+	size    int      // payload bytes: validity flag, bitmap, values
+	decoded int64    // memory Decode will allocate for the column
+	ints    []int64  // Int64: values of the valid rows
+	floats  []float64
+	dict    []string // String: distinct values, first seen first
+	indexes []uint64 // String: dictionary index of each valid row
+	bools   []bool
+}
+
+func (p *columnPlan) plan(c *Column, rows int) {
+	present := c.valueCount(rows)
+	p.flag = validBitmap
+	switch {
+	case present == rows:
+		p.flag = validAll
+	case present == 0:
+		p.flag = validNone
+	}
+	p.size = 1
+	if p.flag == validBitmap {
+		p.size += (rows + 7) / 8
+	}
+	p.decoded = decodedCost(c.Type, rows, p.flag != validAll)
+	switch c.Type {
+	case Int64:
+		p.ints = compact(c.Ints, c.Valid)
+		var n int
+		p.enc, n = chooseIntEncoding(p.ints)
+		p.size += n
+	case Float64:
+		p.floats = compact(c.Floats, c.Valid)
+		p.enc = chooseFloatEncoding(p.floats)
+		if p.enc == EncConstant {
+			p.size += 8
+		} else {
+			p.size += 8 * len(p.floats)
+		}
+	case String:
+		p.enc = EncDictionary
+		n, dictBytes := p.planDictionary(compact(c.Strings, c.Valid))
+		p.size += n
+		p.decoded += dictBytes
+	case Bool:
+		p.enc = EncBitmap
+		p.bools = compact(c.Bools, c.Valid)
+		p.size += (len(p.bools) + 7) / 8
+	}
+}
+
+func (p *columnPlan) append(buf []byte, c *Column) []byte {
+	buf = appendString(buf, c.Name)
+	buf = append(buf, byte(c.Type), byte(p.enc))
+	buf = binary.AppendUvarint(buf, uint64(p.size))
+	buf = append(buf, p.flag)
+	if p.flag == validBitmap {
+		buf = appendBitmap(buf, c.Valid)
+	}
+	switch c.Type {
+	case Int64:
+		return appendInts(buf, p.enc, p.ints)
+	case Float64:
+		return appendFloats(buf, p.enc, p.floats)
+	case String:
+		buf = binary.AppendUvarint(buf, uint64(len(p.dict)))
+		for _, d := range p.dict {
+			buf = appendString(buf, d)
+		}
+		for _, k := range p.indexes {
+			buf = binary.AppendUvarint(buf, k)
+		}
+		return buf
+	case Bool:
+		return appendBitmap(buf, p.bools)
+	}
+	return buf
+}
+
+// planDictionary collects the distinct strings in first-seen order and the
+// index of each value. It returns the encoded size and the dictionary's
+// string bytes.
+func (p *columnPlan) planDictionary(vals []string) (size int, dictBytes int64) {
+	index := make(map[string]uint64)
+	p.indexes = make([]uint64, len(vals))
+	for i, v := range vals {
+		k, ok := index[v]
+		if !ok {
+			k = uint64(len(p.dict))
+			index[v] = k
+			p.dict = append(p.dict, v)
+			size += stringLen(v)
+			dictBytes += int64(len(v))
+		}
+		p.indexes[i] = k
+		size += uvarintLen(k)
+	}
+	return size + uvarintLen(uint64(len(p.dict))), dictBytes
+}
+
+// compact returns the values of the valid rows.
+func compact[T any](vals []T, valid []bool) []T {
+	if valid == nil {
+		return vals
+	}
+	out := make([]T, 0, len(vals))
+	for i, ok := range valid {
+		if ok {
+			out = append(out, vals[i])
+		}
+	}
+	return out
+}
+
+// chooseIntEncoding picks the smallest varint form. On a tie it prefers
+// deltas when the column is mostly non-decreasing: the small repeated steps of
+// sorted data (timestamps, ids) compress far better under gzip than the
+// values themselves, while the deltas of unordered data compress worse.
+// It returns the encoding and the size of the encoded values.
+func chooseIntEncoding(vals []int64) (Encoding, int) {
+	if len(vals) == 0 {
+		return EncVarint, 0
+	}
+	plain := uvarintLen(zigzag(vals[0]))
+	delta := plain
+	constant := true
+	rising := 0
+	for i := 1; i < len(vals); i++ {
+		v, prev := vals[i], vals[i-1]
+		plain += uvarintLen(zigzag(v))
+		delta += uvarintLen(zigzag(wrappingSub(v, prev)))
+		if v != prev {
+			constant = false
+		}
+		if v >= prev {
+			rising++
+		}
+	}
+	switch {
+	case constant:
+		return EncConstant, uvarintLen(zigzag(vals[0]))
+	case delta < plain:
+		return EncDeltaVarint, delta
+	case delta == plain && rising*8 >= (len(vals)-1)*7:
+		return EncDeltaVarint, delta
+	}
+	return EncVarint, plain
+}
+
+func appendInts(p []byte, enc Encoding, vals []int64) []byte {
+	switch enc {
+	case EncConstant:
+		return binary.AppendUvarint(p, zigzag(vals[0]))
+	case EncDeltaVarint:
+		prev := int64(0) // the first delta is the first value itself
+		for _, v := range vals {
+			p = binary.AppendUvarint(p, zigzag(wrappingSub(v, prev)))
+			prev = v
+		}
+		return p
+	}
+	for _, v := range vals {
+		p = binary.AppendUvarint(p, zigzag(v))
+	}
+	return p
+}
+
+func chooseFloatEncoding(vals []float64) Encoding {
+	if len(vals) == 0 {
+		return EncFloat64LE
+	}
+	first := math.Float64bits(vals[0]) // bits, so that 0 and -0 stay distinct
+	for _, v := range vals[1:] {
+		if math.Float64bits(v) != first {
+			return EncFloat64LE
+		}
+	}
+	return EncConstant
+}
+
+func appendFloats(p []byte, enc Encoding, vals []float64) []byte {
+	if enc == EncConstant {
+		return binary.LittleEndian.AppendUint64(p, math.Float64bits(vals[0]))
+	}
+	for _, v := range vals {
+		p = binary.LittleEndian.AppendUint64(p, math.Float64bits(v))
+	}
+	return p
+}
+
+// appendBitmap packs bits least significant first; padding bits are zero.
+func appendBitmap(p []byte, bits []bool) []byte {
+	var cur byte
+	for i, b := range bits {
+		if b {
+			cur |= 1 << (i & 7)
+		}
+		if i&7 == 7 {
+			p = append(p, cur)
+			cur = 0
+		}
+	}
+	if len(bits)&7 != 0 {
+		p = append(p, cur)
+	}
+	return p
+}
+
+func stringLen(s string) int { return uvarintLen(uint64(len(s))) + len(s) }
+
+func appendString(p []byte, s string) []byte {
+	p = binary.AppendUvarint(p, uint64(len(s)))
+	return append(p, s...)
+}
+
+func zigzag(v int64) uint64 { return uint64(v<<1) ^ uint64(v>>63) }
+
+func unzigzag(u uint64) int64 { return int64(u>>1) ^ -int64(u&1) }
+
+// wrappingSub and wrappingAdd work modulo 2^64 on purpose: the delta between
+// math.MinInt64 and math.MaxInt64 overflows int64, but wrapping the
+// difference on encode and wrapping the sum on decode restores every value.
+func wrappingSub(a, b int64) int64 { return int64(uint64(a) - uint64(b)) }
+
+func wrappingAdd(a, b int64) int64 { return int64(uint64(a) + uint64(b)) }
+
+// uvarintLen is the size of x written by binary.AppendUvarint.
+func uvarintLen(x uint64) int { return (bits.Len64(x|1) + 6) / 7 }

@@ -1,0 +1,113 @@
+package shard
+
+import "fmt"
+
+// magic opens every raw shard. The leading 0x89 is not ASCII, so a text file
+// or a mangled 7-bit transfer is never mistaken for a shard (the PNG trick).
+const magic = "\x89DSH"
+
+// FormatVersion is the layout version this package writes and the newest one
+// it reads. Any change to the byte layout, including a new Type or Encoding,
+// bumps it (docs/format/shard.md, "Versioning").
+const FormatVersion = 1
+
+const (
+	headerFixedBytes = len(magic) + 1 // magic + version byte
+	trailerBytes     = 4              // CRC-32C, little-endian
+)
+
+// Limits enforced by both Encode and Decode, so the writer never produces a
+// shard that a reader refuses. They bound every allocation driven by a length
+// read from input.
+const (
+	maxNameBytes    = 4096    // kind, table and column names
+	maxTables       = 4096    // tables per shard
+	maxColumns      = 4096    // columns per table
+	maxRows         = 1 << 22 // rows per table (4,194,304)
+	maxStringBytes  = 1 << 24 // one dictionary entry (16 MiB)
+	maxRawBytes     = 1 << 28 // an encoded shard (256 MiB); also caps Decompress output
+	maxDecodedBytes = 1 << 28 // memory a decoded shard may occupy (256 MiB), see decodedCost
+)
+
+// Type is the value type of a column.
+type Type uint8
+
+// Column types. Zero is deliberately not a type, so a zero Column is invalid.
+const (
+	Int64   Type = 1 // Column.Ints
+	Float64 Type = 2 // Column.Floats; finite values only
+	String  Type = 3 // Column.Strings
+	Bool    Type = 4 // Column.Bools
+)
+
+func (t Type) String() string {
+	switch t {
+	case Int64:
+		return "int64"
+	case Float64:
+		return "float64"
+	case String:
+		return "string"
+	case Bool:
+		return "bool"
+	}
+	return fmt.Sprintf("type(%d)", uint8(t))
+}
+
+func (t Type) valid() bool { return t >= Int64 && t <= Bool }
+
+// Encoding is how a column's values are laid out in its body. The encoder
+// picks one per column and records it, so readers never guess.
+type Encoding uint8
+
+// Column encodings. Zero is deliberately not an encoding.
+const (
+	EncVarint      Encoding = 1 // Int64: zigzag varint per value
+	EncDeltaVarint Encoding = 2 // Int64: first value, then wrapping differences, all zigzag varint
+	EncConstant    Encoding = 3 // Int64 or Float64: one value repeated for every valid row
+	EncFloat64LE   Encoding = 4 // Float64: 8 bytes little-endian IEEE 754 per value
+	EncDictionary  Encoding = 5 // String: first-seen dictionary, then a uvarint index per value
+	EncBitmap      Encoding = 6 // Bool: one bit per value, least significant bit first
+)
+
+func (e Encoding) String() string {
+	switch e {
+	case EncVarint:
+		return "varint"
+	case EncDeltaVarint:
+		return "delta-varint"
+	case EncConstant:
+		return "constant"
+	case EncFloat64LE:
+		return "float64-le"
+	case EncDictionary:
+		return "dictionary"
+	case EncBitmap:
+		return "bitmap"
+	}
+	return fmt.Sprintf("encoding(%d)", uint8(e))
+}
+
+// allows reports whether a column of type t may use encoding e.
+func (e Encoding) allows(t Type) bool {
+	switch e {
+	case EncVarint, EncDeltaVarint:
+		return t == Int64
+	case EncConstant:
+		return t == Int64 || t == Float64
+	case EncFloat64LE:
+		return t == Float64
+	case EncDictionary:
+		return t == String
+	case EncBitmap:
+		return t == Bool
+	}
+	return false
+}
+
+// Validity flags: the byte before a column body that says which rows hold a value.
+const (
+	validAll    byte = 0 // every row has a value; Column.Valid decodes as nil
+	validBitmap byte = 1 // a bitmap of ceil(rows/8) bytes follows, bit set = value present
+	validNone   byte = 2 // no row has a value (a column that is unknown throughout)
+)

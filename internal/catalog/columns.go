@@ -91,14 +91,17 @@ func (r *reader) strs(name string) func(int) string {
 	}
 }
 
+// Optional getters point into the decoded column instead of allocating a
+// value per row: a 100,000-request catalog would otherwise cost millions of
+// small allocations, which the browser's wasm engine pays for at every load.
+
 func (r *reader) optStrs(name string) func(int) *string {
 	c := r.col(name, shard.String)
 	return func(i int) *string {
 		if c == nil || !valid(c, i) {
 			return nil
 		}
-		s := c.Strings[i]
-		return &s
+		return &c.Strings[i]
 	}
 }
 
@@ -118,8 +121,7 @@ func (r *reader) optInts(name string) func(int) *int64 {
 		if c == nil || !valid(c, i) {
 			return nil
 		}
-		v := c.Ints[i]
-		return &v
+		return &c.Ints[i]
 	}
 }
 
@@ -129,8 +131,7 @@ func (r *reader) optFloats(name string) func(int) *float64 {
 		if c == nil || !valid(c, i) {
 			return nil
 		}
-		v := c.Floats[i]
-		return &v
+		return &c.Floats[i]
 	}
 }
 
@@ -157,11 +158,16 @@ func optRefLine(name string, n int, get func(int) *model.Ref) shard.Column {
 
 func (r *reader) optRef(name string) func(int) *model.Ref {
 	src, line := r.optInts(name+"_source"), r.optInts(name+"_line")
+	var refs []model.Ref // allocated once, on the first present reference
 	return func(i int) *model.Ref {
 		s, l := src(i), line(i)
 		if s == nil || l == nil {
 			return nil
 		}
-		return &model.Ref{Source: int(*s), Line: *l}
+		if refs == nil {
+			refs = make([]model.Ref, r.t.Rows)
+		}
+		refs[i] = model.Ref{Source: int(*s), Line: *l}
+		return &refs[i]
 	}
 }

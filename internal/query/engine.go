@@ -3,6 +3,7 @@ package query
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/dsight/dsight/internal/model"
 )
@@ -16,7 +17,8 @@ type Engine struct {
 	requestByID   map[string]int
 	sessionByID   map[string]int
 	sessionOf     []int    // request index → session index
-	searchText    []string // request index → lower-cased searchable identities
+	searchOnce    sync.Once
+	searchText    []string // request index → lower-cased searchable identities, built on first search
 	sourceByID    map[int]int
 	durationS     float64
 	maxRequestDur int64 // longest request, bounds the overlap scan
@@ -54,10 +56,6 @@ func New(d *model.Dataset) (*Engine, error) {
 			e.sessionOf[ri] = si
 		}
 	}
-	e.searchText = make([]string, len(d.Requests))
-	for i := range d.Requests {
-		e.searchText[i] = searchable(&d.Requests[i])
-	}
 	for i, s := range d.Sources {
 		e.sourceByID[s.ID] = i
 	}
@@ -72,6 +70,18 @@ func less(a, b *model.Request) bool {
 		return a.StartNS < b.StartNS
 	}
 	return a.ID < b.ID
+}
+
+// searchTexts builds the search haystacks on first use: most sessions
+// never search, and building them costs a string per request at load.
+func (e *Engine) searchTexts() []string {
+	e.searchOnce.Do(func() {
+		e.searchText = make([]string, len(e.d.Requests))
+		for i := range e.d.Requests {
+			e.searchText[i] = searchable(&e.d.Requests[i])
+		}
+	})
+	return e.searchText
 }
 
 // searchable joins every identity a user may type into the search box:

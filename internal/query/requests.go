@@ -68,6 +68,10 @@ func (e *Engine) matcher(a Args, w window) (func(int) bool, error) {
 		}
 	}
 	search := strings.ToLower(strings.TrimSpace(a.Search))
+	var haystacks []string
+	if search != "" {
+		haystacks = e.searchTexts()
+	}
 	rs := e.d.Requests
 	return func(i int) bool {
 		r := &rs[i]
@@ -84,7 +88,7 @@ func (e *Engine) matcher(a Args, w window) (func(int) bool, error) {
 		if minTTFT > 0 && (r.TTFTms == nil || *r.TTFTms < minTTFT) {
 			return false
 		}
-		if search != "" && !strings.Contains(e.searchText[i], search) {
+		if search != "" && !strings.Contains(haystacks[i], search) {
 			return false
 		}
 		return true

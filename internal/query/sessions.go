@@ -46,17 +46,19 @@ func (e *Engine) matchingSessions(a Args) ([]sessionMatch, window, error) {
 	if err != nil {
 		return nil, w, err
 	}
-	bySession := map[int]int{}
+	// slot[si] is 1 + the position of session si in out; a slice, not a
+	// map, because this runs for every request in range on every redraw.
+	slot := make([]int32, len(e.sessions))
 	var out []sessionMatch
 	e.eachOverlapping(w, func(i int) {
 		if !match(i) {
 			return
 		}
 		si := e.sessionOf[i]
-		k, ok := bySession[si]
-		if !ok {
+		k := int(slot[si]) - 1
+		if k < 0 {
 			k = len(out)
-			bySession[si] = k
+			slot[si] = int32(k + 1)
 			out = append(out, sessionMatch{index: si})
 		}
 		m := &out[k]

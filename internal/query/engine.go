@@ -16,7 +16,7 @@ type Engine struct {
 
 	requestByID   map[string]int
 	sessionByID   map[string]int
-	sessionOf     []int    // request index → session index
+	sessionOf     []int // request index → session index
 	searchOnce    sync.Once
 	searchText    []string // request index → lower-cased searchable identities, built on first search
 	sourceByID    map[int]int

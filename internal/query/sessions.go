@@ -27,11 +27,13 @@ type AgentItem struct {
 	Requests []string `json:"requests"`
 }
 
-// sessionMatch is a session with the requests that passed the filters.
+// sessionMatch is a session with the number of its requests that passed
+// the filters; the requests themselves are collected only for the sessions
+// a page shows (see matchingRequests).
 type sessionMatch struct {
-	index    int
-	requests []int
-	maxTTFT  *float64
+	index   int
+	count   int
+	maxTTFT *float64
 }
 
 // matchingSessions groups the requests that overlap the window and pass the
@@ -62,7 +64,7 @@ func (e *Engine) matchingSessions(a Args) ([]sessionMatch, window, error) {
 			out = append(out, sessionMatch{index: si})
 		}
 		m := &out[k]
-		m.requests = append(m.requests, i)
+		m.count++
 		if t := e.d.Requests[i].TTFTms; t != nil && (m.maxTTFT == nil || *t > *m.maxTTFT) {
 			m.maxTTFT = t
 		}
@@ -86,8 +88,8 @@ func (e *Engine) matchingSessions(a Args) ([]sessionMatch, window, error) {
 		}
 	case "count":
 		by = func(x, y sessionMatch) bool {
-			if len(x.requests) != len(y.requests) {
-				return len(x.requests) > len(y.requests)
+			if x.count != y.count {
+				return x.count > y.count
 			}
 			return byStart(x, y)
 		}
@@ -96,6 +98,23 @@ func (e *Engine) matchingSessions(a Args) ([]sessionMatch, window, error) {
 	}
 	sort.Slice(out, func(i, j int) bool { return by(out[i], out[j]) })
 	return out, w, nil
+}
+
+// matchingRequests lists, in (start, id) order, the requests of session si
+// that overlap the window and pass the filters.
+func (e *Engine) matchingRequests(si int, a Args, w window) ([]int, error) {
+	match, err := e.matcher(a, w)
+	if err != nil {
+		return nil, err
+	}
+	var out []int
+	for _, ri := range e.sessions[si].Requests {
+		r := &e.d.Requests[ri]
+		if r.StartNS <= w.toNS && r.EndNS >= w.fromNS && match(ri) {
+			out = append(out, ri)
+		}
+	}
+	return out, nil
 }
 
 // Sessions answers the "sessions" kind: the filtered session list, paginated.
@@ -120,7 +139,7 @@ func (e *Engine) sessionItem(m sessionMatch) SessionItem {
 	it := SessionItem{
 		ID: s.ID, Start: seconds(s.StartNS), End: seconds(s.EndNS),
 		Requests: make([]string, len(s.Requests)), SourceTraces: []string{},
-		Matching: len(m.requests), MaxTTFTms: m.maxTTFT,
+		Matching: m.count, MaxTTFTms: m.maxTTFT,
 	}
 	seen := map[string]bool{}
 	for k, ri := range s.Requests {

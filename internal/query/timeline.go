@@ -67,7 +67,7 @@ func (e *Engine) Timeline(a Args) (any, error) {
 		focus = e.sessionOf[ri]
 	}
 	for k, m := range matches {
-		out.MatchingRequests += len(m.requests)
+		out.MatchingRequests += m.count
 		if m.index == focus {
 			out.FocusIndex = k
 		}
@@ -75,9 +75,13 @@ func (e *Engine) Timeline(a Args) (any, error) {
 	for k := offset; k < len(matches) && len(out.Items) < limit; k++ {
 		m := matches[k]
 		s := &e.sessions[m.index]
-		ts := TimelineSession{ID: s.ID, Start: seconds(s.StartNS), End: seconds(s.EndNS), Matching: len(m.requests), MaxTTFTms: m.maxTTFT, AgentsN: len(s.Agents)}
+		ts := TimelineSession{ID: s.ID, Start: seconds(s.StartNS), End: seconds(s.EndNS), Matching: m.count, MaxTTFTms: m.maxTTFT, AgentsN: len(s.Agents)}
 		if expanded[s.ID] {
-			ts.Agents = e.timelineAgents(s.Agents, m.requests)
+			requests, err := e.matchingRequests(m.index, a, w)
+			if err != nil {
+				return nil, err
+			}
+			ts.Agents = e.timelineAgents(s.Agents, requests)
 		}
 		out.Items = append(out.Items, ts)
 	}

@@ -1,0 +1,126 @@
+// Package archtest holds the test that keeps imports flowing one way:
+// entry points on top, the query engine and report writer in the middle,
+// the model and per-format parsers at the bottom.
+package archtest
+
+import (
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/dsight/dsight/"
+
+// allowed lists, per package, the packages of this module it may import.
+// A package missing from the table may import only the model.
+var allowed = map[string][]string{
+	"internal/model":      {},
+	"internal/shard":      {},
+	"internal/catalog":    {"internal/model", "internal/shard"},
+	"internal/query":      {"internal/model"},
+	"internal/report":     {"internal/model", "internal/catalog", "internal/query", "internal/shard"},
+	"internal/importer":   {"internal/model", "internal/aiperf", "internal/agentperf"},
+	"internal/aiperf":     {"internal/model"},
+	"internal/agentperf":  {"internal/model", "internal/aiperf/jsonl"},
+	"internal/sourcename": {},
+	"internal/otlp":       {},
+	"internal/dynamolog":  {"internal/sourcename"},
+	"internal/logmetric":  {},
+	"internal/sglang":     {"internal/logmetric"},
+	"internal/tokenspeed": {"internal/logmetric"},
+	"internal/tachometer": {},
+	"wasm":                {"internal/catalog", "internal/query", "internal/shard"},
+	"web":                 {},
+	"cmd/build":           {"internal/importer", "internal/report", "internal/query", "web"},
+}
+
+// heavy third-party modules and the one package allowed to use each.
+var heavy = map[string]string{
+	"github.com/apache/arrow":  "internal/tachometer",
+	"github.com/evanw/esbuild": "tools/bundle",
+}
+
+func TestImportDirection(t *testing.T) {
+	root, _ := filepath.Abs("../..")
+	imports := map[string]map[string]bool{}
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "node_modules" || d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) && p != root {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, p, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, filepath.Dir(p))
+		pkg := filepath.ToSlash(rel)
+		if imports[pkg] == nil {
+			imports[pkg] = map[string]bool{}
+		}
+		for _, imp := range f.Imports {
+			imports[pkg][strings.Trim(imp.Path.Value, `"`)] = true
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pkgs []string
+	for pkg := range imports {
+		pkgs = append(pkgs, pkg)
+	}
+	sort.Strings(pkgs)
+	for _, pkg := range pkgs {
+		for imp := range imports[pkg] {
+			if imp == "syscall/js" && pkg != "wasm" {
+				t.Errorf("%s imports syscall/js; only wasm/ may", pkg)
+			}
+			for prefix, owner := range heavy {
+				if strings.HasPrefix(imp, prefix) && pkg != owner && !strings.HasPrefix(pkg, owner+"/") {
+					t.Errorf("%s imports %s; only %s may", pkg, imp, owner)
+				}
+			}
+			own, ok := strings.CutPrefix(imp, module)
+			if !ok {
+				continue
+			}
+			if own == "wasm" || strings.HasPrefix(own, "cmd/") {
+				t.Errorf("%s imports %s: nothing imports entry points", pkg, own)
+			}
+			if strings.HasPrefix(pkg, "tools/") { // developer tools may use any package
+				continue
+			}
+			list, known := allowed[pkg]
+			if !known {
+				list = []string{"internal/model"}
+			}
+			if own == pkg || strings.HasPrefix(own, pkg+"/") {
+				continue
+			}
+			ok = false
+			for _, a := range list {
+				if own == a || path.Dir(own) == a {
+					ok = true
+				}
+			}
+			if !ok {
+				t.Errorf("%s imports %s, which the dependency table does not allow", pkg, own)
+			}
+		}
+	}
+	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
+		t.Fatal("not at the module root:", err)
+	}
+}

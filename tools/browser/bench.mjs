@@ -1,0 +1,101 @@
+// Browser benchmark: build a generated 100,000-request run with the real CLI
+// and measure the build (wall time, MB/s, peak RSS), the report (wasm and
+// shard sizes) and the page from file:// (navigation → trace-explorer:ready
+// in fresh profiles, and API call times). Prints one JSON document.
+//
+//   node tools/browser/bench.mjs [--requests 100000] [--loads 3] [--calls 30]
+
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { launch, open, fileURL } from "./harness.mjs";
+import { ROOT, BIN } from "./fixture.mjs";
+
+const arg = (name, d) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : d;
+};
+const requests = arg("requests", 100000);
+const loads = arg("loads", 3);
+const calls = arg("calls", 30);
+
+const work = fs.mkdtempSync(path.join(os.tmpdir(), "dsight-bench-"));
+const run = path.join(work, "run");
+const report = path.join(work, "report");
+execFileSync("go", ["run", "./tools/gen", "-out", run, "-seed", "3", "-requests", String(requests)], { cwd: ROOT, stdio: ["ignore", "ignore", "inherit"] });
+const inputBytes = fs.readdirSync(path.join(run, "logs", "artifacts"), { recursive: true }).map((f) => path.join(run, "logs", "artifacts", f)).filter((f) => fs.statSync(f).isFile()).reduce((n, f) => n + fs.statSync(f).size, 0);
+
+const timed = execFileSync("/usr/bin/time", ["-f", "%e %M", BIN, "build", run, "-o", report], { encoding: "utf8", stdio: ["ignore", "ignore", "pipe"] });
+const [wall, rssKB] = timed.trim().split(/\s+/).slice(-2).map(Number);
+const manifest = JSON.parse(fs.readFileSync(path.join(report, "manifest.json"), "utf8"));
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const p95 = (xs) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * 0.95))];
+
+const readies = [];
+let api = null;
+for (let i = 0; i < loads; i++) {
+  const b = await launch(); // a fresh profile each time: no code cache
+  try {
+    const { page, problems, readyAt } = await open(b.context, fileURL(report));
+    if (problems.length) throw new Error(problems.join("\n"));
+    const marks = await page.evaluate(() => Object.fromEntries(performance.getEntriesByType("mark").map((m) => [m.name, Math.round(m.startTime)])));
+    readies.push({ readyMs: Math.round(readyAt), marks });
+    if (i === loads - 1) {
+      api = await page.evaluate((calls) => {
+        const x = window.traceExplorer;
+        const d = x.describe().meta.duration;
+        const time = (f) => {
+          const out = [];
+          for (let k = 0; k < calls; k++) {
+            const t = performance.now();
+            f(k);
+            out.push(performance.now() - t);
+          }
+          return out;
+        };
+        const rnd = (k) => {
+          const a = ((k * 7919) % 1000) / 1000 * d * 0.9;
+          return [a, a + d * 0.05];
+        };
+        const ids = x.queryRequests({ limit: 1000 }).items.map((r) => r.id);
+        return {
+          "queryRequests(all, limit 1000)": time(() => x.queryRequests({ from: 0, to: d, limit: 1000 })),
+          "queryRequests(all, limit 50)": time(() => x.queryRequests({ from: 0, to: d })),
+          "queryRequests(5% window, limit 50)": time((k) => { const [a, b] = rnd(k); x.queryRequests({ from: a, to: b }); }),
+          "selectRange + render (5% window)": time((k) => { const [a, b] = rnd(k); x.selectRange(a, b); }),
+          "selectRange + render (full run)": time(() => x.selectRange(0, d)),
+          "selectRequest + render": time((k) => x.selectRequest(ids[k % ids.length])),
+          "getRequest": time((k) => x.getRequest(ids[k % ids.length])),
+          "listSessions(limit 100)": time(() => x.listSessions()),
+          "describe": time(() => x.describe()),
+        };
+      }, calls);
+    }
+    await page.close();
+  } finally {
+    await b.close();
+  }
+}
+
+const summarize = (xs) => ({ p50: +median(xs).toFixed(2), p95: +p95(xs).toFixed(2), max: +Math.max(...xs).toFixed(2) });
+const out = {
+  requests,
+  input_bytes: inputBytes,
+  build: { wall_s: wall, mb_per_s: +(inputBytes / 1e6 / wall).toFixed(1), peak_rss_mb: +(rssKB / 1024).toFixed(1) },
+  report: {
+    engine_wasm_bytes: manifest.entry.engine.decoded_bytes,
+    engine_gzip_bytes: manifest.entry.engine.bytes,
+    core_shard_bytes: manifest.entry.core.decoded_bytes,
+    core_gzip_bytes: manifest.entry.core.bytes,
+    total_bytes: manifest.files.reduce((n, f) => n + f.bytes, 0),
+  },
+  ready_ms: readies.map((r) => r.readyMs),
+  ready_marks_last: readies.at(-1).marks,
+  api_ms: Object.fromEntries(Object.entries(api).map(([k, v]) => [k, summarize(v)])),
+  cpus: os.cpus().length,
+  load_average: os.loadavg().map((x) => +x.toFixed(2)),
+};
+console.log(JSON.stringify(out, null, 2));
+fs.rmSync(work, { recursive: true, force: true });

@@ -104,12 +104,13 @@ func Read(r io.Reader, src SourceInfo, loc *time.Location, gens ...Generator) (*
 		return nil, err
 	}
 	b := &builder{
-		idx:    idx,
-		gens:   gens,
-		src:    src,
-		loc:    loc,
-		byKey:  map[string]int{},
-		result: &Result{},
+		idx:      idx,
+		gens:     gens,
+		src:      src,
+		loc:      loc,
+		scopes:   map[string]int{},
+		bySeries: map[seriesKey]int{},
+		result:   &Result{},
 	}
 	lines := newLineReader(r)
 	for {
@@ -142,21 +143,30 @@ func Read(r io.Reader, src SourceInfo, loc *time.Location, gens ...Generator) (*
 }
 
 type builder struct {
-	idx     *catalogIndex
-	gens    []Generator
-	src     SourceInfo
-	loc     *time.Location
-	byKey   map[string]int // series key -> index in result.Series
-	scopeOf []string       // scope key per series
-	result  *Result
-	keyBuf  []byte
+	idx      *catalogIndex
+	gens     []Generator
+	src      SourceInfo
+	loc      *time.Location
+	scopes   map[string]int    // scope key -> scope id
+	bySeries map[seriesKey]int // -> index in result.Series
+	scopeOf  []int             // scope id per series
+	result   *Result
+	// Scratch buffers reused across lines.
+	keyBuf   []byte
+	kept     []Value
+	labelBuf []Label
+}
+
+type seriesKey struct {
+	name  string
+	scope int
 }
 
 func (b *builder) add(gi int, obs Observation, line int64) error {
 	if !obs.Rank.Known() {
 		obs.Rank.Index = 0
 	}
-	kept := obs.Values[:0:0]
+	b.kept = b.kept[:0]
 	hasSample := false
 	for _, v := range obs.Values {
 		e, ok := b.idx.byName[v.Name]
@@ -171,9 +181,9 @@ func (b *builder) add(gi int, obs Observation, line int64) error {
 			return fmt.Errorf("non-finite log metric %s", v.Name)
 		}
 		hasSample = hasSample || e.def.Temporal != TemporalSetting
-		kept = append(kept, v)
+		b.kept = append(b.kept, v)
 	}
-	if len(kept) == 0 {
+	if len(b.kept) == 0 {
 		return nil
 	}
 	ns, aligned, err := obs.Time.EpochNS(b.loc)
@@ -184,12 +194,12 @@ func (b *builder) add(gi int, obs Observation, line int64) error {
 		b.result.Unaligned++
 		return nil
 	}
-	labels, err := sortedLabels(obs.Labels)
+	labels, err := b.sortedLabels(obs.Labels)
 	if err != nil {
 		return err
 	}
-	scope := b.scopeKey(gi, obs, labels)
-	for _, v := range kept {
+	scope := b.scope(gi, obs, labels)
+	for _, v := range b.kept {
 		si := b.series(gi, v.Name, scope, obs, labels)
 		s := &b.result.Series[si]
 		s.Points = append(s.Points, Point{TimeNS: ns, Value: v.Number, Null: v.Null, SourceID: b.src.SourceID, Line: line})
@@ -209,11 +219,11 @@ func (b *builder) add(gi int, obs Observation, line int64) error {
 	return nil
 }
 
-func sortedLabels(in []Label) ([]Label, error) {
-	if len(in) == 0 {
-		return nil, nil
-	}
-	out := slices.Clone(in)
+// sortedLabels returns the labels sorted by key in a scratch buffer, valid
+// until the next line.
+func (b *builder) sortedLabels(in []Label) ([]Label, error) {
+	out := append(b.labelBuf[:0], in...)
+	b.labelBuf = out
 	slices.SortFunc(out, func(a, b Label) int { return strings.Compare(a.Key, b.Key) })
 	for i, l := range out {
 		if l.Key == "" {
@@ -226,9 +236,10 @@ func sortedLabels(in []Label) ([]Label, error) {
 	return out, nil
 }
 
-// scopeKey encodes everything that isolates a series except its name. Every
-// part is length-prefixed, so strings from the log cannot forge another scope.
-func (b *builder) scopeKey(gi int, obs Observation, labels []Label) string {
+// scope returns the id of everything that isolates a series except its name.
+// Every part of the key is length-prefixed, so strings from the log cannot
+// forge another scope.
+func (b *builder) scope(gi int, obs Observation, labels []Label) int {
 	k := b.keyBuf[:0]
 	put := func(s string) {
 		k = strconv.AppendInt(k, int64(len(s)), 10)
@@ -244,12 +255,17 @@ func (b *builder) scopeKey(gi int, obs Observation, labels []Label) string {
 		put(l.Value)
 	}
 	b.keyBuf = k
-	return string(k)
+	if id, ok := b.scopes[string(k)]; ok { // no allocation for the lookup
+		return id
+	}
+	id := len(b.scopes)
+	b.scopes[string(k)] = id
+	return id
 }
 
-func (b *builder) series(gi int, name, scope string, obs Observation, labels []Label) int {
-	key := name + "\x00" + scope
-	if si, ok := b.byKey[key]; ok {
+func (b *builder) series(gi int, name string, scope int, obs Observation, labels []Label) int {
+	key := seriesKey{name: name, scope: scope}
+	if si, ok := b.bySeries[key]; ok {
 		return si
 	}
 	def := b.idx.byName[name].def
@@ -259,8 +275,11 @@ func (b *builder) series(gi int, name, scope string, obs Observation, labels []L
 		Source:     b.src,
 		Rank:       obs.Rank,
 		Process:    obs.Process,
-		Labels:     labels,
+		Labels:     slices.Clone(labels),
 		FracDigits: obs.Time.FracDigits,
+	}
+	if len(s.Labels) == 0 {
+		s.Labels = nil
 	}
 	if def.Reference != "" {
 		s.Reference = &Reference{Name: def.Reference, Label: b.idx.referenceLabel(def), Series: -1}
@@ -268,7 +287,7 @@ func (b *builder) series(gi int, name, scope string, obs Observation, labels []L
 	b.result.Series = append(b.result.Series, s)
 	b.scopeOf = append(b.scopeOf, scope)
 	si := len(b.result.Series) - 1
-	b.byKey[key] = si
+	b.bySeries[key] = si
 	return si
 }
 
@@ -280,7 +299,7 @@ func (b *builder) finish() *Result {
 		s := &r.Series[i]
 		sort.SliceStable(s.Points, func(a, c int) bool { return s.Points[a].TimeNS < s.Points[c].TimeNS })
 		if s.Reference != nil {
-			if ri, ok := b.byKey[s.Reference.Name+"\x00"+b.scopeOf[i]]; ok {
+			if ri, ok := b.bySeries[seriesKey{name: s.Reference.Name, scope: b.scopeOf[i]}]; ok {
 				s.Reference.Series = ri
 			}
 		}

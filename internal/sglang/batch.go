@@ -11,14 +11,15 @@ import (
 func batchMessage(msg []byte) (phaseMask, []byte, bool) {
 	var phase phaseMask
 	switch {
-	case bytes.HasPrefix(msg, []byte("Prefill batch")):
+	case hasPrefix(msg, "Prefill batch"):
 		phase, msg = phasePrefill, msg[len("Prefill batch"):]
-	case bytes.HasPrefix(msg, []byte("Decode batch")):
+	case hasPrefix(msg, "Decode batch"):
 		phase, msg = phaseDecode, msg[len("Decode batch"):]
 	default:
 		return 0, nil, false
 	}
-	if rest, ok := bytes.CutPrefix(msg, []byte(" [")); ok {
+	if hasPrefix(msg, " [") {
+		rest := msg[2:]
 		end := bytes.IndexByte(rest, ']')
 		if end <= 0 || !allDigits(rest[:end]) {
 			return 0, nil, false
@@ -48,12 +49,12 @@ func decodeBatch(phase phaseMask, fields []byte) (logmetric.Observation, bool) {
 	)
 	for rest := fields; len(rest) > 0; {
 		var part []byte
-		part, rest = nextPart(rest, ", ")
+		part, rest = nextPart(rest, sepComma)
 		if len(rest) == 0 {
 			// Some versions end the line with ", " or ",".
 			part = bytes.TrimRight(part, ", ")
 		}
-		key, raw, ok := bytes.Cut(part, []byte(": "))
+		key, raw, ok := bytes.Cut(part, sepColon)
 		if !ok {
 			continue
 		}
@@ -90,18 +91,23 @@ func decodeBatch(phase phaseMask, fields []byte) (logmetric.Observation, bool) {
 	return obs, true
 }
 
-// batchFieldByKey indexes batchFields by logged key.
-var batchFieldByKey = func() map[string]int {
-	m := make(map[string]int, len(batchFields))
+// batchFieldsByLength buckets batchFields indexes by key length: a lookup
+// compares at most a few keys and never hashes.
+var batchFieldsByLength = func() (byLen [32][]int) {
 	for i, f := range batchFields {
-		m[f.key] = i
+		byLen[len(f.key)] = append(byLen[len(f.key)], i)
 	}
-	return m
+	return byLen
 }()
 
 func batchFieldIndex(key []byte) int {
-	if i, ok := batchFieldByKey[string(key)]; ok { // no allocation for the lookup
-		return i
+	if len(key) >= len(batchFieldsByLength) {
+		return -1
+	}
+	for _, i := range batchFieldsByLength[len(key)] {
+		if string(key) == batchFields[i].key {
+			return i
+		}
 	}
 	return -1
 }

@@ -27,8 +27,8 @@ func (Generator) Decode(line []byte) (logmetric.Observation, bool, error) {
 			obs        logmetric.Observation
 			recognised bool
 		)
-		if rest, ok := bytes.CutPrefix(msg, []byte("ReqTimeStats(")); ok {
-			obs, recognised = decodeRequest(rest)
+		if hasPrefix(msg, "ReqTimeStats(") {
+			obs, recognised = decodeRequest(msg[len("ReqTimeStats("):])
 		} else if phase, fields, ok := batchMessage(msg); ok {
 			obs, recognised = decodeBatch(phase, fields)
 		} else {
@@ -100,10 +100,10 @@ func parsePrefix(b []byte) (prefix, int) {
 // rankAt reads NAME followed by 1..maxRankDigits digits.
 func rankAt(b []byte) (name int, digits []byte, n int) {
 	for ni, r := range rankNames {
-		rest, ok := bytes.CutPrefix(b, []byte(r.logged))
-		if !ok {
+		if !hasPrefix(b, r.logged) {
 			continue
 		}
+		rest := b[len(r.logged):]
 		d := 0
 		for d < len(rest) && '0' <= rest[d] && rest[d] <= '9' {
 			d++
@@ -156,7 +156,7 @@ func phaseLabel(phase phaseMask) logmetric.Label {
 // trimColourReset drops ANSI SGR sequences ("\x1b[0m") that a colouring
 // wrapper appends after the message, so they do not spoil the last field.
 func trimColourReset(b []byte) []byte {
-	for bytes.HasSuffix(b, []byte("m")) {
+	for len(b) > 0 && b[len(b)-1] == 'm' {
 		esc := bytes.LastIndex(b, []byte("\x1b["))
 		if esc < 0 {
 			return b
@@ -171,17 +171,36 @@ func trimColourReset(b []byte) []byte {
 	return b
 }
 
-// nextPart splits b at the first of the separators, returning the part before
-// it and the rest after it.
-func nextPart(b []byte, seps ...string) (part, rest []byte) {
-	cut, width := -1, 0
-	for _, sep := range seps {
-		if i := bytes.Index(b, []byte(sep)); i >= 0 && (cut < 0 || i < cut) {
-			cut, width = i, len(sep)
-		}
+// hasPrefix is bytes.HasPrefix for a string prefix, without converting it.
+func hasPrefix(b []byte, prefix string) bool {
+	return len(b) >= len(prefix) && string(b[:len(prefix)]) == prefix
+}
+
+// Separators, allocated once.
+var (
+	sepComma     = []byte(", ")
+	sepSemicolon = []byte("; ")
+	sepColon     = []byte(": ")
+	sepPlus      = []byte(" + ")
+)
+
+// nextPart splits b at the first sep, returning the part before it and the
+// rest after it.
+func nextPart(b, sep []byte) (part, rest []byte) {
+	if i := bytes.Index(b, sep); i >= 0 {
+		return b[:i], b[i+len(sep):]
 	}
-	if cut < 0 {
+	return b, nil
+}
+
+// nextPartEither splits b at the first of two separators of equal length.
+func nextPartEither(b, sep1, sep2 []byte) (part, rest []byte) {
+	i, j := bytes.Index(b, sep1), bytes.Index(b, sep2)
+	if i < 0 || (j >= 0 && j < i) {
+		i = j
+	}
+	if i < 0 {
 		return b, nil
 	}
-	return b[:cut], b[cut+width:]
+	return b[:i], b[i+len(sep1):]
 }

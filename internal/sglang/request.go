@@ -62,7 +62,7 @@ func decodeRequest(msg []byte) (logmetric.Observation, bool) {
 	var phaseState uint8
 	for rest := meta; len(rest) > 0; {
 		var part []byte
-		part, rest = nextPart(rest, ", ")
+		part, rest = nextPart(rest, sepComma)
 		key, raw, ok := bytes.Cut(part, []byte("="))
 		if !ok {
 			continue
@@ -101,7 +101,16 @@ func decodeRequest(msg []byte) (logmetric.Observation, bool) {
 	}
 	decodeDurations(&r, fields)
 
-	obs := logmetric.Observation{Labels: make([]logmetric.Label, 1, 1+len(rankNames))}
+	n := 0
+	for _, st := range r.state {
+		if st == fieldSet {
+			n++
+		}
+	}
+	obs := logmetric.Observation{
+		Labels: make([]logmetric.Label, 1, 1+len(rankNames)),
+		Values: make([]logmetric.Value, 0, n),
+	}
 	obs.Labels[0] = phaseLabel(phase)
 	for i := range numRequestValues {
 		if v, ok := r.get(i); ok {
@@ -121,10 +130,10 @@ func decodeDurations(r *requestValues, fields []byte) {
 		if breakdown, ok := bytes.CutPrefix(rest, []byte("= ")); ok {
 			// Bootstrap completed: its parts are logged, and the total is
 			// not recorded under the "not completed" metric.
-			breakdown, rest = nextPart(breakdown, "; ")
+			breakdown, rest = nextPart(breakdown, sepSemicolon)
 			for len(breakdown) > 0 {
 				var term []byte
-				term, breakdown = nextPart(breakdown, " + ")
+				term, breakdown = nextPart(breakdown, sepPlus)
 				if name, raw, tail, ok := parenField(term); ok && len(tail) == 0 {
 					setRequestField(r, name, raw)
 				}
@@ -136,7 +145,7 @@ func decodeDurations(r *requestValues, fields []byte) {
 	}
 	for len(fields) > 0 {
 		var part []byte
-		part, fields = nextPart(fields, ", ", "; ")
+		part, fields = nextPartEither(fields, sepComma, sepSemicolon)
 		if key, raw, ok := bytes.Cut(part, []byte("=")); ok {
 			setRequestField(r, key, raw)
 		}

@@ -188,7 +188,12 @@ func (s *Scanner) Array(fn func(index int) error) error {
 	for i := 0; ; i++ {
 		s.space()
 		at := s.pos
-		if fn != nil {
+		if fn == nil && at < len(s.data) && s.data[at]-'0' < 10 {
+			// Latency arrays hold hundreds of plain numbers per record.
+			if _, err := s.num(); err != nil {
+				return err
+			}
+		} else if fn != nil {
 			if err := fn(i); err != nil {
 				return err
 			}
@@ -235,7 +240,7 @@ func (s *Scanner) Skip() error {
 	case 'n':
 		return s.literal("null")
 	}
-	_, err := s.Num()
+	_, err := s.num()
 	return err
 }
 
@@ -283,6 +288,11 @@ func (s *Scanner) Bool() (bool, error) {
 // Infinity, -Infinity.
 func (s *Scanner) Num() ([]byte, error) {
 	s.space()
+	return s.num()
+}
+
+// num reads a number at the current position (no leading whitespace).
+func (s *Scanner) num() ([]byte, error) {
 	d, start := s.data, s.pos
 	i := start
 	if i < len(d) && d[i] == 'N' {
@@ -305,35 +315,41 @@ func (s *Scanner) Num() ([]byte, error) {
 	case i < len(d) && d[i] == '0':
 		i++
 	case i < len(d) && d[i] >= '1' && d[i] <= '9':
-		for i++; i < len(d) && d[i] >= '0' && d[i] <= '9'; i++ {
-		}
+		i = digits(d, i+1)
 	default:
 		s.pos = i
 		return nil, s.unexpected()
 	}
 	if i < len(d) && d[i] == '.' {
-		i++
-		if i >= len(d) || d[i] < '0' || d[i] > '9' {
-			s.pos = i
+		j := digits(d, i+1)
+		if j == i+1 {
+			s.pos = j
 			return nil, s.unexpected()
 		}
-		for i++; i < len(d) && d[i] >= '0' && d[i] <= '9'; i++ {
-		}
+		i = j
 	}
 	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
 		i++
 		if i < len(d) && (d[i] == '+' || d[i] == '-') {
 			i++
 		}
-		if i >= len(d) || d[i] < '0' || d[i] > '9' {
-			s.pos = i
+		j := digits(d, i)
+		if j == i {
+			s.pos = j
 			return nil, s.unexpected()
 		}
-		for i++; i < len(d) && d[i] >= '0' && d[i] <= '9'; i++ {
-		}
+		i = j
 	}
 	s.pos = i
 	return d[start:i], nil
+}
+
+// digits returns the index of the first non-digit at or after i.
+func digits(d []byte, i int) int {
+	for i < len(d) && d[i]-'0' < 10 {
+		i++
+	}
+	return i
 }
 
 // Str consumes a string and returns it unescaped. Invalid UTF-8 is an error:
@@ -376,6 +392,12 @@ func (s *Scanner) stringBytes() (raw []byte, escaped bool, err error) {
 	}
 	start := s.pos + 1
 	for i := start; i < len(d); i++ {
+		for i < len(d) && plain[d[i]] { // fast path over ordinary bytes
+			i++
+		}
+		if i >= len(d) {
+			break
+		}
 		switch c := d[i]; {
 		case c == '"':
 			s.pos = i + 1
@@ -407,6 +429,14 @@ func (s *Scanner) stringBytes() (raw []byte, escaped bool, err error) {
 	s.pos = len(d)
 	return nil, false, s.errorf("unterminated string")
 }
+
+// plain marks bytes that need no attention inside a string.
+var plain = func() (t [256]bool) {
+	for c := 0x20; c < 256; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 func isHex(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'

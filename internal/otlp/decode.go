@@ -1,0 +1,275 @@
+package otlp
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// Format is how a trace file lays out its records.
+type Format string
+
+// Collector exports write FormatJSONL; a pretty-printed document (such as
+// the OTLP example trace) is FormatDocument.
+const (
+	FormatJSONL    Format = "jsonl"
+	FormatDocument Format = "document"
+)
+
+// DefaultMaxRecordBytes bounds one JSONL record (or a whole pretty-printed
+// document). A collector batch of 8,192 lifecycle spans is about 10 MiB.
+const DefaultMaxRecordBytes = 256 << 20
+
+// Options bound what a decode reads.
+type Options struct {
+	// MaxRecordBytes is the longest record accepted; 0 means
+	// DefaultMaxRecordBytes.
+	MaxRecordBytes int
+}
+
+// FileStats describes one decoded file.
+type FileStats struct {
+	Path       string
+	Format     Format
+	Bytes      int64
+	Lines      int64
+	Records    int64 // JSON documents
+	BlankLines int64 // whitespace-only lines between JSONL records
+	Spans      int64 // spans decoded, before any de-duplication
+}
+
+// ErrTruncated marks a file that ends inside a JSON value.
+var ErrTruncated = errors.New("truncated record at end of file")
+
+// LineError is a problem at a line of a source file. Its text is
+// "path:LINE: message".
+type LineError struct {
+	Path string
+	Line int64
+	Err  error
+}
+
+func (e *LineError) Error() string { return fmt.Sprintf("%s:%d: %v", e.Path, e.Line, e.Err) }
+func (e *LineError) Unwrap() error { return e.Err }
+
+// Decode reads one OTLP/JSON trace file and calls emit for every span, in
+// file order, with default options. Spans of a record are emitted only after
+// the whole record decoded. The *Span is reused after emit returns.
+func Decode(r io.Reader, path string, emit func(*Span) error) (FileStats, error) {
+	return Options{}.Decode(r, path, emit)
+}
+
+// Decode is the package-level Decode with these options.
+func (o Options) Decode(r io.Reader, path string, emit func(*Span) error) (FileStats, error) {
+	limit := o.MaxRecordBytes
+	if limit <= 0 {
+		limit = DefaultMaxRecordBytes
+	}
+	f := &fileDecoder{
+		path:  path,
+		limit: limit,
+		emit:  emit,
+		s:     &scanner{keys: make(map[string]string)},
+		stats: FileStats{Path: path, Format: FormatJSONL},
+	}
+	err := f.run(r)
+	return f.stats, err
+}
+
+type fileDecoder struct {
+	path  string
+	limit int
+	emit  func(*Span) error
+	s     *scanner
+	stats FileStats
+	rec   recordDecoder
+}
+
+func (f *fileDecoder) errorf(line int64, format string, args ...any) error {
+	return &LineError{Path: f.path, Line: line, Err: fmt.Errorf(format, args...)}
+}
+
+func (f *fileDecoder) run(r io.Reader) error {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var long []byte // a line longer than the reader's buffer
+	inLong := false
+	var head []byte // blank lines before the first record, kept for document mode
+	started := false
+	for {
+		chunk, rerr := br.ReadSlice('\n')
+		if rerr == bufio.ErrBufferFull {
+			if len(long)+len(chunk) > f.limit {
+				return f.errorf(f.stats.Lines+1, "record longer than %d bytes", f.limit)
+			}
+			long = append(long, chunk...)
+			inLong = true
+			continue
+		}
+		line := chunk
+		if inLong {
+			long = append(long, chunk...)
+			line = long
+		}
+		if rerr != nil && rerr != io.EOF {
+			return fmt.Errorf("%s: read: %w", f.path, rerr)
+		}
+		if len(line) == 0 {
+			return nil // EOF
+		}
+		if len(line) > f.limit {
+			return f.errorf(f.stats.Lines+1, "record longer than %d bytes", f.limit)
+		}
+		f.stats.Lines++
+		f.stats.Bytes += int64(len(line))
+		trimmed := bytes.TrimSpace(line)
+		switch {
+		case len(trimmed) == 0:
+			f.stats.BlankLines++
+			if !started {
+				head = append(head, line...)
+			}
+		case !started && len(trimmed) == 1 && trimmed[0] == '{':
+			// A pretty-printed document: its first line is a lone brace.
+			f.stats.Format = FormatDocument
+			f.stats.BlankLines = 0
+			return f.document(append(head, line...), br)
+		default:
+			started = true
+			if err := f.jsonlRecord(line, rerr == io.EOF); err != nil {
+				return err
+			}
+		}
+		if inLong {
+			long, inLong = long[:0], false
+		}
+		if rerr == io.EOF {
+			return nil
+		}
+	}
+}
+
+func countLines(b []byte) int { return bytes.Count(b, []byte{'\n'}) }
+
+// jsonlRecord decodes one line holding one record.
+func (f *fileDecoder) jsonlRecord(line []byte, last bool) error {
+	lineNo := f.stats.Lines
+	f.s.data, f.s.pos = line, 0
+	f.rec = recordDecoder{s: f.s, path: f.path, line: lineNo, spans: f.rec.spans[:0], scratch: f.rec.scratch}
+	err := f.rec.record()
+	if err == nil {
+		f.s.ws()
+		if f.s.pos < len(line) {
+			err = f.s.fail("unexpected data after the record's JSON value")
+		}
+	}
+	if err != nil {
+		if isSyntaxEOF(err) && last && line[len(line)-1] != '\n' {
+			return &LineError{Path: f.path, Line: lineNo, Err: fmt.Errorf(
+				"%w: the last line ends after %d bytes inside a JSON value, without a final newline", ErrTruncated, len(line))}
+		}
+		return f.describe(err, lineNo, 0)
+	}
+	return f.flush()
+}
+
+// describe turns a decode error into a LineError; lineStart is the offset of
+// the failing line in the scanner's data.
+func (f *fileDecoder) describe(err error, line int64, lineStart int) error {
+	var se *syntaxError
+	if errors.As(err, &se) {
+		if se.eof && f.stats.Format == FormatJSONL {
+			return &LineError{Path: f.path, Line: line, Err: fmt.Errorf(
+				"invalid JSON at column %d: the line ends inside a JSON value", se.off-lineStart+1)}
+		}
+		return &LineError{Path: f.path, Line: line, Err: fmt.Errorf("invalid JSON at column %d: %w", se.off-lineStart+1, err)}
+	}
+	return &LineError{Path: f.path, Line: line, Err: err}
+}
+
+func (f *fileDecoder) flush() error {
+	f.stats.Records++
+	for i := range f.rec.spans {
+		f.stats.Spans++
+		if err := f.emit(&f.rec.spans[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// document decodes the whole file as whitespace-separated JSON documents;
+// head holds the lines already read from the start of the file.
+func (f *fileDecoder) document(head []byte, rest io.Reader) error {
+	tail, err := io.ReadAll(io.LimitReader(rest, int64(f.limit-len(head)+1)))
+	if err != nil {
+		return fmt.Errorf("%s: read: %w", f.path, err)
+	}
+	data := append(head, tail...)
+	f.stats.Bytes += int64(len(tail))
+	if len(data) > f.limit {
+		return f.errorf(1, "document longer than %d bytes", f.limit)
+	}
+	f.stats.Lines = int64(countLines(data))
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		f.stats.Lines++
+	}
+	lines := &lineIndex{data: data, line: 1}
+	f.s.data, f.s.pos = data, 0
+	for {
+		f.s.ws()
+		if f.s.pos >= len(data) {
+			return nil
+		}
+		f.rec = recordDecoder{s: f.s, path: f.path, lines: lines, spans: f.rec.spans[:0], scratch: f.rec.scratch}
+		if err := f.rec.record(); err != nil {
+			off := f.s.pos
+			var se *syntaxError
+			if errors.As(err, &se) {
+				off = se.off
+			}
+			line, start := lines.lineAt(off), lines.start
+			if isSyntaxEOF(err) {
+				return &LineError{Path: f.path, Line: line, Err: fmt.Errorf(
+					"%w: the document ends inside a JSON value after %d bytes", ErrTruncated, len(data))}
+			}
+			return f.describe(err, line, start)
+		}
+		if err := f.flush(); err != nil {
+			return err
+		}
+	}
+}
+
+// lineIndex maps byte offsets, mostly increasing, to 1-based line numbers.
+type lineIndex struct {
+	data  []byte
+	off   int   // offset already counted up to
+	line  int64 // line of off
+	start int   // offset where that line starts
+}
+
+func (x *lineIndex) lineAt(off int) int64 {
+	if off >= len(x.data) {
+		// The end of the data is on the last line, not after its newline.
+		off = len(x.data)
+		if off > 0 && x.data[off-1] == '\n' {
+			off--
+		}
+	}
+	if off < x.off {
+		x.off, x.line, x.start = 0, 1, 0
+	}
+	for {
+		i := bytes.IndexByte(x.data[x.off:off], '\n')
+		if i < 0 {
+			break
+		}
+		x.off += i + 1
+		x.line++
+		x.start = x.off
+	}
+	x.off = off
+	return x.line
+}

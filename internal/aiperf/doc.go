@@ -18,6 +18,12 @@
 //     warning. Dropping such rows would hide cancellations from the error
 //     counts; a zero-length bar at the recorded start claims no duration.
 //
+// Status: "cancelled" when metadata.was_cancelled is true or the error record
+// is a RequestCancellationError (AIPerf writes both for a cancellation), else
+// "error" when an error record is present, else "completed". The reference
+// lets any error record win, which reports every client cancellation as a
+// server error; the error text is kept either way.
+//
 // Times stay absolute epoch ns here; the importer rebases them. Numbers are
 // read as literals and converted in decimal (TTFT ms to ns rounds halves
 // away from zero), so 19-digit timestamps never pass through float64.

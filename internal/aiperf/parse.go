@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/dsight/dsight/internal/aiperf/jsonl"
 	"github.com/dsight/dsight/internal/model"
@@ -219,20 +220,26 @@ func (p *parser) request(f *fields, line int64, schema string) (model.Request, e
 		ev := req.Evidence
 		req.CacheUsageEvidence = &ev
 	}
+	if f.errorText != "" {
+		e := f.errorText
+		req.Error = &e
+	}
+	// AIPerf records a cancellation as was_cancelled plus an error record of
+	// type RequestCancellationError; either one means the client cancelled
+	// the request, which is not a server failure. The error text is kept.
 	switch {
+	case f.wasCancelled || strings.HasPrefix(f.errorText, cancellationError):
+		req.Status = model.StatusCancelled
 	case f.failed:
 		req.Status = model.StatusError
-		if f.errorText != "" {
-			e := f.errorText
-			req.Error = &e
-		}
-	case f.wasCancelled:
-		req.Status = model.StatusCancelled
 	default:
 		req.Status = model.StatusCompleted
 	}
 	return req, nil
 }
+
+// cancellationError is the error type AIPerf records for requests it cancelled.
+const cancellationError = "RequestCancellationError"
 
 func currentTiming(f *fields, req *model.Request) error {
 	start, err := epochNS(f.startNS, "metadata.request_start_ns")

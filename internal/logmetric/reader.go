@@ -8,7 +8,6 @@ import (
 	"io"
 	"math"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -297,7 +296,7 @@ func (b *builder) finish() *Result {
 	r := b.result
 	for i := range r.Series {
 		s := &r.Series[i]
-		sort.SliceStable(s.Points, func(a, c int) bool { return s.Points[a].TimeNS < s.Points[c].TimeNS })
+		slices.SortStableFunc(s.Points, comparePointTime)
 		if s.Reference != nil {
 			if ri, ok := b.bySeries[seriesKey{name: s.Reference.Name, scope: b.scopeOf[i]}]; ok {
 				s.Reference.Series = ri

@@ -38,11 +38,13 @@ func decode(raw []byte, budget int64) (*Shard, error) {
 		n := min(len(raw), len(magic))
 		return nil, fmt.Errorf("%w: not a dsight shard (starts with % x)", ErrCorrupt, raw[:n])
 	}
+	if len(raw) > len(magic) {
+		if v := raw[len(magic)]; v == 0 || v > FormatVersion {
+			return nil, fmt.Errorf("%w %d (this reader reads <= %d)", ErrUnsupportedVersion, v, FormatVersion)
+		}
+	}
 	if len(raw) < headerFixedBytes+trailerBytes {
 		return nil, fmt.Errorf("%w: truncated header (%d bytes)", ErrCorrupt, len(raw))
-	}
-	if v := raw[len(magic)]; v == 0 || v > FormatVersion {
-		return nil, fmt.Errorf("%w %d (this reader reads <= %d)", ErrUnsupportedVersion, v, FormatVersion)
 	}
 	body := raw[:len(raw)-trailerBytes]
 	stored := binary.LittleEndian.Uint32(raw[len(body):])
@@ -236,14 +238,19 @@ func (d *decoder) ints(c *Column, enc Encoding, rows, present int) error {
 	c.Ints = make([]int64, rows)
 	delta := enc == EncDeltaVarint
 	prev := int64(0)
+	// The hot loop of most shards: varints are read straight from the
+	// slice, which the compiler inlines, rather than through d.uvarint.
+	b, off := d.r.b, d.r.off
 	for i := range c.Ints {
 		if c.Valid != nil && !c.Valid[i] {
 			continue
 		}
-		u, err := d.uvarint("value")
-		if err != nil {
-			return err
+		u, n := binary.Uvarint(b[off:])
+		if n <= 0 {
+			d.r.off = off
+			return d.fail("value: %v", varintError(n))
 		}
+		off += n
 		v := unzigzag(u)
 		if delta {
 			v = wrappingAdd(prev, v)
@@ -251,6 +258,7 @@ func (d *decoder) ints(c *Column, enc Encoding, rows, present int) error {
 		}
 		c.Ints[i] = v
 	}
+	d.r.off = off
 	return nil
 }
 
@@ -355,19 +363,24 @@ func (d *decoder) strings(c *Column, rows, present int) error {
 		return d.fail("%d indexes need at least %d bytes, %d remain", present, present, d.r.remaining())
 	}
 	c.Strings = make([]string, rows)
+	b, off := d.r.b, d.r.off
 	for i := range c.Strings {
 		if c.Valid != nil && !c.Valid[i] {
 			continue
 		}
-		k, err := d.uvarint("dictionary index")
-		if err != nil {
-			return err
+		k, size := binary.Uvarint(b[off:])
+		if size <= 0 {
+			d.r.off = off
+			return d.fail("dictionary index: %v", varintError(size))
 		}
 		if k >= n {
+			d.r.off = off
 			return d.fail("dictionary index %d out of range (%d entries)", k, n)
 		}
+		off += size
 		c.Strings[i] = dict[k]
 	}
+	d.r.off = off
 	return nil
 }
 
@@ -483,18 +496,18 @@ func (r *reader) byte() (byte, error) {
 }
 
 func (r *reader) uvarint() (uint64, error) {
-	if r.off < len(r.b) && r.b[r.off] < 0x80 { // the common one-byte case
-		v := uint64(r.b[r.off])
-		r.off++
-		return v, nil
-	}
 	v, n := binary.Uvarint(r.b[r.off:])
-	switch {
-	case n == 0:
-		return 0, errTruncated
-	case n < 0:
-		return 0, errOverflow
+	if n <= 0 {
+		return 0, varintError(n)
 	}
 	r.off += n
 	return v, nil
+}
+
+// varintError explains a binary.Uvarint result n <= 0.
+func varintError(n int) error {
+	if n == 0 {
+		return errTruncated
+	}
+	return errOverflow
 }

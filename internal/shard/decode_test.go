@@ -88,6 +88,7 @@ func TestDecodeErrors(t *testing.T) {
 		{"magic only", []byte(magic), "truncated header"},
 		{"newer version", newer, "unsupported shard format version 2 (this reader reads <= 1)"},
 		{"version zero", zero, "unsupported shard format version 0"},
+		{"newer version, header only", []byte(magic + "\x07"), "unsupported shard format version 7 (this reader reads <= 1)"},
 		{"bad checksum", flipped, "checksum mismatch"},
 		{"trailing bytes", withCRC(append(bytes.Clone(example[:len(example)-4]), 0)), "1 trailing bytes after the last table"},
 		{"empty kind", withCRC(hand(magic).b(FormatVersion).uv(0).uv(0)), "empty kind"},

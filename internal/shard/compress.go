@@ -12,8 +12,8 @@ import (
 
 // compressionLevel is fixed so that identical shards give identical gzip
 // bytes, and with them identical content-hash names. Level 6 was measured
-// against 7 and 9 on a 1M-row shard (docs/format/shard.md): 3-6x faster for
-// output about 10% larger, and the report build is meant to be fast.
+// against 5, 7 and 9 on a 1M-row shard (docs/format/shard.md): 6-19x faster
+// than 7 and 9 for output about 10% larger, and the build is meant to be fast.
 const compressionLevel = 6
 
 // Compress gzips a raw shard deterministically: a fixed level, one member,

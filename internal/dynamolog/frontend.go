@@ -1,0 +1,169 @@
+package dynamolog
+
+import (
+	"bytes"
+	"io"
+)
+
+// Options bound what a scan reads.
+type Options struct {
+	// MaxLineBytes is the longest line accepted; 0 means
+	// DefaultMaxLineBytes.
+	MaxLineBytes int
+}
+
+// Bridge records that a frontend line carried both the client's request
+// header and the Dynamo request UUID it was served as.
+type Bridge struct {
+	ClientID string // x_request_id as recorded
+	ServerID string // Dynamo request UUID
+	// ServerKey is the field the UUID came from: "dynamo.request.id", or
+	// the legacy "request_id" when the line had no dynamo.request.id.
+	ServerKey string
+	Encoding  Encoding
+	Time      *Timestamp // the line's recorded timestamp, if any
+	Ref       Ref        // the first line recording this pair
+	// Repeats counts later lines of the same file with the same pair.
+	Repeats int
+	// AlsoOnLine lists other values the server key had on the same text
+	// line. The last value is the one used, as in the reference reader;
+	// the others stay visible instead of silently disappearing.
+	AlsoOnLine []string
+	// ClientAmbiguous: this client id is bridged to more than one UUID
+	// (retries, or a reused header). ServerConflict: this UUID is bridged
+	// from more than one client id. Both are set by MarkAmbiguity.
+	ClientAmbiguous bool
+	ServerConflict  bool
+}
+
+// FrontendLog is what one frontend log contributed.
+type FrontendLog struct {
+	Path  string
+	Lines int64
+	Bytes int64
+	// Candidates counts lines containing "x_request_id"; only they are
+	// decoded.
+	Candidates int64
+	// Undecodable counts candidate lines that start with '{' but are not a
+	// JSON object (or whose quoted text value is not a JSON string).
+	Undecodable int64
+	// Unbridged counts candidate lines without a non-empty client id and a
+	// UUID server id. Lines that do not mention a server key at all are
+	// counted here without being decoded.
+	Unbridged int64
+	Bridges   []Bridge
+}
+
+var clientMarker = []byte(keyNames[keyClient])
+
+// ScanFrontend reads a frontend log with default options.
+func ScanFrontend(r io.Reader, path string) (*FrontendLog, error) {
+	return Options{}.ScanFrontend(r, path)
+}
+
+// ScanFrontend reads the client → Dynamo UUID bridges of a frontend log,
+// in line order, and flags ambiguity within the file.
+func (o Options) ScanFrontend(r io.Reader, path string) (*FrontendLog, error) {
+	log := &FrontendLog{Path: path}
+	index := map[[2]string]int{}
+	var err error
+	log.Lines, log.Bytes, err = eachLine(r, path, o.MaxLineBytes, func(line []byte, n int64) error {
+		if !bytes.Contains(line, clientMarker) {
+			return nil
+		}
+		log.Candidates++
+		if !mayNameServer(line) {
+			log.Unbridged++
+			return nil
+		}
+		f, ok := readFields(line)
+		if !ok {
+			log.Undecodable++
+			return nil
+		}
+		b, ok := bridgeFrom(&f)
+		if !ok {
+			log.Unbridged++
+			return nil
+		}
+		key := [2]string{b.ClientID, b.ServerID}
+		if i, seen := index[key]; seen {
+			log.Bridges[i].Repeats++
+			return nil
+		}
+		b.Ref = Ref{Path: path, Line: n}
+		if f.encoding == EncodingJSON {
+			b.Time = recordTimestamp(&f)
+		} else {
+			b.Time = lineTimestamp(line)
+		}
+		index[key] = len(log.Bridges)
+		log.Bridges = append(log.Bridges, b)
+		return nil
+	})
+	MarkAmbiguity(log.Bridges)
+	return log, err
+}
+
+var (
+	dynamoRequestMarker = []byte(keyNames[keyDynamoRequest])
+	requestIDMarker     = []byte(keyNames[keyRequestID])
+)
+
+// mayNameServer reports whether a line mentions dynamo.request.id, or
+// request_id other than inside x_request_id: only then can it bridge.
+func mayNameServer(line []byte) bool {
+	return bytes.Contains(line, dynamoRequestMarker) ||
+		bytes.Count(line, requestIDMarker) > bytes.Count(line, clientMarker)
+}
+
+// bridgeFrom reads a bridge from decoded fields: a non-empty string client
+// id and a UUID from dynamo.request.id, or from request_id when
+// dynamo.request.id is absent or empty.
+func bridgeFrom(f *lineFields) (Bridge, bool) {
+	client, ok := f.str(keyClient)
+	if !ok {
+		return Bridge{}, false
+	}
+	key := keyDynamoRequest
+	if !f.truthy(keyDynamoRequest) {
+		key = keyRequestID
+	}
+	server, ok := f.str(key)
+	if !ok || !isUUID(server) {
+		return Bridge{}, false
+	}
+	b := Bridge{ClientID: client, ServerID: server, ServerKey: keyNames[key], Encoding: f.encoding}
+	for _, other := range f.v[key].others {
+		if other != server {
+			b.AlsoOnLine = append(b.AlsoOnLine, other)
+		}
+	}
+	return b, true
+}
+
+// MarkAmbiguity sets ClientAmbiguous and ServerConflict across bridges,
+// which may come from several frontend logs. It recomputes both flags.
+func MarkAmbiguity(bridges []Bridge) {
+	serverOf := make(map[string]string, len(bridges)) // client → first UUID
+	clientOf := make(map[string]string, len(bridges)) // UUID → first client
+	manyServers := map[string]bool{}
+	manyClients := map[string]bool{}
+	for _, b := range bridges {
+		if s, ok := serverOf[b.ClientID]; !ok {
+			serverOf[b.ClientID] = b.ServerID
+		} else if s != b.ServerID {
+			manyServers[b.ClientID] = true
+		}
+		if c, ok := clientOf[b.ServerID]; !ok {
+			clientOf[b.ServerID] = b.ClientID
+		} else if c != b.ClientID {
+			manyClients[b.ServerID] = true
+		}
+	}
+	for i := range bridges {
+		b := &bridges[i]
+		b.ClientAmbiguous = manyServers[b.ClientID]
+		b.ServerConflict = manyClients[b.ServerID]
+	}
+}

@@ -1,0 +1,116 @@
+package dynamolog
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// goldenInputs lists the log inputs in testdata.
+func goldenInputs(t testing.TB) []string {
+	var inputs []string
+	for _, pattern := range []string{"testdata/*.out", "testdata/*.log", "testdata/*.jsonl"} {
+		m, err := filepath.Glob(pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inputs = append(inputs, m...)
+	}
+	if len(inputs) == 0 {
+		t.Fatal("no inputs in testdata")
+	}
+	return inputs
+}
+
+// TestGolden scans every testdata input as a frontend log and as a worker
+// log and compares both results with <case>.golden.
+func TestGolden(t *testing.T) {
+	seen := map[string]bool{}
+	for _, input := range goldenInputs(t) {
+		golden := strings.TrimSuffix(input, filepath.Ext(input)) + ".golden"
+		if seen[golden] {
+			t.Fatalf("two inputs share %s", golden)
+		}
+		seen[golden] = true
+		t.Run(filepath.Base(input), func(t *testing.T) {
+			got := scanForGolden(t, filepath.ToSlash(input))
+			if *update {
+				if err := os.WriteFile(golden, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run with -update to create it)", err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("%s differs from %s:\n%s", input, golden, lineDiff(string(want), string(got)))
+			}
+		})
+	}
+	goldens, _ := filepath.Glob("testdata/*.golden")
+	for _, g := range goldens {
+		if !seen[g] {
+			t.Errorf("%s has no input", g)
+		}
+	}
+}
+
+type goldenResult struct {
+	Frontend      *FrontendLog `json:"frontend"`
+	FrontendError string       `json:"frontend_error,omitempty"`
+	Worker        *WorkerLog   `json:"worker"`
+	WorkerError   string       `json:"worker_error,omitempty"`
+}
+
+func scanForGolden(t *testing.T, input string) []byte {
+	data, err := os.ReadFile(input)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var view goldenResult
+	view.Frontend, err = ScanFrontend(bytes.NewReader(data), input)
+	if err != nil {
+		view.FrontendError = err.Error()
+	}
+	view.Worker, err = ScanWorker(bytes.NewReader(data), input)
+	if err != nil {
+		view.WorkerError = err.Error()
+	}
+	out, err := json.MarshalIndent(view, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(out, '\n')
+}
+
+// lineDiff shows the first differing lines, enough to read a golden change.
+func lineDiff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	var b strings.Builder
+	shown := 0
+	for i := 0; i < len(w) || i < len(g); i++ {
+		var wl, gl string
+		if i < len(w) {
+			wl = w[i]
+		}
+		if i < len(g) {
+			gl = g[i]
+		}
+		if wl != gl {
+			b.WriteString("line " + strconv.Itoa(i+1) + ":\n- " + wl + "\n+ " + gl + "\n")
+			if shown++; shown == 10 {
+				break
+			}
+		}
+	}
+	return b.String()
+}

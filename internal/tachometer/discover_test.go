@@ -135,8 +135,8 @@ func TestNaturalLess(t *testing.T) {
 
 func TestSniff(t *testing.T) {
 	for head, want := range map[string]Encoding{
-		"PAR1\x15\x04":   EncodingParquet,
-		"ARROW1\x00\x00": EncodingArrowFile,
+		"PAR1\x15\x04":     EncodingParquet,
+		"ARROW1\x00\x00":   EncodingArrowFile,
 		"\xff\xff\xff\xff": EncodingArrowStream,
 		"PAR":              EncodingArrowStream,
 	} {

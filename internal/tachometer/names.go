@@ -13,8 +13,8 @@ import (
 // Label is one inline label of a metric name, or one identity column of a
 // capture row.
 type Label struct {
-	Key   string
-	Value string
+	Key   string `json:"key"`
+	Value string `json:"value"`
 }
 
 var (

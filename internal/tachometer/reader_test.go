@@ -3,6 +3,7 @@ package tachometer
 import (
 	"errors"
 	"math"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strconv"
@@ -407,5 +408,45 @@ func TestSinkErrorStopsRead(t *testing.T) {
 	}
 	if _, err := Read(c, Options{}, &failingSink{}); !errors.Is(err, errStop) {
 		t.Fatalf("err = %v, want the sink's error", err)
+	}
+}
+
+func TestDamagedFiles(t *testing.T) {
+	rows := []Row{decodeRow(t0, 1, "0"), decodeRow(t0+sec, 2, "0")}
+	tests := []struct {
+		name  string
+		file  string
+		write func(testing.TB, string, []Row, layoutOpts)
+		cut   int // bytes removed from the end
+		want  string
+	}{
+		{"parquet without footer", "final.parquet", writeParquet, 8, "final.parquet"},
+		{"arrow file without footer", "final.parquet", writeArrowFile, 10, "final.parquet"},
+		{"stream without end marker", "current.arrow", writeArrowStream, 8, "end-of-stream marker"},
+		{"stream cut mid-message", "current.arrow", writeArrowStream, 40, "current.arrow"},
+		{"empty file", "current.arrow", writeArrowStream, -1, "empty file"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			path := filepath.Join(root, tt.file)
+			tt.write(t, path, rows, layoutOpts{})
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.cut < 0 {
+				data = nil
+			} else {
+				data = data[:len(data)-tt.cut]
+			}
+			if err := os.WriteFile(path, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			err = readErr(t, root, Options{})
+			if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), path) {
+				t.Fatalf("err = %v, want one naming %s and %q", err, path, tt.want)
+			}
+		})
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/ipc"
 	"github.com/apache/arrow/go/v17/arrow/memory"
+	"github.com/apache/arrow/go/v17/parquet"
 	"github.com/apache/arrow/go/v17/parquet/file"
 	"github.com/apache/arrow/go/v17/parquet/pqarrow"
 )
@@ -99,7 +100,16 @@ func openParquet(f *os.File) (*parquetSource, error) {
 	if err != nil {
 		return nil, err
 	}
-	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: batchRows}, memory.DefaultAllocator)
+	// Decoding text columns as dictionaries keeps each distinct name once
+	// per batch instead of copying it into every row.
+	props := pqarrow.ArrowReadProperties{BatchSize: batchRows}
+	leaves := pf.MetaData().Schema
+	for i := 0; i < leaves.NumColumns(); i++ {
+		if leaves.Column(i).PhysicalType() == parquet.Types.ByteArray {
+			props.SetReadDict(i, true)
+		}
+	}
+	fr, err := pqarrow.NewFileReader(pf, props, memory.DefaultAllocator)
 	if err != nil {
 		pf.Close()
 		return nil, err
@@ -186,7 +196,27 @@ type arrowStreamSource struct {
 	r *ipc.Reader
 }
 
+// endOfStream is the IPC end-of-stream marker every stream writer appends
+// on close: a continuation token and a zero message length.
+var endOfStream = []byte{0xFF, 0xFF, 0xFF, 0xFF, 0, 0, 0, 0}
+
 func openArrowStream(f *os.File) (*arrowStreamSource, error) {
+	// A stream cut at a message boundary decodes cleanly, so the marker is
+	// the only evidence that nothing is missing.
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	tail := make([]byte, len(endOfStream))
+	if info.Size() < int64(len(tail)) {
+		return nil, errors.New("truncated Arrow IPC stream")
+	}
+	if _, err := f.ReadAt(tail, info.Size()-int64(len(tail))); err != nil {
+		return nil, err
+	}
+	if !bytes.Equal(tail, endOfStream) {
+		return nil, errors.New("no end-of-stream marker in the Arrow IPC stream (truncated or still being written)")
+	}
 	r, err := ipc.NewReader(bufio.NewReaderSize(f, 1<<20))
 	if err != nil {
 		return nil, err

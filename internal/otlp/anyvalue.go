@@ -1,0 +1,317 @@
+package otlp
+
+import (
+	"encoding/base64"
+	"math"
+	"strconv"
+)
+
+// attributes reads a KeyValue list. Top-level lists are gathered in a
+// reused scratch slice and copied out at their exact size, which saves the
+// repeated growth of one slice per span.
+func (d *recordDecoder) attributes(depth int) (Attributes, error) {
+	ok, err := d.openArray()
+	if !ok || err != nil {
+		return nil, err
+	}
+	var attrs Attributes
+	if depth == 0 {
+		attrs = d.scratch[:0]
+	}
+	for first := true; ; first = false {
+		done, err := d.s.nextElement(first)
+		if err != nil || done {
+			if depth == 0 {
+				d.scratch = attrs[:0]
+				if len(attrs) == 0 {
+					return nil, err
+				}
+				attrs = append(Attributes(nil), attrs...)
+			}
+			return attrs, err
+		}
+		attrs = append(attrs, Attr{})
+		if err := d.keyValue(&attrs[len(attrs)-1], depth); err != nil {
+			if depth == 0 {
+				d.scratch = attrs[:0]
+			}
+			return nil, field("#"+strconv.Itoa(len(attrs)-1), err)
+		}
+	}
+}
+
+func (d *recordDecoder) keyValue(kv *Attr, depth int) error {
+	ok, err := d.openObject()
+	if !ok || err != nil {
+		return err
+	}
+	for first := true; ; first = false {
+		key, done, err := d.s.nextMember(first)
+		if err != nil || done {
+			return err
+		}
+		switch string(key) {
+		case "key":
+			var b []byte
+			b, err = d.stringOrNull()
+			kv.Key = d.s.intern(b)
+			err = field("key", err)
+		case "value":
+			kv.Value, err = d.anyValue(depth + 1)
+			if err != nil {
+				err = wrapField("value", err)
+				if kv.Key != "" {
+					err = wrapField(strconv.Quote(kv.Key), err)
+				}
+			}
+		default:
+			err = d.s.skip(depth + 2)
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// anyValue reads an AnyValue object: at most one of its fields may be set.
+func (d *recordDecoder) anyValue(depth int) (Value, error) {
+	if depth > maxDepth {
+		return Value{}, d.s.fail("nesting deeper than %d levels", maxDepth)
+	}
+	var v Value
+	ok, err := d.openObject()
+	if !ok || err != nil {
+		return v, err
+	}
+	set := 0
+	for first := true; ; first = false {
+		key, done, err := d.s.nextMember(first)
+		if err != nil {
+			return v, err
+		}
+		if done {
+			break
+		}
+		if null, err := d.s.isNull(); null || err != nil {
+			if err != nil {
+				return v, err
+			}
+			continue
+		}
+		var name string
+		switch string(key) {
+		case "stringValue":
+			name = "stringValue"
+			var b []byte
+			if b, err = d.stringOrNull(); err == nil {
+				v = Value{kind: KindString, str: d.internValue(b)}
+			}
+		case "boolValue":
+			name = "boolValue"
+			v, err = d.boolValue()
+		case "intValue":
+			name = "intValue"
+			v, err = d.intValue()
+		case "doubleValue":
+			name = "doubleValue"
+			v, err = d.doubleValue()
+		case "bytesValue":
+			name = "bytesValue"
+			v, err = d.bytesValue()
+		case "arrayValue":
+			name = "arrayValue"
+			v, err = d.arrayValue(depth)
+		case "kvlistValue":
+			name = "kvlistValue"
+			v, err = d.kvlistValue(depth)
+		default:
+			if err := d.s.skip(depth + 1); err != nil {
+				return v, err
+			}
+			continue
+		}
+		if err != nil {
+			return v, field(name, err)
+		}
+		set++
+	}
+	if set > 1 {
+		return v, schemaErrorf("more than one AnyValue field set")
+	}
+	return v, nil
+}
+
+// internValue shares storage for short values (roles, hosts, phases), which
+// repeat on every span; long values such as UUIDs are copied.
+func (d *recordDecoder) internValue(b []byte) string {
+	if len(b) <= 24 {
+		return d.s.intern(b)
+	}
+	return string(b)
+}
+
+func (d *recordDecoder) boolValue() (Value, error) {
+	c, err := d.s.peek()
+	if err != nil {
+		return Value{}, err
+	}
+	switch c {
+	case 't':
+		return BoolValue(true), d.s.literal("true")
+	case 'f':
+		return BoolValue(false), d.s.literal("false")
+	}
+	return Value{}, d.wrongType("boolean")
+}
+
+func (d *recordDecoder) intValue() (Value, error) {
+	c, err := d.s.peek()
+	if err != nil {
+		return Value{}, err
+	}
+	var b []byte
+	switch {
+	case c == '"':
+		b, err = d.s.str()
+	case c == '-' || (c >= '0' && c <= '9'):
+		b, err = d.s.number()
+	default:
+		return Value{}, d.wrongType("decimal string")
+	}
+	if err != nil {
+		return Value{}, err
+	}
+	n, err := parseInt(b)
+	return IntValue(n), err
+}
+
+func (d *recordDecoder) doubleValue() (Value, error) {
+	c, err := d.s.peek()
+	if err != nil {
+		return Value{}, err
+	}
+	switch {
+	case c == '"':
+		b, err := d.s.str()
+		if err != nil {
+			return Value{}, err
+		}
+		switch string(b) {
+		case "NaN":
+			return DoubleValue(math.NaN()), nil
+		case "Infinity":
+			return DoubleValue(math.Inf(1)), nil
+		case "-Infinity":
+			return DoubleValue(math.Inf(-1)), nil
+		}
+		if !isJSONNumber(b) {
+			return Value{}, schemaErrorf("%q is not a number", b)
+		}
+		return parseDouble(b)
+	case c == '-' || (c >= '0' && c <= '9'):
+		b, err := d.s.number()
+		if err != nil {
+			return Value{}, err
+		}
+		return parseDouble(b)
+	}
+	return Value{}, d.wrongType("number")
+}
+
+func parseDouble(b []byte) (Value, error) {
+	f, err := strconv.ParseFloat(string(b), 64)
+	if err != nil {
+		return Value{}, schemaErrorf("%q is out of double range", b)
+	}
+	return DoubleValue(f), nil
+}
+
+// isJSONNumber reports whether b is exactly one JSON number.
+func isJSONNumber(b []byte) bool {
+	s := scanner{data: b}
+	_, err := s.number()
+	return err == nil && s.pos == len(b)
+}
+
+func (d *recordDecoder) bytesValue() (Value, error) {
+	b, err := d.stringOrNull()
+	if err != nil {
+		return Value{}, err
+	}
+	// protojson accepts standard or URL alphabets, padded or not.
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
+		if out, err := enc.DecodeString(string(b)); err == nil {
+			return Value{kind: KindBytes, str: string(out)}, nil
+		}
+	}
+	return Value{}, schemaErrorf("invalid base64")
+}
+
+// arrayValue reads {"values":[AnyValue…]}.
+func (d *recordDecoder) arrayValue(depth int) (Value, error) {
+	v := Value{kind: KindArray}
+	ok, err := d.openObject()
+	if !ok || err != nil {
+		return v, err
+	}
+	for first := true; ; first = false {
+		key, done, err := d.s.nextMember(first)
+		if err != nil || done {
+			return v, err
+		}
+		if string(key) != "values" {
+			if err := d.s.skip(depth + 2); err != nil {
+				return v, err
+			}
+			continue
+		}
+		v.items = v.items[:0]
+		if err := d.arrayValues(&v, depth); err != nil {
+			return v, field("values", err)
+		}
+	}
+}
+
+func (d *recordDecoder) arrayValues(v *Value, depth int) error {
+	ok, err := d.openArray()
+	if !ok || err != nil {
+		return err
+	}
+	for first := true; ; first = false {
+		done, err := d.s.nextElement(first)
+		if err != nil || done {
+			return err
+		}
+		e, err := d.anyValue(depth + 2)
+		if err != nil {
+			return field("#"+strconv.Itoa(len(v.items)), err)
+		}
+		v.items = append(v.items, Attr{Value: e})
+	}
+}
+
+// kvlistValue reads {"values":[KeyValue…]}.
+func (d *recordDecoder) kvlistValue(depth int) (Value, error) {
+	v := Value{kind: KindKVList}
+	ok, err := d.openObject()
+	if !ok || err != nil {
+		return v, err
+	}
+	for first := true; ; first = false {
+		key, done, err := d.s.nextMember(first)
+		if err != nil || done {
+			return v, err
+		}
+		if string(key) != "values" {
+			if err := d.s.skip(depth + 2); err != nil {
+				return v, err
+			}
+			continue
+		}
+		attrs, err := d.attributes(depth + 2)
+		v.items = attrs
+		if err != nil {
+			return v, field("values", err)
+		}
+	}
+}

@@ -37,9 +37,13 @@ type Point struct {
 }
 
 // Sink receives a capture as it is read. Series announces a series before
-// any of its points; ids are dense from 0 in order of first delivered point.
-// Points delivers points in read order (per series: file order, then row
-// order); the slice is reused after Points returns. An error stops the read.
+// any of its points; ids are dense from 0 in order of first delivered point,
+// and the SeriesInfo may be kept (it is not changed afterwards). Points
+// delivers points in read order: per series, file order then row order. That
+// is time order except where files overlap (a tail sample at a timestamp
+// already seen arrives after later samples), so a consumer that needs time
+// order sorts by (TimeNS, Source, Row). The slice is reused after Points
+// returns. An error from either method stops the read.
 type Sink interface {
 	Series(s *SeriesInfo) error
 	Points(p []Point) error

@@ -160,8 +160,7 @@ func allEndpointsStartWith(endpoints []string, prefix string) bool {
 
 // placement applies the dashboard's placement rules; the first match wins.
 func placement(n string, endpoints []string) (component, group string) {
-	switch {
-	case strings.HasPrefix(n, "trtllm_"):
+	if strings.HasPrefix(n, "trtllm_") {
 		return "Workers", engineGroup(n)
 	}
 	if role, _, ok := nativeHTTP(n); ok {

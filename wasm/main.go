@@ -39,11 +39,11 @@ func load(_ js.Value, args []js.Value) any {
 	if err != nil {
 		return string(errorEnvelope("core shard: " + err.Error()))
 	}
-	d, err := catalog.Decode(s)
+	core, err := catalog.Open(s)
 	if err != nil {
 		return string(errorEnvelope("core shard: " + err.Error()))
 	}
-	e, err := query.New(d)
+	e, err := query.New(core)
 	if err != nil {
 		return string(errorEnvelope(err.Error()))
 	}

@@ -59,11 +59,11 @@ func queryCmd(args []string, stdout io.Writer) error {
 		a.ID = id
 	}
 	a.Offset, a.Limit = offset.p, limit.p
-	d, err := report.Open(pos[0])
+	core, err := report.Open(pos[0])
 	if err != nil {
 		return err
 	}
-	e, err := query.New(d)
+	e, err := query.New(core)
 	if err != nil {
 		return err
 	}

@@ -23,7 +23,7 @@ var allowed = map[string][]string{
 	"internal/model":      {},
 	"internal/shard":      {},
 	"internal/catalog":    {"internal/model", "internal/shard"},
-	"internal/query":      {"internal/model"},
+	"internal/query":      {"internal/model", "internal/catalog"},
 	"internal/report":     {"internal/model", "internal/catalog", "internal/query", "internal/shard"},
 	"internal/importer":   {"internal/model", "internal/aiperf", "internal/agentperf"},
 	"internal/aiperf":     {"internal/model"},

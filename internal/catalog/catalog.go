@@ -1,7 +1,6 @@
 package catalog
 
 import (
-	"fmt"
 	"sort"
 
 	"github.com/dsight/dsight/internal/model"
@@ -19,6 +18,9 @@ const (
 	TableSources       = "sources"
 	TableRequests      = "requests"
 	TableRequestIssues = "request_issues"
+	TableSessions      = "sessions"
+	TableAgents        = "agents"
+	TableRequestOrder  = "request_id_order" // request indexes sorted by id, for lookups without a map
 )
 
 // Encode lays d out as the core shard.
@@ -73,10 +75,45 @@ func Encode(d *model.Dataset) *shard.Shard {
 
 	rs := d.Requests
 	n = len(rs)
+	// Sessions and agents are grouped here, at build time, so that a reader
+	// gets them as plain indexes instead of regrouping every request.
+	groups := model.GroupSessions(rs)
+	sessionOf, agentOf := make([]int64, n), make([]int64, n)
+	type agentRow struct {
+		session int
+		agent   model.Agent
+	}
+	var agents []agentRow
+	for si, g := range groups {
+		for _, a := range g.Agents {
+			for _, ri := range a.Requests {
+				sessionOf[ri], agentOf[ri] = int64(si), int64(len(agents))
+			}
+			agents = append(agents, agentRow{si, a})
+		}
+	}
+	sessionsT := shard.Table{Name: TableSessions, Rows: len(groups), Columns: []shard.Column{
+		strCol("id", len(groups), func(i int) string { return groups[i].ID }),
+		intCol("start_ns", len(groups), func(i int) int64 { return groups[i].StartNS }),
+		intCol("end_ns", len(groups), func(i int) int64 { return groups[i].EndNS }),
+	}}
+	agentsT := shard.Table{Name: TableAgents, Rows: len(agents), Columns: []shard.Column{
+		intCol("session", len(agents), func(i int) int64 { return int64(agents[i].session) }),
+		strCol("id", len(agents), func(i int) string { return agents[i].agent.ID }),
+		optStrCol("parent", len(agents), func(i int) *string { return agents[i].agent.Parent }),
+		intCol("depth", len(agents), func(i int) int64 { return agents[i].agent.Depth }),
+	}}
+	order := make([]int64, n)
+	for i := range order {
+		order[i] = int64(i)
+	}
+	sort.Slice(order, func(a, b int) bool { return rs[order[a]].ID < rs[order[b]].ID })
+	orderT := shard.Table{Name: TableRequestOrder, Rows: n, Columns: []shard.Column{
+		intCol("request", n, func(i int) int64 { return order[i] }),
+	}}
+
 	requests := shard.Table{Name: TableRequests, Rows: n, Columns: []shard.Column{
 		strCol("id", n, func(i int) string { return rs[i].ID }),
-		strCol("session", n, func(i int) string { return rs[i].Session }),
-		strCol("agent", n, func(i int) string { return rs[i].Agent }),
 		optStrCol("parent", n, func(i int) *string { return rs[i].Parent }),
 		optStrCol("conversation", n, func(i int) *string { return rs[i].Conversation }),
 		optStrCol("source_trace", n, func(i int) *string { return rs[i].SourceTrace }),
@@ -104,6 +141,8 @@ func Encode(d *model.Dataset) *shard.Shard {
 		optRefLine("phase_evidence_line", n, func(i int) *model.Ref { return rs[i].PhaseEvidence }),
 		optStrCol("original_start", n, func(i int) *string { return rs[i].OriginalStart }),
 		optStrCol("original_end", n, func(i int) *string { return rs[i].OriginalEnd }),
+		intCol("session_index", n, func(i int) int64 { return sessionOf[i] }),
+		intCol("agent_index", n, func(i int) int64 { return agentOf[i] }),
 	}}
 
 	type issue struct {
@@ -121,137 +160,14 @@ func Encode(d *model.Dataset) *shard.Shard {
 		strCol("text", len(issues), func(i int) string { return issues[i].text }),
 	}}
 
-	return &shard.Shard{Kind: Kind, Tables: []shard.Table{meta, notesT, audit, sources, requests, issuesT}}
+	return &shard.Shard{Kind: Kind, Tables: []shard.Table{meta, notesT, audit, sources, requests, issuesT, sessionsT, agentsT, orderT}}
 }
 
-// Decode rebuilds the dataset from a core shard.
+// Decode rebuilds the whole dataset from a core shard.
 func Decode(s *shard.Shard) (*model.Dataset, error) {
-	if s.Kind != Kind {
-		return nil, fmt.Errorf("shard kind is %q, want %q", s.Kind, Kind)
-	}
-	tables := map[string]*shard.Table{}
-	for i := range s.Tables {
-		tables[s.Tables[i].Name] = &s.Tables[i]
-	}
-	need := func(name string) (*reader, error) {
-		t, ok := tables[name]
-		if !ok {
-			return nil, fmt.Errorf("core shard lacks table %s", name)
-		}
-		return &reader{t: t}, nil
-	}
-	d := &model.Dataset{Audit: model.Audit{}}
-
-	r, err := need(TableMeta)
+	c, err := Open(s)
 	if err != nil {
 		return nil, err
 	}
-	if r.t.Rows != 1 {
-		return nil, fmt.Errorf("table meta has %d rows, want 1", r.t.Rows)
-	}
-	d.Meta = model.Meta{
-		Job: r.strs("job")(0), OriginNS: r.ints("origin_ns")(0), DurationNS: r.ints("duration_ns")(0),
-		SourceRoot: r.strs("source_root")(0), Phase: r.strs("phase")(0), TimeBasis: r.strs("time_basis")(0),
-		ClientKind: r.strs("client_kind")(0),
-	}
-	if r.err != nil {
-		return nil, r.err
-	}
-
-	if r, err = need(TableNotes); err != nil {
-		return nil, err
-	}
-	kind, text := r.strs("kind"), r.strs("text")
-	for i := range r.t.Rows {
-		switch kind(i) {
-		case "limitation":
-			d.Meta.Limitations = append(d.Meta.Limitations, text(i))
-		case "warning":
-			d.Meta.Warnings = append(d.Meta.Warnings, text(i))
-		case "unread":
-			d.Unread = append(d.Unread, text(i))
-		}
-	}
-	if r.err != nil {
-		return nil, r.err
-	}
-
-	if r, err = need(TableAudit); err != nil {
-		return nil, err
-	}
-	key, value := r.strs("key"), r.ints("value")
-	for i := range r.t.Rows {
-		d.Audit[key(i)] = value(i)
-	}
-	if r.err != nil {
-		return nil, r.err
-	}
-
-	if r, err = need(TableSources); err != nil {
-		return nil, err
-	}
-	id, path, skind, size, sum := r.ints("id"), r.strs("path"), r.strs("kind"), r.ints("bytes"), r.strs("sha256")
-	for i := range r.t.Rows {
-		d.Sources = append(d.Sources, model.Source{ID: int(id(i)), Path: path(i), Kind: skind(i), Bytes: size(i), SHA256: sum(i)})
-	}
-	if r.err != nil {
-		return nil, r.err
-	}
-
-	if r, err = need(TableRequests); err != nil {
-		return nil, err
-	}
-	if err := decodeRequests(r, d); err != nil {
-		return nil, err
-	}
-
-	if r, err = need(TableRequestIssues); err != nil {
-		return nil, err
-	}
-	req, itext := r.ints("request"), r.strs("text")
-	for i := range r.t.Rows {
-		k := req(i)
-		if k < 0 || k >= int64(len(d.Requests)) {
-			return nil, fmt.Errorf("request issue %d names request %d of %d", i, k, len(d.Requests))
-		}
-		d.Requests[k].Issues = append(d.Requests[k].Issues, itext(i))
-	}
-	return d, r.err
-}
-
-func decodeRequests(r *reader, d *model.Dataset) error {
-	var (
-		id, session, agent                = r.strs("id"), r.strs("session"), r.strs("agent")
-		parent, conversation, sourceTrace = r.optStrs("parent"), r.optStrs("conversation"), r.optStrs("source_trace")
-		turn, depth                       = r.optInts("turn"), r.ints("depth")
-		start, end, first                 = r.ints("start_ns"), r.ints("end_ns"), r.optInts("first_ns")
-		ttft                              = r.optFloats("ttft_ms")
-		inTok, outTok, cached             = r.optInts("input_tokens"), r.optInts("output_tokens"), r.optInts("cached_tokens")
-		status, errText, phase, worker    = r.strs("status"), r.optStrs("error"), r.optStrs("phase"), r.optStrs("client_worker")
-		evidenceSource, evidenceLine      = r.ints("evidence_source"), r.ints("evidence_line")
-		timingQuality                     = r.strs("timing_quality")
-		identityEvidence                  = r.optRef("identity_evidence")
-		cacheEvidence                     = r.optRef("cache_usage_evidence")
-		phaseEvidence                     = r.optRef("phase_evidence")
-		originalStart, originalEnd        = r.optStrs("original_start"), r.optStrs("original_end")
-	)
-	if r.err != nil {
-		return r.err
-	}
-	d.Requests = make([]model.Request, r.t.Rows)
-	for i := range d.Requests {
-		d.Requests[i] = model.Request{
-			ID: id(i), Session: session(i), Agent: agent(i),
-			Parent: parent(i), Conversation: conversation(i), SourceTrace: sourceTrace(i),
-			Turn: turn(i), Depth: depth(i),
-			StartNS: start(i), EndNS: end(i), FirstNS: first(i), TTFTms: ttft(i),
-			InputTokens: inTok(i), OutputTokens: outTok(i), CachedTokens: cached(i),
-			Status: status(i), Error: errText(i), Phase: phase(i), Worker: worker(i),
-			Evidence:      model.Ref{Source: int(evidenceSource(i)), Line: evidenceLine(i)},
-			TimingQuality: timingQuality(i), IdentityEvidence: identityEvidence(i),
-			CacheUsageEvidence: cacheEvidence(i), PhaseEvidence: phaseEvidence(i),
-			OriginalStart: originalStart(i), OriginalEnd: originalEnd(i),
-		}
-	}
-	return nil
+	return c.Dataset(), nil
 }

@@ -2,106 +2,157 @@ package query
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 	"sync"
 
+	"github.com/dsight/dsight/internal/catalog"
 	"github.com/dsight/dsight/internal/model"
 )
 
-// Engine answers questions about one dataset. It is safe for concurrent
-// readers once New returns; nothing mutates it afterwards.
+// Engine answers questions about one report. It reads the core shard's
+// columns in place: loading builds only a few integer indexes, so a large
+// report opens quickly in the browser. It is safe for concurrent readers.
 type Engine struct {
-	d        *model.Dataset
-	sessions []model.Session
+	c *catalog.Core
+	r *catalog.Requests
 
-	requestByID   map[string]int
-	sessionByID   map[string]int
-	sessionOf     []int // request index → session index
-	searchOnce    sync.Once
-	searchText    []string // request index → lower-cased searchable identities, built on first search
+	// sessionRequests[sessionStart[s]:sessionStart[s+1]] are session s's
+	// requests in (start, id) order; agentRequests likewise per agent.
+	sessionStart, sessionRequests []int32
+	agentStart, agentRequests     []int32
+	// agentsOf[s] is the range of agent indexes of session s.
+	agentsOf [][2]int32
+
 	sourceByID    map[int]int
 	durationS     float64
 	maxRequestDur int64 // longest request, bounds the overlap scan
+
+	searchOnce sync.Once
+	searchText []string // request index → lower-cased identities, built on first search
 }
 
-// New indexes d. Requests must be sorted by (StartNS, ID) with unique IDs,
-// which the importer guarantees and the shard decoder preserves.
-func New(d *model.Dataset) (*Engine, error) {
-	if d.Meta.DurationNS <= 0 {
-		return nil, fmt.Errorf("dataset has a non-positive duration (%d ns)", d.Meta.DurationNS)
+// New indexes a decoded core shard. Requests must be sorted by (start, id),
+// which the importer guarantees; New checks it.
+func New(c *catalog.Core) (*Engine, error) {
+	if c.Meta.DurationNS <= 0 {
+		return nil, fmt.Errorf("dataset has a non-positive duration (%d ns)", c.Meta.DurationNS)
 	}
-	e := &Engine{
-		d:           d,
-		sessions:    model.GroupSessions(d.Requests),
-		requestByID: make(map[string]int, len(d.Requests)),
-		sourceByID:  make(map[int]int, len(d.Sources)),
-		durationS:   seconds(d.Meta.DurationNS),
-	}
-	for i := range d.Requests {
-		r := &d.Requests[i]
-		if _, dup := e.requestByID[r.ID]; dup {
-			return nil, fmt.Errorf("duplicate request id %q", r.ID)
-		}
-		if i > 0 && less(r, &d.Requests[i-1]) {
-			return nil, fmt.Errorf("requests are not sorted by start at %q", r.ID)
-		}
-		e.requestByID[r.ID] = i
-		e.maxRequestDur = max(e.maxRequestDur, r.EndNS-r.StartNS)
-	}
-	e.sessionByID = make(map[string]int, len(e.sessions))
-	e.sessionOf = make([]int, len(d.Requests))
-	for si, s := range e.sessions {
-		e.sessionByID[s.ID] = si
-		for _, ri := range s.Requests {
-			e.sessionOf[ri] = si
+	r := &c.Requests
+	e := &Engine{c: c, r: r, sourceByID: make(map[int]int, len(c.Sources)), durationS: seconds(c.Meta.DurationNS)}
+	for i := 1; i < r.N; i++ {
+		if r.Start[i] < r.Start[i-1] || r.Start[i] == r.Start[i-1] && r.ID[i] < r.ID[i-1] {
+			return nil, fmt.Errorf("requests are not sorted by start at %q", r.ID[i])
 		}
 	}
-	for i, s := range d.Sources {
+	for k := 1; k < r.N; k++ {
+		if r.ID[r.ByID[k]] == r.ID[r.ByID[k-1]] {
+			return nil, fmt.Errorf("duplicate request id %q", r.ID[r.ByID[k]])
+		} else if r.ID[r.ByID[k]] < r.ID[r.ByID[k-1]] {
+			return nil, fmt.Errorf("request id order is not sorted at %q", r.ID[r.ByID[k]])
+		}
+	}
+	for i := range r.N {
+		e.maxRequestDur = max(e.maxRequestDur, r.End[i]-r.Start[i])
+	}
+	e.sessionStart, e.sessionRequests = bucket(r.SessionIndex, len(c.Sessions.ID))
+	e.agentStart, e.agentRequests = bucket(r.AgentIndex, len(c.Agents.ID))
+	e.agentsOf = make([][2]int32, len(c.Sessions.ID))
+	for a := len(c.Agents.ID) - 1; a >= 0; a-- {
+		s := c.Agents.Session[a]
+		if e.agentsOf[s][1] == 0 {
+			e.agentsOf[s][1] = int32(a + 1)
+		}
+		e.agentsOf[s][0] = int32(a)
+	}
+	for i, s := range c.Sources {
 		e.sourceByID[s.ID] = i
 	}
 	return e, nil
 }
 
-// Dataset returns the dataset the engine answers for.
-func (e *Engine) Dataset() *model.Dataset { return e.d }
-
-func less(a, b *model.Request) bool {
-	if a.StartNS != b.StartNS {
-		return a.StartNS < b.StartNS
+// FromDataset indexes an in-memory dataset, laying it out exactly as a
+// report's core shard does, so every surface runs the same code.
+func FromDataset(d *model.Dataset) (*Engine, error) {
+	c, err := catalog.Open(catalog.Encode(d))
+	if err != nil {
+		return nil, err
 	}
-	return a.ID < b.ID
+	return New(c)
 }
 
-// searchTexts builds the search haystacks on first use: most sessions
-// never search, and building them costs a string per request at load.
+// bucket groups row indexes by a group column with a counting sort: one
+// allocation, no per-group slices, rows kept in order within each group.
+func bucket(group []int64, groups int) (start, rows []int32) {
+	start = make([]int32, groups+1)
+	for _, g := range group {
+		start[g+1]++
+	}
+	for g := range groups {
+		start[g+1] += start[g]
+	}
+	next := append([]int32(nil), start[:groups]...)
+	rows = make([]int32, len(group))
+	for i, g := range group {
+		rows[next[g]] = int32(i)
+		next[g]++
+	}
+	return start, rows
+}
+
+func (e *Engine) requestsOfSession(s int) []int32 {
+	return e.sessionRequests[e.sessionStart[s]:e.sessionStart[s+1]]
+}
+
+func (e *Engine) requestsOfAgent(a int) []int32 {
+	return e.agentRequests[e.agentStart[a]:e.agentStart[a+1]]
+}
+
+// lookup finds a request index by id with a binary search over the
+// build-time id order.
+func (e *Engine) lookup(id string) (int, bool) {
+	r := e.r
+	k := sort.Search(r.N, func(k int) bool { return r.ID[r.ByID[k]] >= id })
+	if k < r.N && r.ID[r.ByID[k]] == id {
+		return int(r.ByID[k]), true
+	}
+	return 0, false
+}
+
+// searchTexts builds the search haystacks on first use: most views never
+// search, and building them costs a string per request.
 func (e *Engine) searchTexts() []string {
 	e.searchOnce.Do(func() {
-		e.searchText = make([]string, len(e.d.Requests))
-		for i := range e.d.Requests {
-			e.searchText[i] = searchable(&e.d.Requests[i])
+		r := e.r
+		e.searchText = make([]string, r.N)
+		var b strings.Builder
+		for i := range r.N {
+			b.Reset()
+			b.WriteString(r.ID[i])
+			b.WriteByte('\n')
+			b.WriteString(r.SessionOf(i))
+			b.WriteByte('\n')
+			b.WriteString(r.AgentOf(i))
+			for _, p := range []*string{r.Conversation.At(i), r.SourceTrace.At(i)} {
+				if p != nil {
+					b.WriteByte('\n')
+					b.WriteString(*p)
+				}
+			}
+			e.searchText[i] = strings.ToLower(b.String())
 		}
 	})
 	return e.searchText
 }
 
-// searchable joins every identity a user may type into the search box:
-// id, session, agent, conversation and source trace.
-func searchable(r *model.Request) string {
-	var b strings.Builder
-	b.WriteString(r.ID)
-	b.WriteByte('\n')
-	b.WriteString(r.Session)
-	b.WriteByte('\n')
-	b.WriteString(r.Agent)
-	for _, p := range []*string{r.Conversation, r.SourceTrace} {
-		if p != nil {
-			b.WriteByte('\n')
-			b.WriteString(*p)
-		}
-	}
-	return strings.ToLower(b.String())
-}
-
 // seconds converts relative nanoseconds to seconds. float64 division yields
 // the nearest representable value, which is what rounding to 9 decimals means.
 func seconds(ns int64) float64 { return float64(ns) / 1e9 }
+
+func optSeconds(ns *int64) *float64 {
+	if ns == nil {
+		return nil
+	}
+	s := seconds(*ns)
+	return &s
+}

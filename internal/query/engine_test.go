@@ -29,7 +29,7 @@ func fixture() *model.Dataset {
 
 func engine(t *testing.T) *Engine {
 	t.Helper()
-	e, err := New(fixture())
+	e, err := FromDataset(fixture())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,17 +208,17 @@ func TestSummaryAndSources(t *testing.T) {
 func TestNewRejects(t *testing.T) {
 	d := fixture()
 	d.Requests[1].ID = "parent-turn"
-	if _, err := New(d); err == nil || !strings.Contains(err.Error(), "duplicate") {
+	if _, err := FromDataset(d); err == nil || !strings.Contains(err.Error(), "duplicate") {
 		t.Fatalf("duplicate ids: %v", err)
 	}
 	d = fixture()
 	d.Requests[0], d.Requests[3] = d.Requests[3], d.Requests[0]
-	if _, err := New(d); err == nil {
+	if _, err := FromDataset(d); err == nil {
 		t.Fatal("unsorted requests accepted")
 	}
 	d = fixture()
 	d.Meta.DurationNS = 0
-	if _, err := New(d); err == nil {
+	if _, err := FromDataset(d); err == nil {
 		t.Fatal("zero duration accepted")
 	}
 }
@@ -227,7 +227,7 @@ func FuzzHandle(f *testing.F) {
 	for _, q := range []string{`{"op":"requests","args":{"from":1,"to":5,"limit":3}}`, `{"op":"timeline","args":{"expanded":["a"]}}`, `{"op":"summary"}`, `{"op":"request","args":{"id":"late"}}`} {
 		f.Add([]byte(q))
 	}
-	e, err := New(fixture())
+	e, err := FromDataset(fixture())
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -74,14 +74,15 @@ type Lifecycle struct {
 }
 
 func (e *Engine) item(i int) RequestItem {
-	r := &e.d.Requests[i]
+	row := e.r.Row(i)
+	r := &row
 	it := RequestItem{
 		ID: r.ID, Session: r.Session, Agent: r.Agent, Parent: r.Parent,
 		Conversation: r.Conversation, SourceTrace: r.SourceTrace, Turn: r.Turn, Depth: r.Depth,
 		Start: seconds(r.StartNS), End: seconds(r.EndNS), TTFTms: r.TTFTms,
 		InputTokens: r.InputTokens, OutputTokens: r.OutputTokens, CachedTokens: r.CachedTokens,
 		Status: r.Status, Error: r.Error, Phase: r.Phase, ClientWorker: r.Worker,
-		ClientKind:         e.d.Meta.ClientKind,
+		ClientKind:         e.c.Meta.ClientKind,
 		Evidence:           e.evidence(r.Evidence),
 		TimingQuality:      r.TimingQuality,
 		IdentityEvidence:   e.optEvidence(r.IdentityEvidence),
@@ -90,22 +91,19 @@ func (e *Engine) item(i int) RequestItem {
 		OriginalStartTime:  r.OriginalStart,
 		OriginalEndTime:    r.OriginalEnd,
 		Issues:             nonNil(r.Issues),
-		RawStartNS:         strconv.FormatInt(e.d.Meta.OriginNS+r.StartNS, 10),
-		RawEndNS:           strconv.FormatInt(e.d.Meta.OriginNS+r.EndNS, 10),
+		RawStartNS:         strconv.FormatInt(e.c.Meta.OriginNS+r.StartNS, 10),
+		RawEndNS:           strconv.FormatInt(e.c.Meta.OriginNS+r.EndNS, 10),
 		ServerIDs:          []string{},
 		Workers:            []string{},
 	}
-	if r.FirstNS != nil {
-		f := seconds(*r.FirstNS)
-		it.First = &f
-	}
+	it.First = optSeconds(r.FirstNS)
 	return it
 }
 
 func (e *Engine) evidence(ref model.Ref) Evidence {
 	ev := Evidence{Source: ref.Source, Line: ref.Line}
 	if i, ok := e.sourceByID[ref.Source]; ok {
-		ev.Path = e.d.Sources[i].Path
+		ev.Path = e.c.Sources[i].Path
 	}
 	return ev
 }

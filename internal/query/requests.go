@@ -36,7 +36,7 @@ func (e *Engine) Requests(a Args) (any, error) {
 
 // Request answers the "request" kind: one request with its collections.
 func (e *Engine) Request(id string) (any, error) {
-	i, ok := e.requestByID[id]
+	i, ok := e.lookup(id)
 	if !ok {
 		return nil, fmt.Errorf("Unknown request %q", id)
 	}
@@ -47,10 +47,10 @@ func (e *Engine) Request(id string) (any, error) {
 // [start, end] overlaps the window. Requests are sorted by start, so the scan
 // begins at the first request that could still reach the window.
 func (e *Engine) eachOverlapping(w window, f func(i int)) {
-	rs := e.d.Requests
-	lo := sort.Search(len(rs), func(i int) bool { return rs[i].StartNS >= w.fromNS-e.maxRequestDur })
-	for i := lo; i < len(rs) && rs[i].StartNS <= w.toNS; i++ {
-		if rs[i].EndNS >= w.fromNS {
+	start, end := e.r.Start, e.r.End
+	lo := sort.Search(len(start), func(i int) bool { return start[i] >= w.fromNS-e.maxRequestDur })
+	for i := lo; i < len(start) && start[i] <= w.toNS; i++ {
+		if end[i] >= w.fromNS {
 			f(i)
 		}
 	}
@@ -72,20 +72,19 @@ func (e *Engine) matcher(a Args, w window) (func(int) bool, error) {
 	if search != "" {
 		haystacks = e.searchTexts()
 	}
-	rs := e.d.Requests
+	r := e.r
 	return func(i int) bool {
-		r := &rs[i]
-		if a.Session != nil && r.Session != *a.Session {
+		if a.Session != nil && r.SessionOf(i) != *a.Session {
 			return false
 		}
-		if a.Agent != nil && r.Agent != *a.Agent {
+		if a.Agent != nil && r.AgentOf(i) != *a.Agent {
 			return false
 		}
 		if a.Worker != nil {
 			// Client requests carry no server worker until server evidence is joined.
 			return false
 		}
-		if minTTFT > 0 && (r.TTFTms == nil || *r.TTFTms < minTTFT) {
+		if minTTFT > 0 && (!valid(r.TTFT.Valid, i) || r.TTFT.V[i] < minTTFT) {
 			return false
 		}
 		if search != "" && !strings.Contains(haystacks[i], search) {
@@ -94,3 +93,5 @@ func (e *Engine) matcher(a Args, w window) (func(int) bool, error) {
 		return true
 	}, nil
 }
+
+func valid(v []bool, i int) bool { return v == nil || v[i] }

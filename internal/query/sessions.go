@@ -50,13 +50,13 @@ func (e *Engine) matchingSessions(a Args) ([]sessionMatch, window, error) {
 	}
 	// slot[si] is 1 + the position of session si in out; a slice, not a
 	// map, because this runs for every request in range on every redraw.
-	slot := make([]int32, len(e.sessions))
+	slot := make([]int32, len(e.c.Sessions.ID))
 	var out []sessionMatch
 	e.eachOverlapping(w, func(i int) {
 		if !match(i) {
 			return
 		}
-		si := e.sessionOf[i]
+		si := int(e.r.SessionIndex[i])
 		k := int(slot[si]) - 1
 		if k < 0 {
 			k = len(out)
@@ -65,7 +65,7 @@ func (e *Engine) matchingSessions(a Args) ([]sessionMatch, window, error) {
 		}
 		m := &out[k]
 		m.count++
-		if t := e.d.Requests[i].TTFTms; t != nil && (m.maxTTFT == nil || *t > *m.maxTTFT) {
+		if t := e.r.TTFT.At(i); t != nil && (m.maxTTFT == nil || *t > *m.maxTTFT) {
 			m.maxTTFT = t
 		}
 	})
@@ -108,10 +108,9 @@ func (e *Engine) matchingRequests(si int, a Args, w window) ([]int, error) {
 		return nil, err
 	}
 	var out []int
-	for _, ri := range e.sessions[si].Requests {
-		r := &e.d.Requests[ri]
-		if r.StartNS <= w.toNS && r.EndNS >= w.fromNS && match(ri) {
-			out = append(out, ri)
+	for _, ri := range e.requestsOfSession(si) {
+		if e.r.Start[ri] <= w.toNS && e.r.End[ri] >= w.fromNS && match(int(ri)) {
+			out = append(out, int(ri))
 		}
 	}
 	return out, nil
@@ -135,25 +134,27 @@ func (e *Engine) Sessions(a Args) (any, error) {
 }
 
 func (e *Engine) sessionItem(m sessionMatch) SessionItem {
-	s := &e.sessions[m.index]
+	ss, r := &e.c.Sessions, e.r
+	reqs := e.requestsOfSession(m.index)
 	it := SessionItem{
-		ID: s.ID, Start: seconds(s.StartNS), End: seconds(s.EndNS),
-		Requests: make([]string, len(s.Requests)), SourceTraces: []string{},
+		ID: ss.ID[m.index], Start: seconds(ss.Start[m.index]), End: seconds(ss.End[m.index]),
+		Requests: make([]string, len(reqs)), SourceTraces: []string{},
 		Matching: m.count, MaxTTFTms: m.maxTTFT,
 	}
 	seen := map[string]bool{}
-	for k, ri := range s.Requests {
-		r := &e.d.Requests[ri]
-		it.Requests[k] = r.ID
-		if r.SourceTrace != nil && !seen[*r.SourceTrace] {
-			seen[*r.SourceTrace] = true
-			it.SourceTraces = append(it.SourceTraces, *r.SourceTrace)
+	for k, ri := range reqs {
+		it.Requests[k] = r.ID[ri]
+		if t := r.SourceTrace.At(int(ri)); t != nil && !seen[*t] {
+			seen[*t] = true
+			it.SourceTraces = append(it.SourceTraces, *t)
 		}
 	}
-	for _, a := range s.Agents {
-		ai := AgentItem{ID: a.ID, Parent: a.Parent, Depth: a.Depth, Label: agentLabel(a.Depth), Requests: make([]string, len(a.Requests))}
-		for k, ri := range a.Requests {
-			ai.Requests[k] = e.d.Requests[ri].ID
+	ag := &e.c.Agents
+	for a := e.agentsOf[m.index][0]; a < e.agentsOf[m.index][1]; a++ {
+		areqs := e.requestsOfAgent(int(a))
+		ai := AgentItem{ID: ag.ID[a], Parent: ag.Parent.At(int(a)), Depth: ag.Depth[a], Label: agentLabel(ag.Depth[a]), Requests: make([]string, len(areqs))}
+		for k, ri := range areqs {
+			ai.Requests[k] = r.ID[ri]
 		}
 		it.Agents = append(it.Agents, ai)
 	}

@@ -62,9 +62,9 @@ type Counts struct {
 
 // Summary answers the "summary" kind.
 func (e *Engine) Summary() Summary {
-	m := e.d.Meta
+	m := e.c.Meta
 	audit := model.Audit{}
-	for k, v := range e.d.Audit {
+	for k, v := range e.c.Audit {
 		audit[k] = v
 	}
 	return Summary{
@@ -79,8 +79,8 @@ func (e *Engine) Summary() Summary {
 			Limitations: nonNil(m.Limitations), Warnings: nonNil(m.Warnings),
 		},
 		Audit:        audit,
-		Capabilities: Capabilities{Requests: len(e.d.Requests) > 0},
-		Counts:       Counts{Requests: len(e.d.Requests), Sessions: len(e.sessions)},
+		Capabilities: Capabilities{Requests: e.r.N > 0},
+		Counts:       Counts{Requests: e.r.N, Sessions: len(e.c.Sessions.ID)},
 	}
 }
 
@@ -103,9 +103,9 @@ func (e *Engine) Sources(a Args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := list[SourceItem]{Total: len(e.d.Sources), Offset: offset, Limit: limit, Range: [2]float64{0, e.durationS}, Items: []SourceItem{}}
-	for k := offset; k < len(e.d.Sources) && len(out.Items) < limit; k++ {
-		out.Items = append(out.Items, sourceItem(e.d.Sources[k]))
+	out := list[SourceItem]{Total: len(e.c.Sources), Offset: offset, Limit: limit, Range: [2]float64{0, e.durationS}, Items: []SourceItem{}}
+	for k := offset; k < len(e.c.Sources) && len(out.Items) < limit; k++ {
+		out.Items = append(out.Items, sourceItem(e.c.Sources[k]))
 	}
 	return out, nil
 }
@@ -120,7 +120,7 @@ func (e *Engine) Source(id string) (any, error) {
 	if !ok {
 		return nil, nil
 	}
-	return sourceItem(e.d.Sources[i]), nil
+	return sourceItem(e.c.Sources[i]), nil
 }
 
 // Overview is a histogram of request starts over the whole run, for the
@@ -145,36 +145,51 @@ func (e *Engine) Overview(bins int) (any, error) {
 		return nil, fmt.Errorf("bins must be from 1 to 10000; got %d", bins)
 	}
 	o := Overview{Duration: e.durationS, BinSeconds: e.durationS / float64(bins), Counts: make([]int, bins)}
-	if len(e.d.Requests) > 0 {
+	if e.r.N > 0 {
 		o.Basis = "request starts"
 	}
-	for i := range e.d.Requests {
-		b := int(float64(e.d.Requests[i].StartNS) / float64(e.d.Meta.DurationNS) * float64(bins))
-		b = min(max(b, 0), bins-1)
+	scale := float64(bins) / float64(e.c.Meta.DurationNS)
+	for _, start := range e.r.Start {
+		b := min(max(int(float64(start)*scale), 0), bins-1)
 		o.Counts[b]++
-		o.Max = max(o.Max, o.Counts[b])
+	}
+	for _, n := range o.Counts {
+		o.Max = max(o.Max, n)
 	}
 	return o, nil
 }
 
-// DefaultRequest picks the request the page opens on: a slow but not the
-// slowest request (rank min(20, n-1) by TTFT, descending) among those with a
-// first token, else the first request, else none.
+// defaultRank is the TTFT rank (descending) of the request the page opens
+// on: slow enough to be interesting, not the single worst outlier.
+const defaultRank = 20
+
+// DefaultRequest picks the request the page opens on: rank
+// min(defaultRank, n-1) by TTFT, descending, among requests with a first
+// token; else the first request; else none. It keeps only the top ranks
+// instead of sorting every request.
 func (e *Engine) DefaultRequest() *string {
-	var withFirst []int
-	for i := range e.d.Requests {
-		if e.d.Requests[i].FirstNS != nil && e.d.Requests[i].TTFTms != nil {
-			withFirst = append(withFirst, i)
+	r := e.r
+	var top []int // indexes, TTFT descending, at most defaultRank+1
+	slower := func(a, b int) bool { return r.TTFT.V[a] > r.TTFT.V[b] || r.TTFT.V[a] == r.TTFT.V[b] && a < b }
+	for i := range r.N {
+		if !valid(r.TTFT.Valid, i) || !valid(r.First.Valid, i) {
+			continue
 		}
+		if len(top) == defaultRank+1 && !slower(i, top[len(top)-1]) {
+			continue
+		}
+		k := sort.Search(len(top), func(k int) bool { return slower(i, top[k]) })
+		if len(top) < defaultRank+1 {
+			top = append(top, 0)
+		}
+		copy(top[k+1:], top[k:len(top)-1])
+		top[k] = i
 	}
-	if len(withFirst) > 0 {
-		rs := e.d.Requests
-		sort.SliceStable(withFirst, func(a, b int) bool { return *rs[withFirst[a]].TTFTms > *rs[withFirst[b]].TTFTms })
-		id := rs[withFirst[min(20, len(withFirst)-1)]].ID
-		return &id
-	}
-	if len(e.d.Requests) > 0 {
-		return &e.d.Requests[0].ID
+	switch {
+	case len(top) > 0:
+		return &r.ID[top[len(top)-1]]
+	case r.N > 0:
+		return &r.ID[0]
 	}
 	return nil
 }

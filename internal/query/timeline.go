@@ -1,7 +1,5 @@
 package query
 
-import "github.com/dsight/dsight/internal/model"
-
 // Bar is the least a timeline needs to draw one request.
 type Bar struct {
 	ID           string   `json:"id"`
@@ -63,8 +61,8 @@ func (e *Engine) Timeline(a Args) (any, error) {
 	out := TimelinePage{list: list[TimelineSession]{Total: len(matches), Offset: offset, Limit: limit, Range: w.json(), Items: []TimelineSession{}}}
 	out.FocusIndex = -1
 	focus := -1
-	if ri, ok := e.requestByID[a.ID]; ok {
-		focus = e.sessionOf[ri]
+	if ri, ok := e.lookup(a.ID); ok {
+		focus = int(e.r.SessionIndex[ri])
 	}
 	for k, m := range matches {
 		out.MatchingRequests += m.count
@@ -74,35 +72,38 @@ func (e *Engine) Timeline(a Args) (any, error) {
 	}
 	for k := offset; k < len(matches) && len(out.Items) < limit; k++ {
 		m := matches[k]
-		s := &e.sessions[m.index]
-		ts := TimelineSession{ID: s.ID, Start: seconds(s.StartNS), End: seconds(s.EndNS), Matching: m.count, MaxTTFTms: m.maxTTFT, AgentsN: len(s.Agents)}
-		if expanded[s.ID] {
+		ss := &e.c.Sessions
+		agents := e.agentsOf[m.index]
+		ts := TimelineSession{ID: ss.ID[m.index], Start: seconds(ss.Start[m.index]), End: seconds(ss.End[m.index]), Matching: m.count, MaxTTFTms: m.maxTTFT, AgentsN: int(agents[1] - agents[0])}
+		if expanded[ts.ID] {
 			requests, err := e.matchingRequests(m.index, a, w)
 			if err != nil {
 				return nil, err
 			}
-			ts.Agents = e.timelineAgents(s.Agents, requests)
+			ts.Agents = e.timelineAgents(agents, requests)
 		}
 		out.Items = append(out.Items, ts)
 	}
 	return out, nil
 }
 
-func (e *Engine) timelineAgents(agents []model.Agent, matching []int) []TimelineAgent {
-	byAgent := map[string][]Bar{}
-	for _, ri := range matching {
-		r := &e.d.Requests[ri]
-		b := Bar{ID: r.ID, Start: seconds(r.StartNS), End: seconds(r.EndNS), TTFTms: r.TTFTms, Status: r.Status, Turn: r.Turn, InputTokens: r.InputTokens, OutputTokens: r.OutputTokens}
-		if r.FirstNS != nil {
-			f := seconds(*r.FirstNS)
-			b.First = &f
+func (e *Engine) timelineAgents(agents [2]int32, matching []int) []TimelineAgent {
+	r, ag := e.r, &e.c.Agents
+	bars := map[int64][]Bar{}
+	for _, i := range matching {
+		b := Bar{
+			ID: r.ID[i], Start: seconds(r.Start[i]), End: seconds(r.End[i]), First: optSeconds(r.First.At(i)),
+			TTFTms: r.TTFT.At(i), Status: r.Status[i], Turn: r.Turn.At(i),
+			InputTokens: r.InputTokens.At(i), OutputTokens: r.OutputTokens.At(i),
 		}
-		b.Invalid = r.FirstNS != nil && *r.FirstNS > r.EndNS
-		byAgent[r.Agent] = append(byAgent[r.Agent], b)
+		if f := r.First.At(i); f != nil && *f > r.End[i] {
+			b.Invalid = true
+		}
+		bars[r.AgentIndex[i]] = append(bars[r.AgentIndex[i]], b)
 	}
-	out := make([]TimelineAgent, 0, len(agents))
-	for _, a := range agents {
-		out = append(out, TimelineAgent{ID: a.ID, Parent: a.Parent, Depth: a.Depth, Label: agentLabel(a.Depth), Bars: nonNil(byAgent[a.ID])})
+	out := make([]TimelineAgent, 0, agents[1]-agents[0])
+	for a := agents[0]; a < agents[1]; a++ {
+		out = append(out, TimelineAgent{ID: ag.ID[a], Parent: ag.Parent.At(int(a)), Depth: ag.Depth[a], Label: agentLabel(ag.Depth[a]), Bars: nonNil(bars[int64(a)])})
 	}
 	return out
 }

@@ -7,13 +7,12 @@ import (
 	"path/filepath"
 
 	"github.com/dsight/dsight/internal/catalog"
-	"github.com/dsight/dsight/internal/model"
 	"github.com/dsight/dsight/internal/shard"
 )
 
-// Open reads the dataset of the report at path (its directory, index.html or
-// manifest.json), verifying the core shard's content hash.
-func Open(path string) (*model.Dataset, error) {
+// Open reads the core shard of the report at path (its directory,
+// index.html or manifest.json), verifying its content hash.
+func Open(path string) (*catalog.Core, error) {
 	dir := path
 	if st, err := os.Stat(path); err != nil {
 		return nil, err
@@ -54,5 +53,5 @@ func Open(path string) (*model.Dataset, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", core, err)
 	}
-	return catalog.Decode(s)
+	return catalog.Open(s)
 }

@@ -71,11 +71,11 @@ func TestWriteOpenRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := Open(dir)
+	core, err := Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(got, want) {
+	if got := core.Dataset(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("Open(Write(d)) differs:\n got %+v\nwant %+v", got, want)
 	}
 	// The manifest lists every file with its hash, and the files match.
@@ -221,7 +221,7 @@ func TestKilledBuildKeepsPreviousReport(t *testing.T) {
 	}
 	got, err := Open(dir)
 	if err != nil || got.Meta.Job != "third" {
-		t.Fatalf("rebuild after a killed build: %v %v", got, err)
+		t.Fatalf("rebuild after a killed build: %v", err)
 	}
 }
 

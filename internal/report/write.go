@@ -86,7 +86,8 @@ func render(d *model.Dataset, assets fs.FS) (map[string][]byte, *Manifest, error
 	if err != nil {
 		return nil, nil, err
 	}
-	raw, err := shard.Encode(catalog.Encode(d))
+	coreShard := catalog.Encode(d)
+	raw, err := shard.Encode(coreShard)
 	if err != nil {
 		return nil, nil, fmt.Errorf("encode core shard: %w", err)
 	}
@@ -94,7 +95,11 @@ func render(d *model.Dataset, assets fs.FS) (map[string][]byte, *Manifest, error
 	if err != nil {
 		return nil, nil, err
 	}
-	eng, err := query.New(d)
+	view, err := catalog.Open(coreShard)
+	if err != nil {
+		return nil, nil, err
+	}
+	eng, err := query.New(view)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -5,7 +5,7 @@
 //
 //   node tools/browser/bench.mjs [--requests 100000] [--loads 3] [--calls 30]
 
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -26,8 +26,10 @@ const report = path.join(work, "report");
 execFileSync("go", ["run", "./tools/gen", "-out", run, "-seed", "3", "-requests", String(requests)], { cwd: ROOT, stdio: ["ignore", "ignore", "inherit"] });
 const inputBytes = fs.readdirSync(path.join(run, "logs", "artifacts"), { recursive: true }).map((f) => path.join(run, "logs", "artifacts", f)).filter((f) => fs.statSync(f).isFile()).reduce((n, f) => n + fs.statSync(f).size, 0);
 
-const timed = execFileSync("/usr/bin/time", ["-f", "%e %M", BIN, "build", run, "-o", report], { encoding: "utf8", stdio: ["ignore", "ignore", "pipe"] });
-const [wall, rssKB] = timed.trim().split(/\s+/).slice(-2).map(Number);
+// /usr/bin/time reports the build's wall time and peak RSS on stderr.
+const timed = spawnSync("/usr/bin/time", ["-f", "%e %M", BIN, "build", run, "-o", report], { encoding: "utf8", stdio: ["ignore", "ignore", "pipe"] });
+if (timed.status !== 0) throw new Error(`build failed: ${timed.stderr}`);
+const [wall, rssKB] = timed.stderr.trim().split(/\s+/).slice(-2).map(Number);
 const manifest = JSON.parse(fs.readFileSync(path.join(report, "manifest.json"), "utf8"));
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];

@@ -212,7 +212,10 @@ func (d *decoder) payload(c *Column, enc Encoding, rows int) error {
 	case Float64:
 		return d.floats(c, enc, rows, present)
 	case String:
-		return d.strings(c, rows, present)
+		if enc == EncUUIDList {
+			return d.uuidList(c, rows, present)
+		}
+		return d.strings(c, enc, rows, present)
 	case Bool:
 		return d.bools(c, rows, present)
 	}
@@ -313,7 +316,32 @@ func fillPresent[T any](vals []T, valid []bool, v T) {
 	}
 }
 
-func (d *decoder) strings(c *Column, rows, present int) error {
+// uuidList decodes one 16-byte UUID per present row.
+func (d *decoder) uuidList(c *Column, rows, present int) error {
+	packed, err := d.r.take(uuidBytes * present)
+	if err != nil {
+		return d.fail("%d UUIDs need %d bytes, %d remain", present, uuidBytes*present, d.r.remaining())
+	}
+	if d.decoded += int64(36 * present); d.decoded > d.budget {
+		return d.fail("decoded shard would exceed %d bytes", d.budget)
+	}
+	vals := formatUUIDs(packed, present)
+	if c.Valid == nil {
+		c.Strings = vals
+		return nil
+	}
+	c.Strings = make([]string, rows)
+	next := 0
+	for i := range c.Strings {
+		if c.Valid[i] {
+			c.Strings[i] = vals[next]
+			next++
+		}
+	}
+	return nil
+}
+
+func (d *decoder) strings(c *Column, enc Encoding, rows, present int) error {
 	n, err := d.uvarint("dictionary size")
 	if err != nil {
 		return err
@@ -322,6 +350,16 @@ func (d *decoder) strings(c *Column, rows, present int) error {
 	// entries than values; each entry also takes at least one byte.
 	if n > uint64(present) || n > uint64(d.r.remaining()) {
 		return d.fail("dictionary of %d entries for %d values", n, present)
+	}
+	if enc == EncUUIDDictionary {
+		packed, err := d.r.take(uuidBytes * int(n))
+		if err != nil {
+			return d.fail("%d UUIDs need %d bytes, %d remain", n, uuidBytes*n, d.r.remaining())
+		}
+		if d.decoded += int64(36 * n); d.decoded > d.budget {
+			return d.fail("decoded shard would exceed %d bytes", d.budget)
+		}
+		return d.indexes(c, formatUUIDs(packed, int(n)), rows, present)
 	}
 	bounds := make([]int, 2*n) // start and end of each entry in d.r.b
 	total := 0
@@ -359,6 +397,12 @@ func (d *decoder) strings(c *Column, rows, present int) error {
 		dict[k] = backing[off : off+size]
 		off += size
 	}
+	return d.indexes(c, dict, rows, present)
+}
+
+// indexes reads one dictionary index per present row.
+func (d *decoder) indexes(c *Column, dict []string, rows, present int) error {
+	n := uint64(len(dict))
 	if d.r.remaining() < present {
 		return d.fail("%d indexes need at least %d bytes, %d remain", present, present, d.r.remaining())
 	}

@@ -106,7 +106,16 @@ func (p *columnPlan) plan(c *Column, rows int) {
 		}
 	case String:
 		p.enc = EncDictionary
-		n, dictBytes := p.planDictionary(compact(c.Strings, c.Valid))
+		vals := compact(c.Strings, c.Valid)
+		n, dictBytes := p.planDictionary(vals)
+		if allUUIDs(p.dict) {
+			p.enc = EncUUIDDictionary
+			n -= int(dictBytes) + len(p.dict) - uuidBytes*len(p.dict) // 16 bytes, no length, per entry
+			if len(p.dict) == len(vals) {
+				p.enc = EncUUIDList
+				n = uuidBytes * len(vals)
+			}
+		}
 		p.size += n
 		p.decoded += dictBytes
 	case Bool:
@@ -130,9 +139,19 @@ func (p *columnPlan) append(buf []byte, c *Column) []byte {
 	case Float64:
 		return appendFloats(buf, p.enc, p.floats)
 	case String:
+		if p.enc == EncUUIDList {
+			for _, d := range p.dict { // every value is distinct: the dictionary is the rows
+				buf = appendUUID(buf, d)
+			}
+			return buf
+		}
 		buf = binary.AppendUvarint(buf, uint64(len(p.dict)))
 		for _, d := range p.dict {
-			buf = appendString(buf, d)
+			if p.enc == EncUUIDDictionary {
+				buf = appendUUID(buf, d)
+			} else {
+				buf = appendString(buf, d)
+			}
 		}
 		for _, k := range p.indexes {
 			buf = binary.AppendUvarint(buf, k)

@@ -68,6 +68,12 @@ const (
 	EncFloat64LE   Encoding = 4 // Float64: 8 bytes little-endian IEEE 754 per value
 	EncDictionary  Encoding = 5 // String: first-seen dictionary, then a uvarint index per value
 	EncBitmap      Encoding = 6 // Bool: one bit per value, least significant bit first
+	// EncUUIDDictionary is EncDictionary whose entries are all canonical
+	// lowercase UUIDs, stored as 16 bytes each instead of 36 characters.
+	EncUUIDDictionary Encoding = 7
+	// EncUUIDList stores one 16-byte UUID per value, in row order: for columns
+	// of distinct UUIDs (request ids), where dictionary indexes are pure cost.
+	EncUUIDList Encoding = 8
 )
 
 func (e Encoding) String() string {
@@ -84,6 +90,10 @@ func (e Encoding) String() string {
 		return "dictionary"
 	case EncBitmap:
 		return "bitmap"
+	case EncUUIDDictionary:
+		return "uuid-dictionary"
+	case EncUUIDList:
+		return "uuid-list"
 	}
 	return fmt.Sprintf("encoding(%d)", uint8(e))
 }
@@ -97,7 +107,7 @@ func (e Encoding) allows(t Type) bool {
 		return t == Int64 || t == Float64
 	case EncFloat64LE:
 		return t == Float64
-	case EncDictionary:
+	case EncDictionary, EncUUIDDictionary, EncUUIDList:
 		return t == String
 	case EncBitmap:
 		return t == Bool

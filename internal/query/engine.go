@@ -28,6 +28,9 @@ type Engine struct {
 	durationS     float64
 	maxRequestDur int64 // longest request, bounds the overlap scan
 
+	lastMu sync.Mutex
+	last   *sessionsCache
+
 	searchOnce sync.Once
 	searchText []string // request index → lower-cased identities, built on first search
 }

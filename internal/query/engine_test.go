@@ -238,3 +238,26 @@ func FuzzHandle(f *testing.F) {
 		}
 	})
 }
+
+// The engine remembers the last session grouping; a change in any filter
+// must still produce a fresh answer.
+func TestSessionGroupingCacheFollowsFilters(t *testing.T) {
+	e := engine(t)
+	for _, c := range []struct{ q, want string }{
+		{`{"op":"sessions","args":{"sort":"ttft"}}`, "a c b"},
+		{`{"op":"sessions","args":{"sort":"ttft"}}`, "a c b"},
+		{`{"op":"sessions","args":{"sort":"ttft","search":"late"}}`, "c"},
+		{`{"op":"sessions","args":{"sort":"ttft","min_ttft_ms":400}}`, "a c"},
+		{`{"op":"sessions","args":{"sort":"ttft","from":8.5}}`, "c b"},
+		{`{"op":"sessions","args":{"sort":"ttft","session":"b"}}`, "b"},
+		{`{"op":"sessions","args":{"sort":"ttft"}}`, "a c b"},
+	} {
+		res, errText := ask(t, e, c.q)
+		if errText != "" {
+			t.Fatal(errText)
+		}
+		if got := strings.Join(ids(res), " "); got != c.want {
+			t.Errorf("%s: %q, want %q", c.q, got, c.want)
+		}
+	}
+}

@@ -44,9 +44,56 @@ func (e *Engine) matchingSessions(a Args) ([]sessionMatch, window, error) {
 	if err != nil {
 		return nil, w, err
 	}
-	match, err := e.matcher(a, w)
+	// A page redraw asks for the same grouping several times in a row (to
+	// find the selected request's page, then to draw it): remember the last.
+	key := sessionsKey{w.fromNS, w.toNS, a.Search, a.Sort, deref(a.Session), deref(a.Agent), deref(a.Worker), derefF(a.MinTTFTms)}
+	e.lastMu.Lock()
+	if e.last != nil && e.last.key == key {
+		out := e.last.matches
+		e.lastMu.Unlock()
+		return out, w, nil
+	}
+	e.lastMu.Unlock()
+	out, err := e.groupSessions(a, w)
 	if err != nil {
 		return nil, w, err
+	}
+	e.lastMu.Lock()
+	e.last = &sessionsCache{key: key, matches: out}
+	e.lastMu.Unlock()
+	return out, w, nil
+}
+
+type sessionsKey struct {
+	from, to               int64
+	search, sort           string
+	session, agent, worker string
+	minTTFT                float64
+}
+
+type sessionsCache struct {
+	key     sessionsKey
+	matches []sessionMatch // shared read-only by callers
+}
+
+func deref(p *string) string {
+	if p == nil {
+		return "\x00none"
+	}
+	return *p
+}
+
+func derefF(p *float64) float64 {
+	if p == nil {
+		return -1
+	}
+	return *p
+}
+
+func (e *Engine) groupSessions(a Args, w window) ([]sessionMatch, error) {
+	match, err := e.matcher(a, w)
+	if err != nil {
+		return nil, err
 	}
 	// slot[si] is 1 + the position of session si in out; a slice, not a
 	// map, because this runs for every request in range on every redraw.
@@ -94,10 +141,10 @@ func (e *Engine) matchingSessions(a Args) ([]sessionMatch, window, error) {
 			return byStart(x, y)
 		}
 	default:
-		return nil, w, fmt.Errorf("sort must be one of start, ttft, count; got %q", a.Sort)
+		return nil, fmt.Errorf("sort must be one of start, ttft, count; got %q", a.Sort)
 	}
 	sort.Slice(out, func(i, j int) bool { return by(out[i], out[j]) })
-	return out, w, nil
+	return out, nil
 }
 
 // matchingRequests lists, in (start, id) order, the requests of session si

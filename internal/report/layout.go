@@ -38,13 +38,26 @@ type Entry struct {
 	Core   Shard `json:"core"`
 }
 
-// Shard describes one detail file.
+// Shard describes one gzip payload, stored as one or more detail scripts.
 type Shard struct {
-	ID           string `json:"id"` // sha256 of the gzip payload
-	Path         string `json:"path"`
+	ID           string `json:"id"`            // sha256 of the whole gzip payload
 	Bytes        int    `json:"bytes"`         // gzip payload bytes
 	DecodedBytes int    `json:"decoded_bytes"` // after gunzip
+	Parts        []Part `json:"parts"`         // concatenated in order, they are the payload
 }
+
+// Part is one detail script holding a slice of a shard's payload.
+type Part struct {
+	ID    string `json:"id"` // sha256 of this slice, also its file name
+	Path  string `json:"path"`
+	Bytes int    `json:"bytes"`
+}
+
+// PartBytes bounds the payload one detail script carries. A browser parses
+// several scripts in parallel but one large script alone, so big payloads
+// load faster as many parts (measured: 0.6–1.0 s instead of 1.0–2.0 s for a
+// 8.6 MB payload).
+const PartBytes = 1 << 20
 
 // FileEntry is one generated file with its hash.
 type FileEntry struct {

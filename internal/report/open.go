@@ -33,25 +33,45 @@ func Open(path string) (*catalog.Core, error) {
 	if m.FormatVersion > FormatVersion {
 		return nil, fmt.Errorf("report format version %d is newer than this dsight reads (%d)", m.FormatVersion, FormatVersion)
 	}
-	core := filepath.Join(dir, filepath.FromSlash(m.Entry.Core.Path))
-	script, err := os.ReadFile(core)
+	raw, err := readShard(dir, m.Entry.Core)
 	if err != nil {
 		return nil, fmt.Errorf("core shard: %w", err)
 	}
-	id, gz, err := shard.OpenEnvelope(script)
+	s, err := shard.Decode(raw)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", core, err)
+		return nil, fmt.Errorf("core shard: %w", err)
 	}
-	if id != m.Entry.Core.ID {
-		return nil, fmt.Errorf("%s holds shard %s, manifest expects %s", core, id, m.Entry.Core.ID)
+	return catalog.Open(s)
+}
+
+// readShard reassembles a shard's payload from its parts, checking each
+// part's hash, the whole payload's hash and its decoded size.
+func readShard(dir string, sh Shard) ([]byte, error) {
+	var gz []byte
+	for _, p := range sh.Parts {
+		file := filepath.Join(dir, filepath.FromSlash(p.Path))
+		script, err := os.ReadFile(file)
+		if err != nil {
+			return nil, err
+		}
+		id, part, err := shard.OpenEnvelope(script)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", file, err)
+		}
+		if id != p.ID {
+			return nil, fmt.Errorf("%s holds part %s, manifest expects %s", file, id, p.ID)
+		}
+		gz = append(gz, part...)
+	}
+	if id := shard.ID(gz); id != sh.ID {
+		return nil, fmt.Errorf("parts assemble to %s, manifest expects %s", id, sh.ID)
 	}
 	raw, err := shard.Decompress(gz)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", core, err)
+		return nil, err
 	}
-	s, err := shard.Decode(raw)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", core, err)
+	if len(raw) != sh.DecodedBytes {
+		return nil, fmt.Errorf("decoded %d bytes, manifest expects %d", len(raw), sh.DecodedBytes)
 	}
-	return catalog.Open(s)
+	return raw, nil
 }

@@ -89,9 +89,18 @@ func TestWriteOpenRoundTrip(t *testing.T) {
 			t.Errorf("%s: hash mismatch", f.Path)
 		}
 	}
-	// Shards are named by content.
+	// Detail scripts are named by content and all belong to a shard.
+	parts := map[string]bool{}
+	for _, sh := range []Shard{m.Entry.Core, m.Entry.Engine} {
+		for _, p := range sh.Parts {
+			parts[p.Path] = true
+			if p.Path != DetailDir+"/"+p.ID+".js" {
+				t.Errorf("part %s is not named by its id %s", p.Path, p.ID)
+			}
+		}
+	}
 	for _, f := range m.Files {
-		if strings.HasPrefix(f.Path, DetailDir+"/") && !strings.HasSuffix(f.Path, m.Entry.Core.ID+".js") && !strings.HasSuffix(f.Path, m.Entry.Engine.ID+".js") {
+		if strings.HasPrefix(f.Path, DetailDir+"/") && !parts[f.Path] {
 			t.Errorf("unexpected detail file %s", f.Path)
 		}
 	}
@@ -253,7 +262,7 @@ func TestOpenRejects(t *testing.T) {
 	if _, err := Open(t.TempDir()); err == nil {
 		t.Fatal("opened a directory without a manifest")
 	}
-	core := filepath.Join(dir, filepath.FromSlash(m.Entry.Core.Path))
+	core := filepath.Join(dir, filepath.FromSlash(m.Entry.Core.Parts[0].Path))
 	b, _ := os.ReadFile(core)
 	b[len(b)/2] ^= 1
 	os.WriteFile(core, b, 0o644)
@@ -274,5 +283,40 @@ func TestManifestSorted(t *testing.T) {
 	}
 	if !sort.StringsAreSorted(paths) {
 		t.Fatalf("manifest files unsorted: %v", paths)
+	}
+}
+
+// A payload larger than PartBytes is split into parts that reassemble
+// exactly; a missing or swapped part is an error, never a partial read.
+func TestLargeShardParts(t *testing.T) {
+	files := map[string][]byte{}
+	raw := make([]byte, 5*PartBytes)
+	for i := range raw {
+		raw[i] = byte(i*7919>>3) ^ byte(i>>11) // poorly compressible
+	}
+	sh, err := addShard(files, raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sh.Parts) < 2 {
+		t.Fatalf("%d parts for %d payload bytes", len(sh.Parts), sh.Bytes)
+	}
+	dir := t.TempDir()
+	for name, b := range files {
+		os.MkdirAll(filepath.Join(dir, filepath.Dir(name)), 0o755)
+		os.WriteFile(filepath.Join(dir, name), b, 0o644)
+	}
+	got, err := readShard(dir, sh)
+	if err != nil || !bytes.Equal(got, raw) {
+		t.Fatalf("reassembly: %v", err)
+	}
+	swapped := sh
+	swapped.Parts = append([]Part{sh.Parts[1], sh.Parts[0]}, sh.Parts[2:]...)
+	if _, err := readShard(dir, swapped); err == nil {
+		t.Fatal("swapped parts accepted")
+	}
+	os.Remove(filepath.Join(dir, sh.Parts[1].Path))
+	if _, err := readShard(dir, sh); err == nil {
+		t.Fatal("missing part accepted")
 	}
 }

@@ -142,17 +142,22 @@ func nonNil[T any](s []T) []T {
 	return s
 }
 
-// addShard compresses raw, wraps it in a script envelope named by content,
-// and records it under detail/.
+// addShard compresses raw and stores it as detail scripts of at most
+// PartBytes of payload each, every one named by the hash of its content.
 func addShard(files map[string][]byte, raw []byte) (Shard, error) {
 	gz, err := shard.Compress(raw)
 	if err != nil {
 		return Shard{}, err
 	}
-	id := shard.ID(gz)
-	p := path.Join(DetailDir, id+".js")
-	files[p] = shard.Envelope(id, gz)
-	return Shard{ID: id, Path: p, Bytes: len(gz), DecodedBytes: len(raw)}, nil
+	sh := Shard{ID: shard.ID(gz), Bytes: len(gz), DecodedBytes: len(raw)}
+	for off := 0; off < len(gz); off += PartBytes {
+		part := gz[off:min(off+PartBytes, len(gz))]
+		id := shard.ID(part)
+		p := path.Join(DetailDir, id+".js")
+		files[p] = shard.Envelope(id, part)
+		sh.Parts = append(sh.Parts, Part{ID: id, Path: p, Bytes: len(part)})
+	}
+	return sh, nil
 }
 
 // boot is the record the page reads before anything else.

@@ -45,18 +45,24 @@ function base64ToBytes(b64) {
   return out;
 }
 
-async function gunzip(bytes) {
-  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+async function gunzip(parts) {
+  const stream = new Blob(parts).stream().pipeThrough(new DecompressionStream("gzip"));
   return new Uint8Array(await new Response(stream).arrayBuffer());
 }
 
+// loadParts loads a shard's parts in parallel (the browser parses separate
+// scripts concurrently) and returns their payload slices in order.
+async function loadParts(desc) {
+  const b64s = await Promise.all(desc.parts.map((p) => loadScript(p.path, p.id)));
+  return b64s.map(base64ToBytes);
+}
+
 // loadShard resolves to the decompressed bytes of a shard descriptor
-// {id, path, decoded_bytes}, checking the decoded length.
+// {id, parts: [{id, path}], decoded_bytes}, checking the decoded length.
 export async function loadShard(desc) {
-  const b64 = await loadScript(desc.path, desc.id);
-  const bytes = await gunzip(base64ToBytes(b64));
-  if (desc.decoded_bytes !== undefined && bytes.length !== desc.decoded_bytes) {
-    throw new Error(`${desc.path}: decoded ${bytes.length} bytes, expected ${desc.decoded_bytes}`);
+  const bytes = await gunzip(await loadParts(desc));
+  if (bytes.length !== desc.decoded_bytes) {
+    throw new Error(`shard ${desc.id}: decoded ${bytes.length} bytes, expected ${desc.decoded_bytes}; republish the report's detail/ directory`);
   }
   return bytes;
 }
@@ -66,14 +72,13 @@ export async function loadShard(desc) {
 // being decompressed (instantiateStreaming over the gunzip stream), so the
 // two overlap instead of running one after the other.
 export async function startEngine(desc) {
-  const b64 = await loadScript(desc.path, desc.id);
-  const gz = base64ToBytes(b64);
+  const gz = await loadParts(desc);
   performance.mark("dsight:wasm-bytes");
   const go = new window.Go();
   const ready = new Promise((resolve) => {
     window.__dsightEngineReady = resolve;
   });
-  const stream = new Blob([gz]).stream().pipeThrough(new DecompressionStream("gzip"));
+  const stream = new Blob(gz).stream().pipeThrough(new DecompressionStream("gzip"));
   const response = new Response(stream, { headers: { "Content-Type": "application/wasm" } });
   const { instance } = await WebAssembly.instantiateStreaming(response, go.importObject);
   performance.mark("dsight:wasm-instantiated");

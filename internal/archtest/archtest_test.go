@@ -35,6 +35,8 @@ var allowed = map[string][]string{
 	"internal/sglang":     {"internal/logmetric"},
 	"internal/tokenspeed": {"internal/logmetric"},
 	"internal/tachometer": {},
+	"internal/lifecycle":  {"internal/otlp", "internal/dynamolog", "internal/sourcename"},
+	"internal/pyramid":    {"internal/shard"},
 	"wasm":                {"internal/catalog", "internal/query", "internal/shard"},
 	"web":                 {},
 	"cmd/build":           {"internal/importer", "internal/report", "internal/query", "web"},

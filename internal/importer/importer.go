@@ -1,18 +1,14 @@
 package importer
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
-	"github.com/dsight/dsight/internal/aiperf"
 	"github.com/dsight/dsight/internal/model"
 )
 
@@ -29,6 +25,7 @@ type Options struct {
 type Result struct {
 	Dataset *model.Dataset
 	stamps  []stamp
+	pending int // sources opened but not yet registered
 }
 
 type stamp struct {
@@ -37,12 +34,16 @@ type stamp struct {
 	modTime int64
 }
 
-// clientGlobs are the AIPerf/AgentX export locations, relative to the log directory.
+// clientGlobs are the client export locations, relative to the log
+// directory: AIPerf/AgentX profile exports and native AgentPerf request logs.
 var clientGlobs = []string{
 	"profile_export.jsonl",
 	"agentic/*/profile_export.jsonl",
 	"agentic/*/aiperf_artifacts/profile_export.jsonl",
 	"artifacts/*/profile_export.jsonl",
+	"requests.jsonl",
+	"agentperf/requests.jsonl",
+	"agentperf/*/requests.jsonl",
 }
 
 // Import reads the run described by opt.
@@ -83,11 +84,10 @@ func Import(opt Options) (*Result, error) {
 
 	var requests []model.Request
 	for _, path := range clients {
-		rs, err := res.readClient(d, root, path, opt.Phase)
+		rs, err := res.readClient(d, root, path, opt.Phase, claimed)
 		if err != nil {
 			return nil, err
 		}
-		claimed[path] = true
 		requests = append(requests, rs...)
 	}
 	if len(requests) == 0 {
@@ -162,43 +162,6 @@ func discoverClients(logDir, explicit string) ([]string, error) {
 		return nil, fmt.Errorf("found %d client exports; select one with --client:\n  %s", len(found), strings.Join(found, "\n  "))
 	}
 	return found, nil
-}
-
-func (res *Result) readClient(d *model.Dataset, root, path, phase string) ([]model.Request, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	rel := relative(root, path)
-	id := len(d.Sources)
-	h := sha256.New()
-	out, err := aiperf.Parse(io.TeeReader(f, h), aiperf.Options{File: rel, SourceID: id, Phase: phase})
-	if err != nil {
-		return nil, err
-	}
-	if _, err := io.Copy(h, f); err != nil { // hash whatever the parser did not need to read
-		return nil, err
-	}
-	res.stamps = append(res.stamps, stamp{path: path, size: st.Size(), modTime: st.ModTime().UnixNano()})
-	d.Sources = append(d.Sources, model.Source{ID: id, Path: rel, Kind: "client", Bytes: st.Size(), SHA256: hex.EncodeToString(h.Sum(nil))})
-	d.Meta.Warnings = append(d.Meta.Warnings, out.Warnings...)
-	d.Audit["client_rows"] += int64(out.Rows)
-	d.Audit["client_requests"] += int64(len(out.Requests))
-	d.Audit["excluded_client_rows"] += int64(out.Excluded)
-	d.Audit["clients_without_phase"] += int64(out.WithoutPhase)
-	d.Audit["client_first_after_end"] += int64(out.FirstAfterEnd)
-	switch out.Schema {
-	case "legacy":
-		d.Meta.ClientKind = "aiperf-legacy"
-	case "current":
-		d.Meta.ClientKind = "aiperf"
-	}
-	return out.Requests, nil
 }
 
 // align sets the origin at the earliest client start, rebases every time to

@@ -154,3 +154,48 @@ func TestLegacyFixture(t *testing.T) {
 		t.Fatalf("legacy import: %s, %d requests", res.Dataset.Meta.ClientKind, len(res.Dataset.Requests))
 	}
 }
+
+// A native AgentPerf run: the request log, its phase manifest and its
+// phase-analysis file are each registered as sources and referenced by the
+// requests' evidence; the other files beside it stay unread and reported.
+func TestAgentPerf(t *testing.T) {
+	root := t.TempDir()
+	files := map[string]string{}
+	for _, name := range []string{"requests.jsonl", "phase_manifest.jsonl", "model__4u__phase0__dur30s__settle10s__traj3.jsonl", "notes.jsonl"} {
+		b, err := os.ReadFile(filepath.Join("../agentperf/testdata/joined", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files["logs/agentperf/run1/"+name] = string(b)
+	}
+	write(t, root, files)
+	res, err := Import(Options{Run: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := res.Dataset
+	if d.Meta.ClientKind != "agentperf" || len(d.Requests) == 0 {
+		t.Fatalf("kind %q, %d requests", d.Meta.ClientKind, len(d.Requests))
+	}
+	kinds := map[string]int{}
+	for i, s := range d.Sources {
+		if s.ID != i || len(s.SHA256) != 64 {
+			t.Fatalf("source %d: %+v", i, s)
+		}
+		kinds[s.Kind]++
+	}
+	if kinds["client"] != 1 || kinds["agentperf_phase_manifest"] != 1 || kinds["agentperf_phase_analysis"] != 1 {
+		t.Fatalf("sources: %+v", d.Sources)
+	}
+	for _, r := range d.Requests {
+		if r.Evidence.Source < 0 || r.Evidence.Source >= len(d.Sources) {
+			t.Fatalf("evidence outside the source list: %+v", r.Evidence)
+		}
+	}
+	if len(d.Unread) != 1 || !strings.HasSuffix(d.Unread[0], "notes.jsonl") {
+		t.Fatalf("unread: %v", d.Unread)
+	}
+	if err := res.Verify(); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -199,7 +199,7 @@ func (e *Engine) sessionItem(m sessionMatch) SessionItem {
 	ag := &e.c.Agents
 	for a := e.agentsOf[m.index][0]; a < e.agentsOf[m.index][1]; a++ {
 		areqs := e.requestsOfAgent(int(a))
-		ai := AgentItem{ID: ag.ID[a], Parent: ag.Parent.At(int(a)), Depth: ag.Depth[a], Label: agentLabel(ag.Depth[a]), Requests: make([]string, len(areqs))}
+		ai := AgentItem{ID: ag.ID[a], Parent: ag.Parent.At(int(a)), Depth: ag.Depth[a], Label: e.agentLabel(ag.Depth[a]), Requests: make([]string, len(areqs))}
 		for k, ri := range areqs {
 			ai.Requests[k] = r.ID[ri]
 		}
@@ -208,8 +208,13 @@ func (e *Engine) sessionItem(m sessionMatch) SessionItem {
 	return it
 }
 
-func agentLabel(depth int64) string {
-	if depth == 0 {
+// agentLabel names an agent row. AgentPerf records no agent tree, so its
+// agents are labeled by what they are, the benchmark client.
+func (e *Engine) agentLabel(depth int64) string {
+	switch {
+	case e.c.Meta.ClientKind == "agentperf":
+		return "Client"
+	case depth == 0:
 		return "Main"
 	}
 	return "Subagent"

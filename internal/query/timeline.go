@@ -103,7 +103,7 @@ func (e *Engine) timelineAgents(agents [2]int32, matching []int) []TimelineAgent
 	}
 	out := make([]TimelineAgent, 0, agents[1]-agents[0])
 	for a := agents[0]; a < agents[1]; a++ {
-		out = append(out, TimelineAgent{ID: ag.ID[a], Parent: ag.Parent.At(int(a)), Depth: ag.Depth[a], Label: agentLabel(ag.Depth[a]), Bars: nonNil(bars[int64(a)])})
+		out = append(out, TimelineAgent{ID: ag.ID[a], Parent: ag.Parent.At(int(a)), Depth: ag.Depth[a], Label: e.agentLabel(ag.Depth[a]), Bars: nonNil(bars[int64(a)])})
 	}
 	return out
 }

@@ -49,6 +49,7 @@ export function fmtInt(n) {
 }
 
 export function fmtDuration(s) {
+  if (s >= 7200) return `${(s / 3600).toFixed(1)} h`;
   if (s >= 120) return `${(s / 60).toFixed(1)} min`;
   if (s >= 1) return `${s.toFixed(s >= 10 ? 1 : 2)} s`;
   return `${(s * 1000).toFixed(s >= 0.01 ? 1 : 3)} ms`;

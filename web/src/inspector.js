@@ -22,7 +22,7 @@ function requestTab(view) {
   const id = view.state.request;
   if (id === null) return h("p", { class: "muted" }, "Select a request bar to see its recorded timing and evidence.");
   const r = view.request(id);
-  const agentLabel = r.depth === 0 ? "main agent" : "subagent";
+  const agentLabel = r.client_kind === "agentperf" ? "client" : r.depth === 0 ? "main agent" : "subagent";
   const stats = [
     ["Client TTFT", fmtMs(r.ttft_ms)],
     ["Request duration", `${(r.end - r.start).toFixed(3)} s`],
@@ -31,6 +31,7 @@ function requestTab(view) {
     ["Cached tokens", fmtInt(r.cached_tokens)],
     ["Status", r.error ? `${r.status}: ${r.error}` : r.status],
     ["Phase", r.phase === null ? "unclassified (not recorded)" : r.phase],
+    ["Timing source", r.timing_quality || "client export"],
     ["Start", fmtSeconds(r.start)],
     ["First token", r.first === null ? "not recorded" : fmtSeconds(r.first)],
     ["End", fmtSeconds(r.end)],

@@ -52,6 +52,9 @@ function requestTab(view) {
     h("dl", { class: "stats" }, stats.map(([k, v]) => [h("dt", null, k), h("dd", null, v)])),
     h("p", { class: "evidence" }, "Evidence: ", h("code", { title: `source ${ev.source}` }, `${ev.path}:${ev.line}`)),
   );
+  for (const [label, e] of [["Identity", r.identity_evidence], ["Cache usage", r.cache_usage_evidence], ["Phase", r.phase_evidence]]) {
+    if (e && (e.source !== ev.source || e.line !== ev.line)) box.appendChild(h("p", { class: "evidence" }, `${label} evidence: `, h("code", { title: `source ${e.source}` }, `${e.path}:${e.line}`)));
+  }
   if (r.conversation !== null) box.appendChild(h("p", { class: "muted small" }, "Conversation ", h("code", null, r.conversation)));
   if (r.parent !== null) box.appendChild(h("p", { class: "muted small" }, "Parent agent ", h("code", null, r.parent)));
   if (r.issues.length) box.appendChild(h("ul", { class: "issues" }, r.issues.map((i) => h("li", null, i))));

@@ -3,14 +3,12 @@ package agentperf
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
+	"github.com/dsight/dsight/internal/golden"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/*.golden from the current output")
 
 var goldenCases = []struct {
 	name  string // testdata/<name>.golden
@@ -67,19 +65,7 @@ func TestGolden(t *testing.T) {
 				t.Fatal("prompt or response text reached the normalized requests")
 			}
 			path := filepath.Join("testdata", tc.name+".golden")
-			if *update {
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to create it)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("output differs from %s; run go test -run TestGolden -update and review the diff", path)
-			}
+			golden.Check(t, path, got)
 		})
 	}
 }

@@ -3,14 +3,11 @@ package aiperf
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
+	"github.com/dsight/dsight/internal/golden"
 	"os"
 	"path/filepath"
-	"strconv"
 	"testing"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/*.golden from the current output")
 
 // goldenCases map a golden file to its input and options.
 var goldenCases = []struct {
@@ -44,38 +41,7 @@ func TestGolden(t *testing.T) {
 			}
 			got = append(got, '\n')
 			path := filepath.Join("testdata", tc.name+".golden")
-			if *update {
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to create it)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("output differs from %s; run go test -run TestGolden -update and review the diff\n%s", path, firstDiff(got, want))
-			}
+			golden.Check(t, path, got)
 		})
 	}
 }
-
-func firstDiff(got, want []byte) string {
-	g, w := bytes.Split(got, []byte("\n")), bytes.Split(want, []byte("\n"))
-	for i := 0; i < len(g) || i < len(w); i++ {
-		var gl, wl []byte
-		if i < len(g) {
-			gl = g[i]
-		}
-		if i < len(w) {
-			wl = w[i]
-		}
-		if !bytes.Equal(gl, wl) {
-			return "line " + itoa(i+1) + ":\n  got:  " + string(gl) + "\n  want: " + string(wl)
-		}
-	}
-	return ""
-}
-
-func itoa(i int) string { return strconv.Itoa(i) }

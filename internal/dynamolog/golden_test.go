@@ -3,15 +3,13 @@ package dynamolog
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
+	"github.com/dsight/dsight/internal/golden"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // goldenInputs lists the log inputs in testdata.
 func goldenInputs(t testing.TB) []string {
@@ -34,26 +32,14 @@ func goldenInputs(t testing.TB) []string {
 func TestGolden(t *testing.T) {
 	seen := map[string]bool{}
 	for _, input := range goldenInputs(t) {
-		golden := strings.TrimSuffix(input, filepath.Ext(input)) + ".golden"
-		if seen[golden] {
-			t.Fatalf("two inputs share %s", golden)
+		goldenPath := strings.TrimSuffix(input, filepath.Ext(input)) + ".golden"
+		if seen[goldenPath] {
+			t.Fatalf("two inputs share %s", goldenPath)
 		}
-		seen[golden] = true
+		seen[goldenPath] = true
 		t.Run(filepath.Base(input), func(t *testing.T) {
 			got := scanForGolden(t, filepath.ToSlash(input))
-			if *update {
-				if err := os.WriteFile(golden, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("%s differs from %s:\n%s", input, golden, lineDiff(string(want), string(got)))
-			}
+			golden.Check(t, goldenPath, got)
 		})
 	}
 	goldens, _ := filepath.Glob("testdata/*.golden")
@@ -92,7 +78,7 @@ func scanForGolden(t *testing.T, input string) []byte {
 	return append(out, '\n')
 }
 
-// lineDiff shows the first differing lines, enough to read a golden change.
+// lineDiff shows the first differing lines, enough to read a goldenPath change.
 func lineDiff(want, got string) string {
 	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
 	var b strings.Builder

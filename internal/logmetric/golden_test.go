@@ -2,19 +2,15 @@ package logmetric
 
 import (
 	"bytes"
-	"flag"
-	"fmt"
+	"github.com/dsight/dsight/internal/golden"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/*.golden from the current output")
-
 // TestGolden reads every testdata/*.log with the fake generator, in UTC, and
-// compares the dump with its .golden sibling.
+// compares the dump with its .goldenPath sibling.
 func TestGolden(t *testing.T) {
 	logs, err := filepath.Glob("testdata/*.log")
 	if err != nil || len(logs) == 0 {
@@ -46,37 +42,9 @@ func TestGolden(t *testing.T) {
 	}
 }
 
-func compareGolden(t *testing.T, golden string, got []byte) {
+func compareGolden(t *testing.T, goldenPath string, got []byte) {
 	t.Helper()
-	if *update {
-		if err := os.WriteFile(golden, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test -update)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs (run go test -update and review the diff): %s", golden, firstDiff(got, want))
-	}
+	golden.Check(t, goldenPath, got)
 }
 
 // firstDiff describes the first line where got and want differ.
-func firstDiff(got, want []byte) string {
-	g, w := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
-	for i := range max(len(g), len(w)) {
-		var gl, wl string
-		if i < len(g) {
-			gl = g[i]
-		}
-		if i < len(w) {
-			wl = w[i]
-		}
-		if gl != wl {
-			return fmt.Sprintf("line %d\n got: %s\nwant: %s", i+1, gl, wl)
-		}
-	}
-	return "no line differs"
-}

@@ -1,17 +1,14 @@
 package otlp
 
 import (
-	"bytes"
 	"encoding/json"
-	"flag"
+	"github.com/dsight/dsight/internal/golden"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // goldenInputs lists the decoder inputs in testdata.
 func goldenInputs(t testing.TB) []string {
@@ -38,26 +35,14 @@ func goldenName(input string) string {
 func TestGolden(t *testing.T) {
 	seen := map[string]bool{}
 	for _, input := range goldenInputs(t) {
-		golden := goldenName(input)
-		if seen[golden] {
-			t.Fatalf("two inputs share %s", golden)
+		goldenPath := goldenName(input)
+		if seen[goldenPath] {
+			t.Fatalf("two inputs share %s", goldenPath)
 		}
-		seen[golden] = true
+		seen[goldenPath] = true
 		t.Run(filepath.Base(input), func(t *testing.T) {
 			got := decodeForGolden(t, filepath.ToSlash(input))
-			if *update {
-				if err := os.WriteFile(golden, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("%s differs from %s:\n%s", input, golden, lineDiff(string(want), string(got)))
-			}
+			golden.Check(t, goldenPath, got)
 		})
 	}
 	goldens, _ := filepath.Glob("testdata/*.golden")
@@ -145,7 +130,7 @@ func viewSpan(s *Span) spanView {
 	return v
 }
 
-// lineDiff shows the first differing lines, enough to read a golden change.
+// lineDiff shows the first differing lines, enough to read a goldenPath change.
 func lineDiff(want, got string) string {
 	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
 	var b strings.Builder

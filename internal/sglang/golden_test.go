@@ -2,8 +2,7 @@ package sglang
 
 import (
 	"bytes"
-	"flag"
-	"fmt"
+	"github.com/dsight/dsight/internal/golden"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,8 +12,6 @@ import (
 
 	"github.com/dsight/dsight/internal/logmetric"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/*.golden from the current output")
 
 // fixtures lists the log files under testdata (every file except README.md
 // and the goldens).
@@ -64,20 +61,8 @@ func TestGolden(t *testing.T) {
 			if err := r.Dump(&got); err != nil {
 				t.Fatal(err)
 			}
-			golden := path + ".golden"
-			if *update {
-				if err := os.WriteFile(golden, got.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test -update)", err)
-			}
-			if !bytes.Equal(got.Bytes(), want) {
-				t.Errorf("%s differs (run go test -update and review the diff): %s", golden, firstDiff(got.Bytes(), want))
-			}
+			goldenPath := path + ".golden"
+			golden.Check(t, goldenPath, got.Bytes())
 		})
 	}
 	goldens, _ := filepath.Glob("testdata/*.golden")
@@ -105,19 +90,3 @@ func TestTRTLLMLinesIgnored(t *testing.T) {
 }
 
 // firstDiff describes the first line where got and want differ.
-func firstDiff(got, want []byte) string {
-	g, w := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
-	for i := range max(len(g), len(w)) {
-		var gl, wl string
-		if i < len(g) {
-			gl = g[i]
-		}
-		if i < len(w) {
-			wl = w[i]
-		}
-		if gl != wl {
-			return fmt.Sprintf("line %d\n got: %s\nwant: %s", i+1, gl, wl)
-		}
-	}
-	return "no line differs"
-}

@@ -5,7 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
-	"flag"
+	"github.com/dsight/dsight/internal/golden"
 	"hash/crc32"
 	"math"
 	"os"
@@ -13,8 +13,6 @@ import (
 	"strings"
 	"testing"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata golden files")
 
 // TestGolden pins the byte layout: a change here is a format change and
 // must come with a FormatVersion bump and a docs/format/shard.md update.
@@ -25,7 +23,7 @@ func TestGolden(t *testing.T) {
 	}
 	got := hex.Dump(raw)
 	path := filepath.Join("testdata", "example.hex")
-	if *update {
+	if *golden.Update {
 		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -4,8 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"flag"
 	"fmt"
+	"github.com/dsight/dsight/internal/golden"
 	"os"
 	"path/filepath"
 	"sort"
@@ -13,8 +13,6 @@ import (
 	"strings"
 	"testing"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // scrapeRows turns a Prometheus text exposition into the rows Tachometer
 // stores for one scrape: labels sorted by key and joined as k="v", the
@@ -108,7 +106,7 @@ func TestGoldenDCGM(t *testing.T) {
 	writeList(t, &doc, "families", families)
 	fmt.Fprintf(&doc, " \"warnings\": %s,\n \"audit\": %s\n", compactJSON(t, res.Warnings), compactJSON(t, res.Audit))
 	doc.WriteString("}\n")
-	checkGolden(t, "testdata/dcgm-capture.golden.json", doc.Bytes())
+	golden.Check(t, "testdata/dcgm-capture.golden.json", doc.Bytes())
 
 	if res.Audit.Families != 19 || len(sink.series) != 76 || res.Audit.Duplicates != 76 || res.Audit.OutOfWindow != 76 {
 		t.Errorf("audit = %+v, series = %d; want 19 families, 76 series, the repeated scrape deduplicated", res.Audit, len(sink.series))
@@ -137,27 +135,4 @@ func compactJSON(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
-}
-
-func checkGolden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		gotLines, wantLines := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
-		for i := 0; i < len(gotLines) && i < len(wantLines); i++ {
-			if gotLines[i] != wantLines[i] {
-				t.Fatalf("%s differs at line %d:\n got: %s\nwant: %s\n(run with -update after checking the change)", path, i+1, gotLines[i], wantLines[i])
-			}
-		}
-		t.Fatalf("%s differs in length: got %d lines, want %d (run with -update after checking the change)", path, len(gotLines), len(wantLines))
-	}
 }

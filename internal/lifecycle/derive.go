@@ -1,0 +1,362 @@
+package lifecycle
+
+import (
+	"cmp"
+	"slices"
+	"strconv"
+
+	"github.com/dsight/dsight/internal/otlp"
+	"github.com/dsight/dsight/internal/sourcename"
+)
+
+// Layout names the lifecycle layout: cumulative rows ending at
+// chronological milestones.
+const Layout = "cumulative-milestones"
+
+// Lifecycle is a request's server-side breakdown, identical for the page,
+// the CLI and every other surface.
+type Lifecycle struct {
+	Request    string      `json:"request"`
+	Available  bool        `json:"available"`
+	Layout     string      `json:"layout"`
+	Stages     []Stage     `json:"stages"`
+	Activities []Activity  `json:"activities"`
+	Milestones []Milestone `json:"milestones"`
+	Issues     []string    `json:"issues"`
+	// Rows[i] lists the ids of stages 0..i: row i is cumulative.
+	Rows   [][]string `json:"rows"`
+	Timing string     `json:"timing"`
+}
+
+// Activity is a joined span from the lifecycle vocabulary.
+type Activity struct {
+	SpanRecord
+	Label       string `json:"label"`
+	Kind        string `json:"kind"`
+	Description string `json:"description"`
+	// ParentActivity is the id of the activity recorded as this span's
+	// parent in the same trace; Depth is 1 under such a parent, else 0.
+	ParentActivity *string `json:"parent_activity"`
+	Depth          int     `json:"depth"`
+}
+
+// Milestone is a recorded boundary that a stage ends at.
+type Milestone struct {
+	Time       float64  `json:"time"`
+	Label      string   `json:"label"`
+	Role       string   `json:"role"`
+	SpanID     string   `json:"span_id,omitempty"`
+	Trace      string   `json:"trace,omitempty"`
+	Boundary   string   `json:"boundary"`
+	Evidence   Evidence `json:"evidence"`
+	Host       *string  `json:"host,omitempty"`
+	PhaseBasis string   `json:"phase_basis,omitempty"`
+	TimeNS     int64    `json:"-"`
+}
+
+// Stage is the elapsed time from one milestone to the next.
+type Stage struct {
+	ID           string    `json:"id"`
+	Name         string    `json:"name"`
+	Kind         string    `json:"kind"`
+	Row          int       `json:"row"`
+	Label        string    `json:"label"`
+	Start        float64   `json:"start"`
+	End          float64   `json:"end"`
+	Role         string    `json:"role"`
+	Host         *string   `json:"host"`
+	FromBoundary Milestone `json:"from_boundary"`
+	ToBoundary   Milestone `json:"to_boundary"`
+	Evidence     Evidence  `json:"evidence"`
+	SourceSpanID *string   `json:"source_span_id"`
+	Description  string    `json:"description"`
+	StartNS      int64     `json:"-"`
+	EndNS        int64     `json:"-"`
+}
+
+// Labels of the client boundaries.
+const (
+	LabelClientStart    = "Client request start"
+	LabelFirstToken     = "First client token"
+	LabelClientComplete = "Client complete"
+)
+
+// Issues Derive reports. Any of them discards the server milestones.
+const (
+	IssueInvertedActivity = "A recorded activity ends before it starts; clocks are not corrected"
+	IssueChildOutside     = "A recorded child is outside its parent; clocks are not corrected"
+	IssueMultipleAttempts = "Multiple Dynamo request IDs: their attempt relationship is unverified; " +
+		"progress is not linearized"
+	IssueNoFirstToken   = "Client first-token timing is unavailable; no TTFT partition is inferred"
+	IssueOutsideTTFT    = "Server milestones are outside client TTFT; clocks are not corrected"
+	IssueFirstOutside   = "Client TTFT endpoint is outside the request; no duration partition is inferred"
+	IssueInvertedClient = "Client request ends before it starts; no duration partition is inferred"
+	repeatedSuffix      = ": cannot infer one sequential attempt"
+	timingText          = "Appended blocks measure time between the named milestones. " +
+		"Runtime activity retains its inclusive parent/child intervals on separate aligned tracks."
+)
+
+// Unavailable is the lifecycle of a request without supported activity:
+// every list empty, never a breakdown synthesized from client timing.
+func Unavailable(request string) Lifecycle {
+	return Lifecycle{
+		Request: request, Layout: Layout,
+		Stages: []Stage{}, Activities: []Activity{}, Milestones: []Milestone{}, Issues: []string{}, Rows: [][]string{},
+	}
+}
+
+// Derive builds a request's lifecycle from its joined spans. Activities are
+// ordered by (start, -end, trace, id) and keep their recorded parents. A
+// milestone is kept only when exactly one span can supply it; milestones
+// are ordered by time, which asserts no causality between concurrent
+// prefill and decode setup. Any issue, or unusable first-token timing,
+// discards the server milestones: the stages then split the request only
+// at the client's first token.
+func Derive(r *Request, f Frame) Lifecycle {
+	acts := activities(r, f)
+	if len(acts) == 0 {
+		return Unavailable(r.Client.ID)
+	}
+	c := &r.Client
+	issues := activityIssues(acts)
+	milestones, repeated := candidateMilestones(acts, f)
+	issues = append(issues, repeated...)
+	if len(r.ServerIDs) > 1 {
+		issues = append(issues, IssueMultipleAttempts)
+	}
+	slices.SortStableFunc(milestones, func(a, b Milestone) int {
+		return cmp.Or(cmp.Compare(a.TimeNS, b.TimeNS), cmp.Compare(a.Trace, b.Trace),
+			cmp.Compare(a.SpanID, b.SpanID), cmp.Compare(a.Label, b.Label))
+	})
+	if c.FirstNS == nil {
+		issues = append(issues, IssueNoFirstToken)
+	} else {
+		previous := c.StartNS
+		for _, m := range milestones {
+			if m.TimeNS < previous || m.TimeNS > *c.FirstNS {
+				issues = append(issues, IssueOutsideTTFT)
+				break
+			}
+			previous = m.TimeNS
+		}
+	}
+	usableFirst := c.FirstNS != nil && c.StartNS <= *c.FirstNS && *c.FirstNS <= c.EndNS
+	if c.FirstNS != nil && !usableFirst {
+		issues = append(issues, IssueFirstOutside)
+	}
+	if c.EndNS < c.StartNS {
+		issues = append(issues, IssueInvertedClient)
+	}
+	if len(issues) > 0 || !usableFirst {
+		milestones = milestones[:0]
+	}
+	if usableFirst {
+		milestones = append(milestones, f.clientMilestone(c, *c.FirstNS, LabelFirstToken, "client metric"))
+	}
+	milestones = append(milestones, f.clientMilestone(c, c.EndNS, LabelClientComplete, "request_end_ns"))
+	if c.EndNS < c.StartNS {
+		milestones = milestones[:0]
+	}
+	stages, rows := stagesTo(f.clientMilestone(c, c.StartNS, LabelClientStart, "request_start_ns"), milestones, f)
+	return Lifecycle{
+		Request: c.ID, Available: true, Layout: Layout,
+		Stages: stages, Activities: acts, Milestones: milestones, Issues: nonNilStrings(issues), Rows: rows,
+		Timing: timingText,
+	}
+}
+
+// activities renders the request's spans that belong to the lifecycle
+// vocabulary, sorted, with their same-trace parents.
+func activities(r *Request, f Frame) []Activity {
+	var acts []Activity
+	for k := range r.Spans {
+		s := &r.Spans[k]
+		phase := ""
+		if s.Routing != nil {
+			phase = s.Routing.Phase
+		}
+		label, kind, ok := otlp.ActivityFor(s.Name, s.Role(), phase)
+		if !ok {
+			continue
+		}
+		description := otlp.ActivityDescription(s.Name)
+		if s.Routing != nil && s.Name == "kv_router.select_worker" {
+			description = s.Routing.Basis
+		}
+		acts = append(acts, Activity{SpanRecord: s.Record(f), Label: label, Kind: kind, Description: description})
+	}
+	slices.SortStableFunc(acts, func(a, b Activity) int {
+		return cmp.Or(cmp.Compare(a.startNS, b.startNS), cmp.Compare(b.endNS, a.endNS),
+			cmp.Compare(a.Trace, b.Trace), cmp.Compare(a.ID, b.ID))
+	})
+	type key struct{ trace, id string }
+	byKey := make(map[key]int, len(acts))
+	for i := range acts {
+		if _, dup := byKey[key{acts[i].Trace, acts[i].ID}]; !dup {
+			byKey[key{acts[i].Trace, acts[i].ID}] = i
+		}
+	}
+	for i := range acts {
+		a := &acts[i]
+		if a.Parent == nil || *a.Parent == a.ID {
+			continue
+		}
+		if p, ok := byKey[key{a.Trace, *a.Parent}]; ok {
+			a.ParentActivity, a.Depth = &acts[p].ID, 1
+		}
+	}
+	return acts
+}
+
+func activityIssues(acts []Activity) []string {
+	var issues []string
+	for i := range acts {
+		if acts[i].endNS < acts[i].startNS {
+			issues = append(issues, IssueInvertedActivity)
+			break
+		}
+	}
+	byID := map[[2]string]*Activity{}
+	for i := range acts {
+		k := [2]string{acts[i].Trace, acts[i].ID}
+		if _, dup := byID[k]; !dup {
+			byID[k] = &acts[i]
+		}
+	}
+	for i := range acts {
+		a := &acts[i]
+		if a.ParentActivity == nil {
+			continue
+		}
+		p := byID[[2]string{a.Trace, *a.ParentActivity}]
+		if a.startNS < p.startNS || a.endNS > p.endNS {
+			issues = append(issues, IssueChildOutside)
+			break
+		}
+	}
+	return issues
+}
+
+// candidateMilestones collects the server boundaries that a unique span
+// supplies, and an issue for every boundary that several spans claim.
+func candidateMilestones(acts []Activity, f Frame) (milestones []Milestone, issues []string) {
+	add := func(name, label, role string, atStart bool) {
+		var found *Activity
+		for i := range acts {
+			a := &acts[i]
+			if a.Name != name || (role != "" && sourcename.CanonicalRole(a.Role) != role) {
+				continue
+			}
+			if found != nil {
+				issues = append(issues, "Repeated "+joinWords(role, name)+repeatedSuffix)
+				return
+			}
+			found = a
+		}
+		if found != nil {
+			milestones = append(milestones, spanMilestone(found, label, atStart, f))
+		}
+	}
+	add("request.preprocessing", "Preprocessing complete", "", false)
+	for _, role := range []string{sourcename.RolePrefill, sourcename.RoleDecode, sourcename.RoleAgg} {
+		title := capitalize(role)
+		var selected *Activity
+		repeated := false
+		for i := range acts {
+			a := &acts[i]
+			if a.Name != "kv_router.select_worker" || a.routing == nil || sourcename.CanonicalRole(a.routing.Phase) != role {
+				continue
+			}
+			if selected != nil {
+				repeated = true
+				break
+			}
+			selected = a
+		}
+		if repeated {
+			issues = append(issues, "Repeated "+role+" selection"+repeatedSuffix)
+		} else if selected != nil {
+			m := spanMilestone(selected, title+" route selected", false, f)
+			m.PhaseBasis = selected.routing.Basis
+			milestones = append(milestones, m)
+		}
+		add("worker.admission", title+" transport ready", role, false)
+		add("request.dispatch", title+" response stream created", role, false)
+		if role == sourcename.RolePrefill {
+			add("worker.operation.prefill", "Prefill response handling complete", role, false)
+		}
+	}
+	add("response.streaming", "First frontend SSE ready", "", true)
+	return milestones, issues
+}
+
+func spanMilestone(a *Activity, label string, atStart bool, f Frame) Milestone {
+	m := Milestone{
+		Label: label, Role: a.Role, SpanID: a.ID, Trace: a.Trace, Boundary: "end",
+		Evidence: a.Evidence, Host: a.Host, TimeNS: a.endNS,
+	}
+	if atStart {
+		m.Boundary, m.TimeNS = "start", a.startNS
+	}
+	m.Time = f.Seconds(m.TimeNS)
+	return m
+}
+
+func (f Frame) clientMilestone(c *ClientRequest, ns int64, label, boundary string) Milestone {
+	return Milestone{Time: f.Seconds(ns), Label: label, Role: "client", Boundary: boundary, Evidence: c.Evidence, TimeNS: ns}
+}
+
+// stagesTo partitions the time from start through each milestone in turn.
+func stagesTo(start Milestone, milestones []Milestone, f Frame) ([]Stage, [][]string) {
+	stages := make([]Stage, 0, len(milestones))
+	ids := make([]string, 0, len(milestones))
+	rows := make([][]string, 0, len(milestones))
+	previous := start
+	for i, m := range milestones {
+		id := "progress:" + strconv.Itoa(i)
+		host := m.Host
+		var source *string
+		if m.Role == "client" {
+			client := "client"
+			host = &client
+		}
+		if m.SpanID != "" {
+			spanID := m.SpanID
+			source = &spanID
+		}
+		stages = append(stages, Stage{
+			ID: id, Name: "milestone_interval", Kind: "progress", Row: i, Label: m.Label,
+			Start: f.Seconds(previous.TimeNS), End: f.Seconds(m.TimeNS), Role: m.Role, Host: host,
+			FromBoundary: previous, ToBoundary: m, Evidence: m.Evidence, SourceSpanID: source,
+			Description: "Elapsed time from " + previous.Label + " to " + m.Label + ". " +
+				"Includes any intervening gaps and concurrent work; not exclusive engine time.",
+			StartNS: previous.TimeNS, EndNS: m.TimeNS,
+		})
+		ids = append(ids, id)
+		rows = append(rows, ids[:i+1:i+1])
+		previous = m
+	}
+	return stages, rows
+}
+
+func joinWords(role, name string) string {
+	if role == "" {
+		return name
+	}
+	return role + " " + name
+}
+
+// capitalize upper-cases the first letter of a canonical role.
+func capitalize(role string) string {
+	if role == "" {
+		return role
+	}
+	return string(role[0]-'a'+'A') + role[1:]
+}
+
+func nonNilStrings(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}

@@ -1,0 +1,319 @@
+package lifecycle
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/dsight/dsight/internal/dynamolog"
+	"github.com/dsight/dsight/internal/otlp"
+	"github.com/dsight/dsight/internal/sourcename"
+)
+
+// ErrAmbiguousBridge marks one Dynamo request UUID bridged from two
+// different known client requests: no join can say which one it served.
+var ErrAmbiguousBridge = errors.New("ambiguous client/server bridge")
+
+// ClientRequest is a client request as the join needs it. Times are
+// absolute epoch nanoseconds.
+type ClientRequest struct {
+	ID      string
+	StartNS int64
+	EndNS   int64
+	// FirstNS is the client's first-token boundary; nil when the client
+	// recorded none (or an unusable one).
+	FirstNS *int64
+	// Evidence is the client export row the times come from.
+	Evidence Evidence
+}
+
+// Input is the server evidence of one run, as the parsers return it.
+type Input struct {
+	// Bridges from every frontend log, in file order (files sorted by path).
+	Bridges []dynamolog.Bridge
+	// Spans are decoded, de-duplicated OTel spans (otlp.Result.Spans). An
+	// inverted span found here is counted and never joined.
+	Spans []otlp.Span
+	// WorkerLogs are the scanned worker logs with the identity of their
+	// file names, sorted by path.
+	WorkerLogs []WorkerLog
+	// Workers registers workers known from other sources (metric series,
+	// Nsight profile names). Worker-log names are registered already.
+	Workers []Worker
+	// Window, when set, keeps spans outside it from joining. Such spans
+	// still link their trace to a request, as any recorded id does.
+	Window *Window
+}
+
+// WorkerLog is one worker log's identities with the worker its file name
+// records.
+type WorkerLog struct {
+	Name sourcename.Identity
+	Log  *dynamolog.WorkerLog
+}
+
+// Worker is a worker recorded by some source: id "<role>-<index>", the host
+// it ran on and its canonical role.
+type Worker struct {
+	ID, Host, Role string
+}
+
+// Window is a closed interval of absolute epoch nanoseconds.
+type Window struct {
+	StartNS, EndNS int64
+}
+
+// Join values of Span.Join.
+const (
+	JoinNone      = ""
+	JoinRequestID = "request_id"
+	JoinTraceID   = "trace_id"
+)
+
+// Span is a server span with what the join learned about it.
+type Span struct {
+	*otlp.Span
+	// Join says how the span reached its request: JoinRequestID,
+	// JoinTraceID, or JoinNone for a server span no request owns.
+	Join string
+	// Worker is the worker that recorded the span ("" when no unique worker
+	// is known) and WorkerBasis the evidence that says so.
+	Worker      string
+	WorkerBasis string
+	// Routing is the phase associated with a kv_router.select_worker span
+	// from the route that follows it; nil otherwise.
+	Routing *RoutingContext
+}
+
+// RoutingContext associates a worker selection with the phase recorded on
+// the next route of the same trace and parent.
+type RoutingContext struct {
+	Phase       string
+	RouteSpanID string
+	RouteRef    otlp.Ref
+	Basis       string
+}
+
+// Request is a client request with the server evidence joined to it.
+type Request struct {
+	Client ClientRequest
+	// ServerIDs are the Dynamo request UUIDs bridged to the client, in
+	// bridge order; BridgeEvidence[i] is the first line bridging ServerIDs[i].
+	ServerIDs      []string
+	BridgeEvidence []dynamolog.Ref
+	// Spans are sorted by (start, -end, trace, span id).
+	Spans    []Span
+	Engine   []EngineEntry
+	Bindings []Binding
+	// Workers are the workers definitely involved: sorted, from
+	// unambiguous bindings and assigned spans.
+	Workers []string
+	Issues  []string
+}
+
+// Joined is the result of Join.
+type Joined struct {
+	// Requests follow the order of the clients given to Join.
+	Requests []Request
+	// ServerSpans are valid spans no request owns whose name is a
+	// lifecycle activity; they stay queryable but draw no timeline rows.
+	ServerSpans []Span
+	// Audit counts what the join saw; keys follow the contract's audit map.
+	Audit map[string]int64
+}
+
+// Texts shown as evidence bases and issues.
+const (
+	routingBasis = "Inferred from the immediately following route with the same trace and parent; " +
+		"phase is recorded on that route."
+	multipleServerIDsIssue = "Bridged to several Dynamo request IDs; their attempt relationship is unverified"
+)
+
+type joiner struct {
+	in       *Input
+	out      *Joined
+	byClient map[string]int
+	byServer map[string]int // bridged UUID → request index
+	// traceOwner maps a trace to the one request whose bridged ids it
+	// records, or to -1 when it records ids of several requests.
+	traceOwner map[string]int
+}
+
+// Join attaches bridges, spans, worker bindings and engine maps to the
+// client requests. It fails on duplicate client ids and on ambiguous
+// bridges; everything else uncertain is kept as counted evidence.
+func Join(clients []ClientRequest, in Input) (*Joined, error) {
+	j := &joiner{
+		in:       &in,
+		out:      &Joined{Requests: make([]Request, len(clients)), Audit: map[string]int64{}},
+		byClient: make(map[string]int, len(clients)),
+		byServer: map[string]int{},
+	}
+	for i, c := range clients {
+		if _, dup := j.byClient[c.ID]; dup {
+			return nil, fmt.Errorf("lifecycle: duplicate client request id %q", c.ID)
+		}
+		j.byClient[c.ID] = i
+		j.out.Requests[i].Client = c
+	}
+	if err := j.bridge(); err != nil {
+		return nil, err
+	}
+	j.joinSpans()
+	for i := range j.out.Requests {
+		j.associateRoutes(&j.out.Requests[i])
+	}
+	j.attachWorkerLogs()
+	j.assignWorkers()
+	return j.out, nil
+}
+
+func (j *joiner) bridge() error {
+	bridgedAt := map[string]dynamolog.Ref{}
+	for _, b := range j.in.Bridges {
+		i, known := j.byClient[b.ClientID]
+		if !known {
+			j.out.Audit["unknown_client_bridges"]++
+			continue
+		}
+		if owner, ok := j.byServer[b.ServerID]; ok {
+			if owner != i {
+				return fmt.Errorf("%s: %w: Dynamo request %s is bridged from client %q and from client %q at %s",
+					b.Ref, ErrAmbiguousBridge, b.ServerID, b.ClientID, j.out.Requests[owner].Client.ID, bridgedAt[b.ServerID])
+			}
+			continue
+		}
+		j.byServer[b.ServerID] = i
+		bridgedAt[b.ServerID] = b.Ref
+		r := &j.out.Requests[i]
+		r.ServerIDs = append(r.ServerIDs, b.ServerID)
+		r.BridgeEvidence = append(r.BridgeEvidence, b.Ref)
+	}
+	for i := range j.out.Requests {
+		r := &j.out.Requests[i]
+		if len(r.ServerIDs) > 0 {
+			j.out.Audit["clients_with_server_identity"]++
+		}
+		if len(r.ServerIDs) > 1 {
+			j.out.Audit["multiple_server_identities"]++
+			r.Issues = append(r.Issues, multipleServerIDsIssue)
+		}
+	}
+	return nil
+}
+
+// joinSpans links traces to requests, then gives each valid span to the
+// request its id is bridged to, or, when it records no request id, to the
+// one request its trace is linked to. A span recording a UUID that is not
+// bridged never joins by trace: it names another request.
+func (j *joiner) joinSpans() {
+	j.traceOwner = map[string]int{}
+	for k := range j.in.Spans {
+		sp := &j.in.Spans[k]
+		if sp.EndNS < sp.StartNS {
+			continue
+		}
+		i, ok := j.byServer[requestID(sp)]
+		if !ok {
+			continue
+		}
+		if owner, seen := j.traceOwner[sp.TraceID]; !seen {
+			j.traceOwner[sp.TraceID] = i
+		} else if owner != i {
+			j.traceOwner[sp.TraceID] = -1
+		}
+	}
+	for k := range j.in.Spans {
+		sp := &j.in.Spans[k]
+		if sp.EndNS < sp.StartNS {
+			j.out.Audit["invalid_spans"]++
+			continue
+		}
+		if w := j.in.Window; w != nil && (sp.EndNS < w.StartNS || sp.StartNS > w.EndNS) {
+			j.out.Audit["out_of_window_spans"]++
+			continue
+		}
+		rid := requestID(sp)
+		i, ok := j.byServer[rid]
+		join := JoinRequestID
+		if !ok && rid == "" {
+			if owner, linked := j.traceOwner[sp.TraceID]; linked && owner >= 0 {
+				i, ok, join = owner, true, JoinTraceID
+			}
+		}
+		if !ok {
+			j.out.Audit["unjoined_spans"]++
+			if _, _, activity := otlp.ActivityFor(sp.Name, sp.Role(), ""); activity {
+				j.out.ServerSpans = append(j.out.ServerSpans, Span{Span: sp})
+			}
+			continue
+		}
+		j.out.Audit["joined_spans"]++
+		r := &j.out.Requests[i]
+		r.Spans = append(r.Spans, Span{Span: sp, Join: join})
+	}
+	for i := range j.out.Requests {
+		slices.SortStableFunc(j.out.Requests[i].Spans, compareSpans)
+	}
+}
+
+func compareSpans(a, b Span) int {
+	return cmp.Or(
+		cmp.Compare(a.StartNS, b.StartNS),
+		cmp.Compare(b.EndNS, a.EndNS),
+		cmp.Compare(a.TraceID, b.TraceID),
+		cmp.Compare(a.SpanID, b.SpanID),
+	)
+}
+
+// associateRoutes gives a worker selection the phase of the route that
+// immediately follows it under the same trace and parent, when the route
+// starts after the selection ends and records a phase. The selection span
+// itself never records its phase, so this association is labeled inferred.
+func (j *joiner) associateRoutes(r *Request) {
+	type family struct{ trace, parent string }
+	groups := map[family][]int{}
+	var order []family
+	for k := range r.Spans {
+		sp := &r.Spans[k]
+		if sp.Name != "kv_router.select_worker" && sp.Name != "kv_router.route_request" {
+			continue
+		}
+		f := family{sp.TraceID, sp.ParentSpanID}
+		if _, ok := groups[f]; !ok {
+			order = append(order, f)
+		}
+		groups[f] = append(groups[f], k)
+	}
+	for _, f := range order {
+		group := groups[f]
+		slices.SortStableFunc(group, func(a, b int) int {
+			x, y := &r.Spans[a], &r.Spans[b]
+			return cmp.Or(cmp.Compare(x.StartNS, y.StartNS), cmp.Compare(x.EndNS, y.EndNS), cmp.Compare(x.SpanID, y.SpanID))
+		})
+		for n := 0; n+1 < len(group); n++ {
+			sel, route := &r.Spans[group[n]], &r.Spans[group[n+1]]
+			if sel.Name != "kv_router.select_worker" || route.Name != "kv_router.route_request" || sel.EndNS > route.StartNS {
+				continue
+			}
+			phase, _ := route.Attrs.String("phase")
+			if phase == "" {
+				continue
+			}
+			sel.Routing = &RoutingContext{Phase: phase, RouteSpanID: route.SpanID, RouteRef: route.Ref, Basis: routingBasis}
+			j.out.Audit["associated_router_selections"]++
+		}
+	}
+}
+
+// recorded returns a non-empty string attribute.
+func recorded(sp *otlp.Span, key string) (string, bool) {
+	s, ok := sp.Attrs.String(key)
+	return s, ok && s != ""
+}
+
+func requestID(sp *otlp.Span) string {
+	s, _ := recorded(sp, "dynamo.request.id")
+	return s
+}

@@ -77,6 +77,35 @@ function wire(view) {
   $("copyLink").addEventListener("click", guard(() => view.copyLink()));
   $("exportSelection").addEventListener("click", guard(() => view.downloadExport()));
   wireLaneDrag(view, guard);
+  wireCursor(view);
+}
+
+// A vertical cursor follows the pointer over the lanes, with its time on the
+// axis, so bars in different rows can be compared against one instant.
+function wireCursor(view) {
+  const host = $("clientTracks");
+  const line = h("div", { class: "cursor-line", hidden: true });
+  host.appendChild(line);
+  host.addEventListener("pointermove", (ev) => {
+    const lane = host.querySelector(".lane");
+    const label = $("cursorLabel");
+    if (!lane || !label) return;
+    const r = lane.getBoundingClientRect();
+    const inside = ev.clientX >= r.left && ev.clientX <= r.right;
+    line.hidden = label.hidden = !inside;
+    if (!inside) return;
+    if (line.parentNode !== host) host.appendChild(line); // redraws replace the lanes
+    const frac = (ev.clientX - r.left) / r.width;
+    const t = view.state.from + frac * (view.state.to - view.state.from);
+    line.style.left = `${ev.clientX - host.getBoundingClientRect().left}px`;
+    label.style.left = `${frac * 100}%`;
+    label.textContent = `${t.toFixed(view.state.to - view.state.from < 1 ? 6 : 3)} s`;
+  });
+  host.addEventListener("pointerleave", () => {
+    line.hidden = true;
+    const label = $("cursorLabel");
+    if (label) label.hidden = true;
+  });
 }
 
 // Dragging across the client lanes selects a range (≥ 5 px); Escape cancels.

@@ -121,6 +121,6 @@ export function renderAxis(state) {
     const t = state.from + (width * i) / 5;
     lane.appendChild(h("span", { class: "tick", style: { left: `${i * 20}%` } }, t.toFixed(digits)));
   }
-  lane.appendChild(h("div", { class: "cursor", id: "cursorLine", hidden: true }));
+  lane.appendChild(h("div", { class: "cursor-label", id: "cursorLabel", hidden: true }));
   axis.appendChild(lane);
 }

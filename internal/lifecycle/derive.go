@@ -168,7 +168,7 @@ func Derive(r *Request, f Frame) Lifecycle {
 // activities renders the request's spans that belong to the lifecycle
 // vocabulary, sorted, with their same-trace parents.
 func activities(r *Request, f Frame) []Activity {
-	var acts []Activity
+	acts := make([]Activity, 0, len(r.Spans))
 	for k := range r.Spans {
 		s := &r.Spans[k]
 		phase := ""

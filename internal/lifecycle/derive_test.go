@@ -1,19 +1,15 @@
 package lifecycle
 
 import (
-	"bytes"
 	"encoding/json"
-	"flag"
 	"math"
-	"os"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/dsight/dsight/internal/dynamolog"
+	"github.com/dsight/dsight/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 func deriveWriteRun(t testing.TB) Lifecycle {
 	t.Helper()
@@ -88,21 +84,7 @@ func TestDeriveGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got = append(got, '\n')
-	const golden = "testdata/write_run.lifecycle.golden"
-	if *update {
-		if err := os.WriteFile(golden, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("lifecycle differs from %s; run go test -update and review the diff", golden)
-	}
+	golden.Check(t, "testdata/write_run.lifecycle.golden", append(got, '\n'))
 }
 
 func TestDeriveUnavailable(t *testing.T) {

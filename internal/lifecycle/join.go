@@ -84,6 +84,25 @@ type Span struct {
 	// Routing is the phase associated with a kv_router.select_worker span
 	// from the route that follows it; nil otherwise.
 	Routing *RoutingContext
+	ident   identity
+}
+
+// identity is what a span records about who handled it, read once: the
+// worker association compares it against every binding.
+type identity struct {
+	host, process, request, role  string
+	hostRecorded, processRecorded bool
+	read                          bool
+}
+
+func (s *Span) identity() *identity {
+	if id := &s.ident; !id.read {
+		id.role = s.Role()
+		id.host, id.hostRecorded = recorded(s.Span, "dynamo.instance.id")
+		id.process, id.processRecorded = recorded(s.Span, "dynamo.process.epoch")
+		id.request, id.read = requestID(s.Span), true
+	}
+	return &s.ident
 }
 
 // RoutingContext associates a worker selection with the phase recorded on
@@ -148,7 +167,7 @@ func Join(clients []ClientRequest, in Input) (*Joined, error) {
 		in:       &in,
 		out:      &Joined{Requests: make([]Request, len(clients)), Audit: map[string]int64{}},
 		byClient: make(map[string]int, len(clients)),
-		byServer: map[string]int{},
+		byServer: make(map[string]int, len(in.Bridges)),
 	}
 	for i, c := range clients {
 		if _, dup := j.byClient[c.ID]; dup {
@@ -208,13 +227,16 @@ func (j *joiner) bridge() error {
 // one request its trace is linked to. A span recording a UUID that is not
 // bridged never joins by trace: it names another request.
 func (j *joiner) joinSpans() {
-	j.traceOwner = map[string]int{}
-	for k := range j.in.Spans {
-		sp := &j.in.Spans[k]
+	spans := j.in.Spans
+	j.traceOwner = make(map[string]int, len(j.byServer))
+	rids := make([]string, len(spans))
+	for k := range spans {
+		sp := &spans[k]
 		if sp.EndNS < sp.StartNS {
 			continue
 		}
-		i, ok := j.byServer[requestID(sp)]
+		rids[k] = requestID(sp)
+		i, ok := j.byServer[rids[k]]
 		if !ok {
 			continue
 		}
@@ -224,37 +246,75 @@ func (j *joiner) joinSpans() {
 			j.traceOwner[sp.TraceID] = -1
 		}
 	}
-	for k := range j.in.Spans {
-		sp := &j.in.Spans[k]
+	// owner[k] is the request span k joins (-1: none); counting first lets
+	// every request's spans share one exactly sized array.
+	const (
+		unjoined = -1
+		dropped  = -2
+	)
+	owner := make([]int32, len(spans))
+	counts := make([]int32, len(j.out.Requests))
+	var invalid, outside, unowned, joined int64
+	for k := range spans {
+		sp := &spans[k]
+		owner[k] = dropped
 		if sp.EndNS < sp.StartNS {
-			j.out.Audit["invalid_spans"]++
+			invalid++
 			continue
 		}
 		if w := j.in.Window; w != nil && (sp.EndNS < w.StartNS || sp.StartNS > w.EndNS) {
-			j.out.Audit["out_of_window_spans"]++
+			outside++
 			continue
 		}
-		rid := requestID(sp)
-		i, ok := j.byServer[rid]
-		join := JoinRequestID
-		if !ok && rid == "" {
-			if owner, linked := j.traceOwner[sp.TraceID]; linked && owner >= 0 {
-				i, ok, join = owner, true, JoinTraceID
-			}
+		i, ok := j.byServer[rids[k]]
+		if !ok && rids[k] == "" {
+			i, ok = j.traceOwner[sp.TraceID]
+			ok = ok && i >= 0
 		}
 		if !ok {
-			j.out.Audit["unjoined_spans"]++
+			owner[k] = unjoined
+			unowned++
+			continue
+		}
+		owner[k] = int32(i)
+		counts[i]++
+		joined++
+	}
+	all := make([]Span, 0, joined)
+	for i, n := range counts {
+		j.out.Requests[i].Spans = all[len(all) : len(all) : len(all)+int(n)]
+		all = all[:len(all)+int(n)]
+	}
+	for k := range spans {
+		sp := &spans[k]
+		switch i := owner[k]; i {
+		case dropped:
+		case unjoined:
 			if _, _, activity := otlp.ActivityFor(sp.Name, sp.Role(), ""); activity {
 				j.out.ServerSpans = append(j.out.ServerSpans, Span{Span: sp})
 			}
-			continue
+		default:
+			r := &j.out.Requests[i]
+			join := JoinRequestID
+			if _, bridged := j.byServer[rids[k]]; !bridged {
+				join = JoinTraceID
+			}
+			r.Spans = append(r.Spans, Span{Span: sp, Join: join})
 		}
-		j.out.Audit["joined_spans"]++
-		r := &j.out.Requests[i]
-		r.Spans = append(r.Spans, Span{Span: sp, Join: join})
 	}
 	for i := range j.out.Requests {
 		slices.SortStableFunc(j.out.Requests[i].Spans, compareSpans)
+	}
+	j.count("invalid_spans", invalid)
+	j.count("out_of_window_spans", outside)
+	j.count("unjoined_spans", unowned)
+	j.count("joined_spans", joined)
+}
+
+// count adds n to an audit counter; absent keys mean 0, so zeros stay out.
+func (j *joiner) count(key string, n int64) {
+	if n != 0 {
+		j.out.Audit[key] += n
 	}
 }
 

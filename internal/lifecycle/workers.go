@@ -4,7 +4,7 @@ import (
 	"slices"
 
 	"github.com/dsight/dsight/internal/dynamolog"
-	"github.com/dsight/dsight/internal/otlp"
+	"github.com/dsight/dsight/internal/sourcename"
 )
 
 // Binding records that a worker process handled a Dynamo request.
@@ -54,7 +54,11 @@ const (
 // entries of bridged requests, in line order within each file.
 func (j *joiner) attachWorkerLogs() {
 	type idKey struct{ worker, host, process, client string }
-	owners := map[idKey]map[string]bool{}
+	type owner struct {
+		first string
+		many  bool
+	}
+	owners := map[idKey]*owner{}
 	for _, wl := range j.in.WorkerLogs {
 		if wl.Log == nil || wl.Name.IsFrontend() || wl.Name.Worker == "" {
 			continue
@@ -102,29 +106,29 @@ func (j *joiner) attachWorkerLogs() {
 				Process: e.Process, Ref: e.Ref, Basis: BasisEngineMap,
 			})
 			key := idKey{e.Worker, e.Host, deref(e.Process), e.ClientID}
-			if owners[key] == nil {
-				owners[key] = map[string]bool{}
+			if o := owners[key]; o == nil {
+				owners[key] = &owner{first: e.ServerID}
+			} else if o.first != e.ServerID {
+				o.many = true
 			}
-			owners[key][e.ServerID] = true
 		}
 	}
 	for i := range j.out.Requests {
 		r := &j.out.Requests[i]
-		roles := map[string]bool{}
+		var prefill, decode bool
 		for k := range r.Engine {
 			e := &r.Engine[k]
-			e.IdentityAmbiguous = e.Process == nil || len(owners[idKey{e.Worker, e.Host, *e.Process, e.ClientID}]) > 1
-			roles[e.Role] = true
+			e.IdentityAmbiguous = e.Process == nil || owners[idKey{e.Worker, e.Host, *e.Process, e.ClientID}].many
+			prefill = prefill || e.Role == sourcename.RolePrefill
+			decode = decode || e.Role == sourcename.RoleDecode
 		}
-		if len(r.Engine) > 0 {
-			j.out.Audit["engine_map_rows"] += int64(len(r.Engine))
-		}
-		if roles["prefill"] && roles["decode"] {
+		j.count("engine_map_rows", int64(len(r.Engine)))
+		if prefill && decode {
 			j.out.Audit["clients_with_both_engine_maps"]++
 		}
 	}
-	for _, set := range owners {
-		if len(set) > 1 {
+	for _, o := range owners {
+		if o.many {
 			j.out.Audit["ambiguous_engine_ids"]++
 		}
 	}
@@ -136,19 +140,17 @@ func (j *joiner) attachWorkerLogs() {
 func spanProcess(r *Request, host, role, serverID string) *string {
 	var found *string
 	for k := range r.Spans {
-		sp := r.Spans[k].Span
-		spanHost, hostOK := recorded(sp, "dynamo.instance.id")
-		process, processOK := recorded(sp, "dynamo.process.epoch")
-		if !hostOK || !processOK || spanHost != host || sp.Role() != role {
+		id := r.Spans[k].identity()
+		if !id.hostRecorded || !id.processRecorded || id.host != host || id.role != role {
 			continue
 		}
-		if rid := requestID(sp); rid != serverID && (rid != "" || len(r.ServerIDs) != 1) {
+		if id.request != serverID && (id.request != "" || len(r.ServerIDs) != 1) {
 			continue
 		}
-		if found != nil && *found != process {
+		if found != nil && *found != id.process {
 			return nil
 		}
-		found = &process
+		found = &id.process
 	}
 	return found
 }
@@ -181,7 +183,7 @@ func (j *joiner) assignWorkers() {
 		}
 	}
 	for _, w := range j.in.Workers {
-		if w.Role != "frontend" {
+		if w.Role != sourcename.RoleFrontend {
 			register(w)
 		}
 	}
@@ -207,10 +209,10 @@ func (j *joiner) assignWorkers() {
 		}
 		for k := range r.Spans {
 			sp := &r.Spans[k]
-			candidates, basis := bindingCandidates(r, sp.Span), BasisSpanBinding
-			host, hostOK := recorded(sp.Span, "dynamo.instance.id")
-			if len(candidates) == 0 && hostOK && sp.Role() != "frontend" {
-				candidates, basis = known[hostRole{host, sp.Role()}], BasisHostRoleOnly
+			id := sp.identity()
+			candidates, basis := bindingCandidates(r, id), BasisSpanBinding
+			if len(candidates) == 0 && id.hostRecorded && id.role != sourcename.RoleFrontend {
+				candidates, basis = known[hostRole{id.host, id.role}], BasisHostRoleOnly
 			}
 			switch len(candidates) {
 			case 0:
@@ -230,17 +232,14 @@ func (j *joiner) assignWorkers() {
 
 // bindingCandidates lists the workers whose bindings match the span's
 // recorded host, role and process (and request id, when it records one).
-func bindingCandidates(r *Request, sp *otlp.Span) []string {
-	host, hostOK := recorded(sp, "dynamo.instance.id")
-	process, processOK := recorded(sp, "dynamo.process.epoch")
-	if !hostOK || !processOK {
+func bindingCandidates(r *Request, id *identity) []string {
+	if !id.hostRecorded || !id.processRecorded {
 		return nil
 	}
-	role, rid := sp.Role(), requestID(sp)
 	var out []string
 	for _, b := range r.Bindings {
-		if b.Host == host && b.Role == role && b.Process != nil && *b.Process == process &&
-			(rid == "" || b.ServerID == rid) && !slices.Contains(out, b.Worker) {
+		if b.Host == id.host && b.Role == id.role && b.Process != nil && *b.Process == id.process &&
+			(id.request == "" || b.ServerID == id.request) && !slices.Contains(out, b.Worker) {
 			out = append(out, b.Worker)
 		}
 	}

@@ -20,6 +20,7 @@ func build(args []string, stdout io.Writer) error {
 	fs.StringVar(&opt.Client, "client", "", "client export to read when the run holds several")
 	fs.StringVar(&opt.Phase, "phase", "profiling", "client phase to keep: profiling or all")
 	fs.StringVar(&opt.Job, "job", "", "run name shown in the report (default: the run directory's name)")
+	fs.BoolVar(&opt.NoOTel, "no-otel", false, "skip OTel exports entirely, even when trace files exist")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err

@@ -1,7 +1,7 @@
 // Command dsight builds offline trace-explorer reports from LLM-inference
 // benchmark runs and answers questions about them.
 //
-//	dsight build RUN -o REPORT [--client PATH] [--phase profiling|all] [--job NAME]
+//	dsight build RUN -o REPORT [--client PATH] [--phase profiling|all] [--job NAME] [--no-otel]
 //	dsight query REPORT [KIND] [--from S] [--to S] [--request ID] [--limit N] …
 //
 // This file only wires flags to internal packages and maps errors to exit
@@ -20,7 +20,7 @@ import (
 var errUsage = errors.New("usage")
 
 const usage = `usage:
-  dsight build RUN -o REPORT [--client PATH] [--phase profiling|all] [--job NAME]
+  dsight build RUN -o REPORT [--client PATH] [--phase profiling|all] [--job NAME] [--no-otel]
   dsight query REPORT [KIND] [flags]    (dsight query -h lists kinds and flags)
   dsight version`
 

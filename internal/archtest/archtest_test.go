@@ -25,7 +25,7 @@ var allowed = map[string][]string{
 	"internal/catalog":    {"internal/model", "internal/shard"},
 	"internal/query":      {"internal/model", "internal/catalog"},
 	"internal/report":     {"internal/model", "internal/catalog", "internal/query", "internal/shard"},
-	"internal/importer":   {"internal/model", "internal/aiperf", "internal/agentperf"},
+	"internal/importer":   {"internal/model", "internal/aiperf", "internal/agentperf", "internal/otlp", "internal/dynamolog", "internal/sourcename", "internal/lifecycle"},
 	"internal/aiperf":     {"internal/model"},
 	"internal/agentperf":  {"internal/model", "internal/aiperf/jsonl"},
 	"internal/sourcename": {},

@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"sort"
+	"strings"
 
 	"github.com/dsight/dsight/internal/model"
 	"github.com/dsight/dsight/internal/shard"
@@ -21,6 +22,8 @@ const (
 	TableSessions      = "sessions"
 	TableAgents        = "agents"
 	TableRequestOrder  = "request_id_order" // request indexes sorted by id, for lookups without a map
+	TableRequestServer = "request_server"   // server evidence joined to requests, one row per such request
+	TableServerSpans   = "server_spans"     // server spans no request owns
 )
 
 // Encode lays d out as the core shard.
@@ -35,6 +38,7 @@ func Encode(d *model.Dataset) *shard.Shard {
 		one("phase", m.Phase),
 		one("time_basis", m.TimeBasis),
 		one("client_kind", m.ClientKind),
+		intCol("otel_enabled", 1, func(int) int64 { return boolInt(m.OTelEnabled) }),
 	}}
 
 	type note struct{ kind, text string }
@@ -160,7 +164,49 @@ func Encode(d *model.Dataset) *shard.Shard {
 		strCol("text", len(issues), func(i int) string { return issues[i].text }),
 	}}
 
-	return &shard.Shard{Kind: Kind, Tables: []shard.Table{meta, notesT, audit, sources, requests, issuesT, sessionsT, agentsT, orderT}}
+	var withServer []int
+	for i := range rs {
+		if rs[i].Server != nil {
+			withServer = append(withServer, i)
+		}
+	}
+	sv := func(k int) *model.RequestServer { return rs[withServer[k]].Server }
+	n = len(withServer)
+	serverT := shard.Table{Name: TableRequestServer, Rows: n, Columns: []shard.Column{
+		intCol("request", n, func(k int) int64 { return int64(withServer[k]) }),
+		strCol("server_ids", n, func(k int) string { return joinList(sv(k).ServerIDs) }),
+		strCol("workers", n, func(k int) string { return joinList(sv(k).Workers) }),
+		intCol("span_count", n, func(k int) int64 { return int64(sv(k).SpanCount) }),
+		intCol("lifecycle_available", n, func(k int) int64 { return boolInt(sv(k).LifecycleAvailable) }),
+		strCol("detail", n, func(k int) string { return string(sv(k).Detail) }),
+	}}
+	ss := d.ServerSpans
+	n = len(ss)
+	serverSpansT := shard.Table{Name: TableServerSpans, Rows: n, Columns: []shard.Column{
+		intCol("start_ns", n, func(k int) int64 { return ss[k].StartNS }),
+		intCol("end_ns", n, func(k int) int64 { return ss[k].EndNS }),
+		strCol("record", n, func(k int) string { return string(ss[k].Record) }),
+	}}
+
+	return &shard.Shard{Kind: Kind, Tables: []shard.Table{meta, notesT, audit, sources, requests, issuesT, sessionsT, agentsT, orderT, serverT, serverSpansT}}
+}
+
+func boolInt(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Lists of ids are stored one per line: ids never contain a newline (the
+// parsers read them from single log and JSON lines).
+func joinList(ids []string) string { return strings.Join(ids, "\n") }
+
+func splitList(s string) []string {
+	if s == "" {
+		return []string{}
+	}
+	return strings.Split(s, "\n")
 }
 
 // Decode rebuilds the whole dataset from a core shard.

@@ -18,6 +18,28 @@ type Core struct {
 	Requests Requests
 	Sessions Sessions
 	Agents   Agents
+	// Server holds the server evidence of the requests that have any, and
+	// ServerSpans the spans no request owns.
+	Server      Server
+	ServerSpans ServerSpans
+}
+
+// Server is the request_server table: one row per request with server evidence.
+type Server struct {
+	Request            []int64
+	ServerIDs, Workers []string // one id per line
+	SpanCount          []int64
+	LifecycleAvailable []int64
+	Detail             []string // JSON objects
+}
+
+// IDs splits a stored id list.
+func IDs(list string) []string { return splitList(list) }
+
+// ServerSpans is the server_spans table.
+type ServerSpans struct {
+	Start, End []int64
+	Record     []string // JSON objects
 }
 
 // Strings is a nullable string column; Valid == nil means no nulls.
@@ -147,6 +169,16 @@ func (c *Core) Dataset() *model.Dataset {
 	for i := range d.Requests {
 		d.Requests[i] = c.Requests.Row(i)
 	}
+	sv := &c.Server
+	for k, i := range sv.Request {
+		d.Requests[i].Server = &model.RequestServer{
+			ServerIDs: splitList(sv.ServerIDs[k]), Workers: splitList(sv.Workers[k]), SpanCount: int(sv.SpanCount[k]),
+			LifecycleAvailable: sv.LifecycleAvailable[k] == 1, Detail: []byte(sv.Detail[k]),
+		}
+	}
+	for k := range c.ServerSpans.Start {
+		d.ServerSpans = append(d.ServerSpans, model.ServerSpan{StartNS: c.ServerSpans.Start[k], EndNS: c.ServerSpans.End[k], Record: []byte(c.ServerSpans.Record[k])})
+	}
 	return d
 }
 
@@ -166,7 +198,7 @@ func Open(s *shard.Shard) (*Core, error) {
 		c.Meta = model.Meta{
 			Job: o.strs(t, "job")[0], OriginNS: o.ints(t, "origin_ns")[0], DurationNS: o.ints(t, "duration_ns")[0],
 			SourceRoot: o.strs(t, "source_root")[0], Phase: o.strs(t, "phase")[0], TimeBasis: o.strs(t, "time_basis")[0],
-			ClientKind: o.strs(t, "client_kind")[0],
+			ClientKind: o.strs(t, "client_kind")[0], OTelEnabled: o.ints(t, "otel_enabled")[0] == 1,
 		}
 	}
 	if t := o.table(TableNotes); t != nil {
@@ -219,6 +251,15 @@ func Open(s *shard.Shard) (*Core, error) {
 	if t := o.table(TableRequestOrder); t != nil {
 		c.Requests.ByID = o.ints(t, "request")
 	}
+	if t := o.table(TableRequestServer); t != nil {
+		c.Server = Server{
+			Request: o.ints(t, "request"), ServerIDs: o.strs(t, "server_ids"), Workers: o.strs(t, "workers"),
+			SpanCount: o.ints(t, "span_count"), LifecycleAvailable: o.ints(t, "lifecycle_available"), Detail: o.strs(t, "detail"),
+		}
+	}
+	if t := o.table(TableServerSpans); t != nil {
+		c.ServerSpans = ServerSpans{Start: o.ints(t, "start_ns"), End: o.ints(t, "end_ns"), Record: o.strs(t, "record")}
+	}
 	if o.err != nil {
 		return nil, o.err
 	}
@@ -242,6 +283,7 @@ func (c *Core) checkIndexes() error {
 		return fmt.Errorf("request id order has %d rows for %d requests", len(r.ByID), r.N)
 	}
 	for _, check := range []error{
+		within("server evidence request", c.Server.Request, r.N),
 		within("request session index", r.SessionIndex, len(c.Sessions.ID)),
 		within("request agent index", r.AgentIndex, len(c.Agents.ID)),
 		within("agent session", c.Agents.Session, len(c.Sessions.ID)),

@@ -18,6 +18,7 @@ type Options struct {
 	Client string // explicit client export; overrides discovery
 	Phase  string // "profiling" (default) or "all"
 	Job    string // run name; defaults to the log directory's parent name
+	NoOTel bool   // skip OTel exports entirely
 }
 
 // Result is an imported dataset plus what is needed to verify, just before
@@ -93,6 +94,18 @@ func Import(opt Options) (*Result, error) {
 	if len(requests) == 0 {
 		return nil, fmt.Errorf("no positive recorded time range: %s", describeEmpty(root, clients))
 	}
+	server, err := discoverServer(logDir, !opt.NoOTel)
+	if err != nil {
+		return nil, err
+	}
+	d.Meta.OTelEnabled = !opt.NoOTel
+	origin, last := requests[0].StartNS, requests[0].EndNS
+	for _, r := range requests {
+		origin, last = min(origin, r.StartNS), max(last, r.EndNS)
+	}
+	if err := res.readServer(d, root, server, requests, origin, last, claimed); err != nil {
+		return nil, err
+	}
 	if err := align(d, requests); err != nil {
 		return nil, err
 	}
@@ -101,7 +114,7 @@ func Import(opt Options) (*Result, error) {
 		return nil, err
 	}
 	if n := len(d.Unread); n > 0 {
-		d.Meta.Warnings = append(d.Meta.Warnings, fmt.Sprintf("%d file(s) in the run were not read (no reader for them yet), e.g. %s; manifest.json lists them all", n, strings.Join(d.Unread[:min(3, n)], ", ")))
+		d.Meta.Warnings = append(d.Meta.Warnings, fmt.Sprintf("%d file(s) in the run were not read (no reader for them, or skipped by a flag such as --no-otel), e.g. %s; manifest.json lists them all", n, strings.Join(d.Unread[:min(3, n)], ", ")))
 	}
 	return res, nil
 }

@@ -29,7 +29,7 @@ func TestImportAlignsAndAudits(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "job-7")
 	write(t, root, map[string]string{
 		"logs/artifacts/conc8/profile_export.jsonl": warm + "\n" + row1 + "\n\n" + row2 + "\n",
-		"logs/node_decode_w0.out":                   "worker log line\n",
+		"logs/slurm-1234.err":                       "srun: job step started\n",
 	})
 	res, err := Import(Options{Run: root})
 	if err != nil {
@@ -49,7 +49,7 @@ func TestImportAlignsAndAudits(t *testing.T) {
 	if src.Path != "logs/artifacts/conc8/profile_export.jsonl" || src.Kind != "client" || len(src.SHA256) != 64 || d.Requests[1].Evidence.Line != 2 {
 		t.Fatalf("source: %+v evidence %+v", src, d.Requests[1].Evidence)
 	}
-	if len(d.Unread) != 1 || d.Unread[0] != "logs/node_decode_w0.out" || !strings.Contains(strings.Join(d.Meta.Warnings, "\n"), "not read") {
+	if len(d.Unread) != 1 || d.Unread[0] != "logs/slurm-1234.err" || !strings.Contains(strings.Join(d.Meta.Warnings, "\n"), "not read") {
 		t.Fatalf("unread files must be reported: %v %v", d.Unread, d.Meta.Warnings)
 	}
 	if err := res.Verify(); err != nil {

@@ -11,6 +11,8 @@ type Dataset struct {
 	Audit    Audit
 	Sources  []Source
 	Requests []Request
+	// ServerSpans are server spans no client request owns.
+	ServerSpans []ServerSpan
 	// Unread lists files found in the run that no reader consumed, relative to
 	// Meta.SourceRoot, so that nothing is dropped without the user knowing.
 	Unread []string
@@ -25,7 +27,9 @@ type Meta struct {
 	// Phase is the client phase filter that was applied ("profiling" or "all").
 	Phase      string
 	TimeBasis  string
-	ClientKind string // "aiperf", "aiperf-legacy", or "" without a client export
+	ClientKind string // "aiperf", "aiperf-legacy", "agentperf", or "" without a client export
+	// OTelEnabled is false when the build was asked to skip OTel entirely.
+	OTelEnabled bool
 	// Limitations are fixed explanatory sentences about what the evidence cannot say.
 	Limitations []string
 	// Warnings are recoverable problems found while importing, shown to the user.
@@ -97,6 +101,9 @@ type Request struct {
 	// source does not record epoch ns (AgentPerf's epoch seconds); nil otherwise.
 	OriginalStart *string
 	OriginalEnd   *string
+
+	// Server is the server evidence joined to the request; nil when none is.
+	Server *RequestServer
 }
 
 // Request statuses.

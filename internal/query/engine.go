@@ -24,6 +24,9 @@ type Engine struct {
 	// agentsOf[s] is the range of agent indexes of session s.
 	agentsOf [][2]int32
 
+	// serverRow[i] is request i's row in the request_server table, or -1.
+	serverRow []int32
+
 	sourceByID    map[int]int
 	durationS     float64
 	maxRequestDur int64 // longest request, bounds the overlap scan
@@ -71,7 +74,22 @@ func New(c *catalog.Core) (*Engine, error) {
 	for i, s := range c.Sources {
 		e.sourceByID[s.ID] = i
 	}
+	e.serverRow = make([]int32, r.N)
+	for i := range e.serverRow {
+		e.serverRow[i] = -1
+	}
+	for k, i := range c.Server.Request {
+		e.serverRow[i] = int32(k)
+	}
 	return e, nil
+}
+
+// serverList returns a stored id list of request i's server evidence.
+func (e *Engine) serverList(i int, col []string) []string {
+	if k := e.serverRow[i]; k >= 0 {
+		return catalog.IDs(col[k])
+	}
+	return []string{}
 }
 
 // FromDataset indexes an in-memory dataset, laying it out exactly as a
@@ -123,7 +141,8 @@ func (e *Engine) lookup(id string) (int, bool) {
 }
 
 // searchTexts builds the search haystacks on first use: most views never
-// search, and building them costs a string per request.
+// search, and building them costs a string per request. They hold the
+// request, session, agent, conversation, source trace, server ids and workers.
 func (e *Engine) searchTexts() []string {
 	e.searchOnce.Do(func() {
 		r := e.r
@@ -141,6 +160,12 @@ func (e *Engine) searchTexts() []string {
 					b.WriteByte('\n')
 					b.WriteString(*p)
 				}
+			}
+			if k := e.serverRow[i]; k >= 0 {
+				b.WriteByte('\n')
+				b.WriteString(e.c.Server.ServerIDs[k])
+				b.WriteByte('\n')
+				b.WriteString(e.c.Server.Workers[k])
 			}
 			e.searchText[i] = strings.ToLower(b.String())
 		}

@@ -38,7 +38,7 @@ type Args struct {
 const MaxLimit = 1000
 
 // Ops lists the operations Handle understands, in documentation order.
-var Ops = []string{"summary", "requests", "request", "sessions", "timeline", "overview", "sources", "source", "default_request"}
+var Ops = []string{"summary", "requests", "request", "lifecycle", "server_spans", "sessions", "timeline", "overview", "sources", "source", "default_request"}
 
 // Handle answers one JSON-encoded Request with a JSON envelope. It never
 // panics on bad input: every failure becomes {"ok": false, "error": …}.
@@ -69,6 +69,10 @@ func (e *Engine) Do(r Request) (any, error) {
 		return e.Requests(r.Args)
 	case "request":
 		return e.Request(r.Args.ID)
+	case "lifecycle":
+		return e.Lifecycle(r.Args.ID)
+	case "server_spans":
+		return e.ServerSpans(r.Args)
 	case "sessions":
 		return e.Sessions(r.Args)
 	case "timeline":

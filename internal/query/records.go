@@ -1,6 +1,8 @@
 package query
 
 import (
+	"encoding/json"
+	"fmt"
 	"strconv"
 
 	"github.com/dsight/dsight/internal/model"
@@ -52,10 +54,14 @@ type RequestItem struct {
 }
 
 // RequestDetail is one request with its collections, as getRequest shows it.
+// The server records are the importer's rendering, passed through as is.
 type RequestDetail struct {
 	RequestItem
-	Spans     []any     `json:"spans"`
-	Lifecycle Lifecycle `json:"lifecycle"`
+	BridgeEvidence json.RawMessage `json:"bridge_evidence"`
+	Spans          json.RawMessage `json:"spans"`
+	Engine         json.RawMessage `json:"engine"`
+	WorkerBindings json.RawMessage `json:"worker_bindings"`
+	Lifecycle      json.RawMessage `json:"lifecycle"`
 }
 
 // Lifecycle is the request's server-side breakdown. Without correlated
@@ -93,8 +99,11 @@ func (e *Engine) item(i int) RequestItem {
 		Issues:             nonNil(r.Issues),
 		RawStartNS:         strconv.FormatInt(e.c.Meta.OriginNS+r.StartNS, 10),
 		RawEndNS:           strconv.FormatInt(e.c.Meta.OriginNS+r.EndNS, 10),
-		ServerIDs:          []string{},
-		Workers:            []string{},
+		ServerIDs:          e.serverList(i, e.c.Server.ServerIDs),
+		Workers:            e.serverList(i, e.c.Server.Workers),
+	}
+	if k := e.serverRow[i]; k >= 0 {
+		it.SpanCount = int(e.c.Server.SpanCount[k])
 	}
 	it.First = optSeconds(r.FirstNS)
 	return it
@@ -123,9 +132,34 @@ func nonNil[T any](s []T) []T {
 	return s
 }
 
-func unavailableLifecycle(id string) Lifecycle {
-	return Lifecycle{
+func unavailableLifecycle(id string) json.RawMessage {
+	b, _ := json.Marshal(Lifecycle{
 		Request: id, Layout: "cumulative-milestones",
 		Stages: []any{}, Activities: []any{}, Milestones: []any{}, Issues: []string{}, Rows: []any{},
+	})
+	return b
+}
+
+var emptyList = json.RawMessage("[]")
+
+// detail assembles request i's full record.
+func (e *Engine) detail(i int) (RequestDetail, error) {
+	d := RequestDetail{RequestItem: e.item(i), BridgeEvidence: emptyList, Spans: emptyList, Engine: emptyList, WorkerBindings: emptyList}
+	k := e.serverRow[i]
+	if k < 0 {
+		d.Lifecycle = unavailableLifecycle(e.r.ID[i])
+		return d, nil
 	}
+	var stored struct {
+		BridgeEvidence json.RawMessage `json:"bridge_evidence"`
+		Spans          json.RawMessage `json:"spans"`
+		Engine         json.RawMessage `json:"engine"`
+		WorkerBindings json.RawMessage `json:"worker_bindings"`
+		Lifecycle      json.RawMessage `json:"lifecycle"`
+	}
+	if err := json.Unmarshal([]byte(e.c.Server.Detail[k]), &stored); err != nil {
+		return d, fmt.Errorf("request %q: stored server evidence: %w", e.r.ID[i], err)
+	}
+	d.BridgeEvidence, d.Spans, d.Engine, d.WorkerBindings, d.Lifecycle = stored.BridgeEvidence, stored.Spans, stored.Engine, stored.WorkerBindings, stored.Lifecycle
+	return d, nil
 }

@@ -1,7 +1,9 @@
 package query
 
 import (
+	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -40,7 +42,44 @@ func (e *Engine) Request(id string) (any, error) {
 	if !ok {
 		return nil, fmt.Errorf("Unknown request %q", id)
 	}
-	return RequestDetail{RequestItem: e.item(i), Spans: []any{}, Lifecycle: unavailableLifecycle(id)}, nil
+	return e.detail(i)
+}
+
+// Lifecycle answers the "lifecycle" kind: the request's cumulative-milestone
+// breakdown, or available: false with empty lists when no supported server
+// activity joined it.
+func (e *Engine) Lifecycle(id string) (any, error) {
+	i, ok := e.lookup(id)
+	if !ok {
+		return nil, fmt.Errorf("Unknown request %q", id)
+	}
+	d, err := e.detail(i)
+	return d.Lifecycle, err
+}
+
+// ServerSpans answers the "server_spans" kind: spans no request owns that
+// overlap the range, in recorded order, paginated.
+func (e *Engine) ServerSpans(a Args) (any, error) {
+	w, err := e.window(a)
+	if err != nil {
+		return nil, err
+	}
+	offset, limit, err := page(a, 100)
+	if err != nil {
+		return nil, err
+	}
+	ss := &e.c.ServerSpans
+	out := list[json.RawMessage]{Offset: offset, Limit: limit, Range: w.json(), Items: []json.RawMessage{}}
+	for k := range ss.Start {
+		if ss.Start[k] > w.toNS || ss.End[k] < w.fromNS {
+			continue
+		}
+		if out.Total >= offset && len(out.Items) < limit {
+			out.Items = append(out.Items, json.RawMessage(ss.Record[k]))
+		}
+		out.Total++
+	}
+	return out, nil
 }
 
 // eachOverlapping calls f, in (start, id) order, for every request whose
@@ -80,8 +119,7 @@ func (e *Engine) matcher(a Args, w window) (func(int) bool, error) {
 		if a.Agent != nil && r.AgentOf(i) != *a.Agent {
 			return false
 		}
-		if a.Worker != nil {
-			// Client requests carry no server worker until server evidence is joined.
+		if a.Worker != nil && !slices.Contains(e.serverList(i, e.c.Server.Workers), *a.Worker) {
 			return false
 		}
 		if minTTFT > 0 && (!valid(r.TTFT.Valid, i) || r.TTFT.V[i] < minTTFT) {

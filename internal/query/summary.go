@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/dsight/dsight/internal/catalog"
 	"github.com/dsight/dsight/internal/model"
 )
 
@@ -73,14 +74,14 @@ func (e *Engine) Summary() Summary {
 			Job: m.Job, OriginNS: strconv.FormatInt(m.OriginNS, 10),
 			StartUTC:   time.Unix(0, m.OriginNS).UTC().Format(time.RFC3339Nano),
 			Duration:   e.durationS,
-			SourceRoot: m.SourceRoot, Phase: m.Phase, TimeBasis: m.TimeBasis, ClientKind: m.ClientKind,
+			SourceRoot: m.SourceRoot, Phase: m.Phase, TimeBasis: m.TimeBasis, ClientKind: m.ClientKind, OTelEnabled: m.OTelEnabled,
 			SessionKey:  "root correlation id, else correlation id, else request id",
 			Clock:       "client epoch nanoseconds (UTC); no cross-host clock correction",
 			Limitations: nonNil(m.Limitations), Warnings: nonNil(m.Warnings),
 		},
 		Audit:        audit,
-		Capabilities: Capabilities{Requests: e.r.N > 0},
-		Counts:       Counts{Requests: e.r.N, Sessions: len(e.c.Sessions.ID)},
+		Capabilities: e.capabilities(),
+		Counts:       Counts{Requests: e.r.N, Sessions: len(e.c.Sessions.ID), Workers: len(e.workers())},
 	}
 }
 
@@ -192,4 +193,29 @@ func (e *Engine) DefaultRequest() *string {
 		return &r.ID[0]
 	}
 	return nil
+}
+
+func (e *Engine) capabilities() Capabilities {
+	c := Capabilities{Requests: e.r.N > 0, ServerActivity: len(e.c.ServerSpans.Start) > 0}
+	for k := range e.c.Server.Request {
+		c.RequestBreakdown = c.RequestBreakdown || e.c.Server.LifecycleAvailable[k] == 1
+		c.ServerActivity = c.ServerActivity || e.c.Server.SpanCount[k] > 0
+	}
+	return c
+}
+
+// workers lists the workers that served any request, sorted.
+func (e *Engine) workers() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, list := range e.c.Server.Workers {
+		for _, w := range catalog.IDs(list) {
+			if !seen[w] {
+				seen[w] = true
+				out = append(out, w)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
 }

@@ -1,0 +1,202 @@
+package importer
+
+import (
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/dsight/dsight/internal/dynamolog"
+	"github.com/dsight/dsight/internal/lifecycle"
+	"github.com/dsight/dsight/internal/model"
+	"github.com/dsight/dsight/internal/otlp"
+	"github.com/dsight/dsight/internal/sourcename"
+)
+
+// serverFiles are the server-side evidence files of a run.
+type serverFiles struct {
+	frontends, workers, otel []string // absolute paths, sorted
+}
+
+// discoverServer finds frontend logs, worker logs (by the shared filename
+// grammar) and OTel exports (otel/traces.jsonl, otel/*/traces.jsonl).
+func discoverServer(logDir string, withOTel bool) (serverFiles, error) {
+	var f serverFiles
+	err := filepath.WalkDir(logDir, func(p string, e fs.DirEntry, err error) error {
+		if err != nil || !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".out") {
+			return err
+		}
+		id, ok := sourcename.Parse(e.Name())
+		switch {
+		case !ok:
+		case id.Role == "frontend":
+			f.frontends = append(f.frontends, p)
+		default:
+			f.workers = append(f.workers, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return f, err
+	}
+	if withOTel {
+		rel, err := otlp.Discover(os.DirFS(logDir))
+		if err != nil {
+			return f, err
+		}
+		for _, r := range rel {
+			f.otel = append(f.otel, filepath.Join(logDir, filepath.FromSlash(r)))
+		}
+	}
+	sort.Strings(f.frontends)
+	sort.Strings(f.workers)
+	sort.Strings(f.otel)
+	return f, nil
+}
+
+// readServer reads the server evidence, joins it to the client requests
+// (absolute times at this point) and attaches to each request its rendered
+// records and lifecycle. Unjoined lifecycle spans become server spans.
+func (res *Result) readServer(d *model.Dataset, root string, files serverFiles, requests []model.Request, originNS, lastNS int64, claimed map[string]bool) error {
+	var in lifecycle.Input
+	sources := map[string]int{}
+	for _, s := range d.Sources {
+		sources[s.Path] = s.ID
+	}
+	read := func(path, kind string, parse func(src *source) error) error {
+		src, err := res.open(d, root, path, kind)
+		if err != nil {
+			return err
+		}
+		defer src.close()
+		if err := parse(src); err != nil {
+			return err
+		}
+		if err := res.finishSource(d, src); err != nil {
+			return err
+		}
+		sources[src.rel] = src.id
+		claimed[path] = true
+		return nil
+	}
+	var frontends []*dynamolog.FrontendLog
+	for _, p := range files.frontends {
+		if err := read(p, "frontend_log", func(src *source) error {
+			log, err := dynamolog.ScanFrontend(src.reader(), src.rel)
+			frontends = append(frontends, log)
+			return err
+		}); err != nil {
+			return err
+		}
+	}
+	for _, log := range frontends {
+		in.Bridges = append(in.Bridges, log.Bridges...)
+	}
+	dynamolog.MarkAmbiguity(in.Bridges)
+	for _, p := range files.workers {
+		id, _ := sourcename.Parse(filepath.Base(p))
+		if err := read(p, "worker_log", func(src *source) error {
+			log, err := dynamolog.ScanWorker(src.reader(), src.rel)
+			in.WorkerLogs = append(in.WorkerLogs, lifecycle.WorkerLog{Name: id, Log: log})
+			return err
+		}); err != nil {
+			return err
+		}
+	}
+	var spans otlp.Collector
+	for _, p := range files.otel {
+		if err := read(p, "otel", func(src *source) error { return spans.Add(src.rel, src.reader()) }); err != nil {
+			return err
+		}
+	}
+	otel := spans.Result()
+	in.Spans = append(otel.Spans, otel.Invalid...) // the join counts and never joins inverted spans
+	in.Window = &lifecycle.Window{StartNS: originNS, EndNS: lastNS}
+	d.Audit["duplicate_spans"] += int64(len(otel.Duplicates))
+	for _, f := range otel.Files {
+		if f.Empty {
+			d.Meta.Warnings = append(d.Meta.Warnings, fmt.Sprintf("%s recorded no spans", f.Path))
+		}
+	}
+
+	clients := make([]lifecycle.ClientRequest, len(requests))
+	for i, r := range requests {
+		clients[i] = lifecycle.ClientRequest{ID: r.ID, StartNS: r.StartNS, EndNS: r.EndNS, FirstNS: r.FirstNS, Evidence: clientEvidence(d, r.Evidence)}
+	}
+	joined, err := lifecycle.Join(clients, in)
+	if err != nil {
+		return err
+	}
+	for k, v := range joined.Audit {
+		d.Audit[k] += v
+	}
+	frame := lifecycle.Frame{OriginNS: originNS, Sources: sources}
+	for i := range joined.Requests {
+		j := &joined.Requests[i]
+		if len(j.ServerIDs) == 0 && len(j.Spans) == 0 && len(j.Bindings) == 0 && len(j.Engine) == 0 {
+			continue
+		}
+		server, err := renderServer(j, frame)
+		if err != nil {
+			return err
+		}
+		requests[i].Server = server
+		requests[i].Issues = append(requests[i].Issues, j.Issues...)
+		if server.LifecycleAvailable {
+			d.Audit["clients_with_lifecycle"]++
+		}
+	}
+	for _, s := range joined.ServerSpanRecords(frame) {
+		b, err := json.Marshal(s)
+		if err != nil {
+			return err
+		}
+		d.ServerSpans = append(d.ServerSpans, model.ServerSpan{StartNS: parseNS(s.RawStartNS) - originNS, EndNS: parseNS(s.RawEndNS) - originNS, Record: b})
+	}
+	return nil
+}
+
+func renderServer(j *lifecycle.Request, frame lifecycle.Frame) (*model.RequestServer, error) {
+	spans, engine, bindings := j.Records(frame)
+	lc := lifecycle.Derive(j, frame)
+	bridges := make([]lifecycle.Evidence, len(j.BridgeEvidence))
+	for k, ref := range j.BridgeEvidence {
+		bridges[k] = frame.LineEvidence(ref)
+	}
+	detail, err := json.Marshal(struct {
+		BridgeEvidence []lifecycle.Evidence      `json:"bridge_evidence"`
+		Spans          []lifecycle.SpanRecord    `json:"spans"`
+		Engine         []lifecycle.EngineRecord  `json:"engine"`
+		WorkerBindings []lifecycle.BindingRecord `json:"worker_bindings"`
+		Lifecycle      lifecycle.Lifecycle       `json:"lifecycle"`
+	}{bridges, spans, engine, bindings, lc})
+	if err != nil {
+		return nil, err
+	}
+	return &model.RequestServer{
+		ServerIDs: append([]string{}, j.ServerIDs...), Workers: append([]string{}, j.Workers...),
+		SpanCount: len(spans), LifecycleAvailable: lc.Available, Detail: detail,
+	}, nil
+}
+
+func clientEvidence(d *model.Dataset, ref model.Ref) lifecycle.Evidence {
+	ev := lifecycle.Evidence{Line: ref.Line}
+	for _, s := range d.Sources {
+		if s.ID == ref.Source {
+			id := s.ID
+			ev.Source, ev.Path = &id, s.Path
+		}
+	}
+	return ev
+}
+
+// parseNS parses the exact decimal nanosecond strings the records
+// carry; they are written by the lifecycle package from int64 values.
+func parseNS(raw string) int64 {
+	var v int64
+	fmt.Sscan(raw, &v)
+	return v
+}

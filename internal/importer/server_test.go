@@ -1,0 +1,125 @@
+package importer
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The reference's write_run: one request joined through a frontend bridge
+// to 14 OTel spans and two worker logs, one client-only request.
+func writeRun(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	src := "../lifecycle/testdata/write_run"
+	err := filepath.WalkDir(src, func(p string, e os.DirEntry, err error) error {
+		if err != nil || e.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		write(t, root, map[string]string{"logs/" + filepath.ToSlash(rel): string(b)})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, root, map[string]string{"logs/agentic/conc_2/aiperf_artifacts/profile_export.jsonl": `{"metadata":{"x_request_id":"11111111-1111-4111-8111-111111111111","x_correlation_id":"agent-a","root_correlation_id":"session-a","request_start_ns":1789642711000000000,"request_end_ns":1789642719000000000,"benchmark_phase":"profiling"},"metrics":{"time_to_first_token":{"value":3000,"unit":"ms"}}}
+{"metadata":{"x_request_id":"client-only","x_correlation_id":"session-b","request_start_ns":1789642720000000000,"request_end_ns":1789642721000000000,"benchmark_phase":"profiling","was_cancelled":true},"metrics":{}}
+{"metadata":{"x_request_id":"warm","request_start_ns":1789642700000000000,"request_end_ns":1789642701000000000,"benchmark_phase":"warmup"},"metrics":{}}
+`})
+	return root
+}
+
+func TestServerEvidenceJoins(t *testing.T) {
+	res, err := Import(Options{Run: writeRun(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := res.Dataset
+	var joined, clientOnly = d.Requests[0], d.Requests[1]
+	if joined.Server == nil || !joined.Server.LifecycleAvailable || joined.Server.SpanCount != 14 {
+		t.Fatalf("joined request: %+v", joined.Server)
+	}
+	if strings.Join(joined.Server.ServerIDs, ",") != "22222222-2222-4222-8222-222222222222" || strings.Join(joined.Server.Workers, ",") != "decode-0,prefill-0" {
+		t.Fatalf("identities: %v %v", joined.Server.ServerIDs, joined.Server.Workers)
+	}
+	if clientOnly.Server != nil || clientOnly.Status != "cancelled" {
+		t.Fatalf("client-only request: %+v", clientOnly)
+	}
+	var detail struct {
+		Lifecycle struct {
+			Available bool `json:"available"`
+			Stages    []struct {
+				Start, End float64
+				Label      string
+			} `json:"stages"`
+			Issues []string `json:"issues"`
+		} `json:"lifecycle"`
+		Spans []struct {
+			Evidence struct {
+				Source *int   `json:"source"`
+				Path   string `json:"path"`
+			} `json:"evidence"`
+		} `json:"spans"`
+	}
+	if err := json.Unmarshal(joined.Server.Detail, &detail); err != nil {
+		t.Fatal(err)
+	}
+	lc := detail.Lifecycle
+	if !lc.Available || len(lc.Issues) != 0 || len(lc.Stages) < 3 {
+		t.Fatalf("lifecycle: %+v", lc)
+	}
+	// Cumulative milestones tile the request: 0 → first token (3 s) → end (8 s).
+	sum, ttft := 0.0, 0.0
+	for _, st := range lc.Stages {
+		sum += st.End - st.Start
+		if st.Label != "Client complete" {
+			ttft += st.End - st.Start
+		}
+	}
+	if sum < 7.999999 || sum > 8.000001 || ttft < 2.999999 || ttft > 3.000001 {
+		t.Fatalf("stages sum to %v (TTFT part %v): %+v", sum, ttft, lc.Stages)
+	}
+	for _, sp := range detail.Spans {
+		if sp.Evidence.Source == nil || d.Sources[*sp.Evidence.Source].Path != sp.Evidence.Path {
+			t.Fatalf("span evidence does not resolve to a source: %+v", sp.Evidence)
+		}
+	}
+	kinds := map[string]int{}
+	for _, s := range d.Sources {
+		kinds[s.Kind]++
+	}
+	if kinds["otel"] != 1 || kinds["frontend_log"] != 1 || kinds["worker_log"] != 2 || !d.Meta.OTelEnabled {
+		t.Fatalf("sources: %v", kinds)
+	}
+	if d.Audit["clients_with_lifecycle"] != 1 || len(d.Unread) != 0 {
+		t.Fatalf("audit %v unread %v", d.Audit, d.Unread)
+	}
+}
+
+func TestNoOTel(t *testing.T) {
+	res, err := Import(Options{Run: writeRun(t), NoOTel: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := res.Dataset
+	joined := d.Requests[0]
+	if d.Meta.OTelEnabled || joined.Server == nil || joined.Server.LifecycleAvailable || joined.Server.SpanCount != 0 {
+		t.Fatalf("--no-otel: %+v", joined.Server)
+	}
+	for _, s := range d.Sources {
+		if s.Kind == "otel" {
+			t.Fatal("an OTel file was read with --no-otel")
+		}
+	}
+	// The bridge and the worker bindings still identify the server request.
+	if len(joined.Server.ServerIDs) != 1 {
+		t.Fatalf("bridge lost without OTel: %+v", joined.Server)
+	}
+}

@@ -1,0 +1,300 @@
+package pyramid
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/dsight/dsight/internal/shard"
+)
+
+// LayoutVersion is the version of the table layout below (layout.md). A
+// change an older reader could not decode bumps it.
+const LayoutVersion = 1
+
+// Table names. A report may rename chunk tables (for example to prefix a
+// series id); Load takes the chunk id, never the name.
+const (
+	HeaderTable = "pyramid"
+	IndexTable  = "pyramid.chunks"
+)
+
+// Layout is a pyramid as shard tables: a one-row header, an index with one
+// row per chunk (row i describes chunk id i) and the chunk tables in id
+// order.
+type Layout struct {
+	Header shard.Table
+	Index  shard.Table
+	Chunks []shard.Table
+}
+
+// ChunkInfo is one index row: Level is -1 for exact rows, else the bucket
+// shift; First and Last are the first and last row time (exact) or bucket
+// key (level), so a reader picks chunks by time without loading them.
+type ChunkInfo struct {
+	ID          int
+	Level       int
+	Rows        int
+	First, Last int64
+	Loaded      bool
+}
+
+// Chunks lists every chunk in id order.
+func (p *Pyramid) Chunks() []ChunkInfo {
+	out := make([]ChunkInfo, 0, p.chunks)
+	for i := range p.exact {
+		out = append(out, chunkInfo(&p.exact[i].chunkMeta, -1))
+	}
+	for _, l := range p.levels {
+		for i := range l.chunks {
+			out = append(out, chunkInfo(&l.chunks[i].chunkMeta, int(l.shift)))
+		}
+	}
+	return out
+}
+
+func chunkInfo(m *chunkMeta, level int) ChunkInfo {
+	return ChunkInfo{ID: m.id, Level: level, Rows: m.rows, First: m.first, Last: m.last, Loaded: m.loaded}
+}
+
+// Tables lays the pyramid out as shard tables. Every chunk must be loaded.
+func (p *Pyramid) Tables() (*Layout, error) {
+	l := &Layout{
+		Header: shard.Table{Name: HeaderTable, Rows: 1, Columns: []shard.Column{
+			intCol("version", LayoutVersion),
+			intCol("temporal", int64(p.temporal)),
+			intCol("min_bucket_rows", int64(p.minRows)),
+			{Name: "has_limits", Type: shard.Bool, Bools: []bool{p.hasLimits}},
+			intCol("rows", p.rows),
+		}},
+	}
+	infos := p.Chunks()
+	idx := shard.Table{Name: IndexTable, Rows: len(infos), Columns: []shard.Column{
+		{Name: "level", Type: shard.Int64}, {Name: "rows", Type: shard.Int64},
+		{Name: "first", Type: shard.Int64}, {Name: "last", Type: shard.Int64},
+	}}
+	for _, c := range infos {
+		if !c.Loaded {
+			return nil, fmt.Errorf("chunk %d is not loaded", c.ID)
+		}
+		for i, v := range []int64{int64(c.Level), int64(c.Rows), c.First, c.Last} {
+			idx.Columns[i].Ints = append(idx.Columns[i].Ints, v)
+		}
+	}
+	l.Index = idx
+	for i := range p.exact {
+		l.Chunks = append(l.Chunks, p.exactTable(&p.exact[i]))
+	}
+	for _, lv := range p.levels {
+		for i := range lv.chunks {
+			l.Chunks = append(l.Chunks, p.levelTable(&lv.chunks[i]))
+		}
+	}
+	return l, nil
+}
+
+func intCol(name string, v int64) shard.Column {
+	return shard.Column{Name: name, Type: shard.Int64, Ints: []int64{v}}
+}
+
+func chunkName(id int) string { return "pyramid." + strconv.Itoa(id) }
+
+func (p *Pyramid) exactTable(c *exactChunk) shard.Table {
+	t := shard.Table{Name: chunkName(c.id), Rows: c.rows, Columns: []shard.Column{
+		{Name: "t", Type: shard.Int64, Ints: c.times},
+		{Name: "v", Type: shard.Float64, Floats: c.values, Valid: c.valid},
+	}}
+	if p.hasLimits {
+		t.Columns = append(t.Columns, shard.Column{Name: "limit", Type: shard.Float64, Floats: c.limits, Valid: c.limitOK})
+	}
+	return t
+}
+
+// levelColumns names a level chunk's columns in order; the last three exist
+// only with limits.
+var levelColumns = []string{
+	"key", "count", "gaps", "first_t", "first_v", "last_t", "last_v",
+	"min_t", "min_v", "max_t", "max_v", "sum", "gap_t",
+	"unavailable", "usage_t", "usage_v",
+}
+
+const levelColumnsWithoutLimits = 13
+
+func (p *Pyramid) levelTable(c *levelChunk) shard.Table {
+	n := len(c.buckets)
+	ints := func() []int64 { return make([]int64, n) }
+	floats := func() []float64 { return make([]float64, n) }
+	hasValue, hasGap, hasUsage := make([]bool, n), make([]bool, n), make([]bool, n)
+	cols := make([]shard.Column, levelColumnsWithoutLimits)
+	for i, name := range levelColumns[:levelColumnsWithoutLimits] {
+		cols[i] = shard.Column{Name: name, Type: shard.Int64}
+		switch name {
+		case "first_v", "last_v", "min_v", "max_v", "sum":
+			cols[i].Type, cols[i].Floats, cols[i].Valid = shard.Float64, floats(), hasValue
+		case "first_t", "last_t", "min_t", "max_t":
+			cols[i].Ints, cols[i].Valid = ints(), hasValue
+		case "gap_t":
+			cols[i].Ints, cols[i].Valid = ints(), hasGap
+		default:
+			cols[i].Ints = ints()
+		}
+	}
+	if p.hasLimits {
+		cols = append(cols,
+			shard.Column{Name: "unavailable", Type: shard.Int64, Ints: ints()},
+			shard.Column{Name: "usage_t", Type: shard.Int64, Ints: ints(), Valid: hasUsage},
+			shard.Column{Name: "usage_v", Type: shard.Float64, Floats: floats(), Valid: hasUsage})
+	}
+	for i := range c.buckets {
+		b := &c.buckets[i]
+		s := &b.s
+		hasValue[i], hasGap[i], hasUsage[i] = s.Count > 0, s.Gaps > 0, s.hasUsage()
+		cols[0].Ints[i], cols[1].Ints[i], cols[2].Ints[i] = b.key, s.Count, s.Gaps
+		if hasValue[i] {
+			cols[3].Ints[i], cols[4].Floats[i] = s.First.T, s.First.V
+			cols[5].Ints[i], cols[6].Floats[i] = s.Last.T, s.Last.V
+			cols[7].Ints[i], cols[8].Floats[i] = s.Min.T, s.Min.V
+			cols[9].Ints[i], cols[10].Floats[i] = s.Max.T, s.Max.V
+			cols[11].Floats[i] = s.Sum
+		}
+		if hasGap[i] {
+			cols[12].Ints[i] = s.gapT
+		}
+		if p.hasLimits {
+			cols[13].Ints[i] = s.unavailable
+			if hasUsage[i] {
+				cols[14].Ints[i], cols[15].Floats[i] = s.usage.T, s.usage.V
+			}
+		}
+	}
+	return shard.Table{Name: chunkName(c.id), Rows: n, Columns: cols}
+}
+
+// ErrLayout wraps every error of Open and Load: the tables do not describe a
+// valid pyramid.
+var ErrLayout = errors.New("invalid pyramid layout")
+
+func layoutErr(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrLayout, fmt.Sprintf(format, args...))
+}
+
+// Open reads the header and index tables into a pyramid with no chunk
+// loaded. Load then fills chunks by id.
+func Open(header, index *shard.Table) (*Pyramid, error) {
+	if header.Rows != 1 {
+		return nil, layoutErr("header has %d rows, want 1", header.Rows)
+	}
+	var hv [4]int64
+	for i, name := range []string{"version", "temporal", "min_bucket_rows", "rows"} {
+		col, err := column(header, name, shard.Int64)
+		if err != nil {
+			return nil, err
+		}
+		hv[i] = col.Ints[0]
+	}
+	limits, err := column(header, "has_limits", shard.Bool)
+	if err != nil {
+		return nil, err
+	}
+	if hv[0] != LayoutVersion {
+		return nil, layoutErr("unsupported layout version %d (this reader reads %d)", hv[0], LayoutVersion)
+	}
+	p := &Pyramid{temporal: Temporal(hv[1]), hasLimits: limits.Bools[0], rows: hv[3]}
+	if hv[1] < 0 || !p.temporal.valid() {
+		return nil, layoutErr("invalid temporal %d", hv[1])
+	}
+	if hv[2] < 1 || hv[2] > maxChunkRows {
+		return nil, layoutErr("min_bucket_rows %d outside 1..%d", hv[2], maxChunkRows)
+	}
+	p.minRows = int(hv[2])
+	if p.rows < 0 {
+		return nil, layoutErr("negative row count %d", p.rows)
+	}
+	var cols [4][]int64
+	for i, name := range []string{"level", "rows", "first", "last"} {
+		col, err := column(index, name, shard.Int64)
+		if err != nil {
+			return nil, err
+		}
+		cols[i] = col.Ints
+	}
+	var exactRows int64
+	for i := 0; i < index.Rows; i++ {
+		lvl, rows, first, last := cols[0][i], cols[1][i], cols[2][i], cols[3][i]
+		m := chunkMeta{first: first, last: last, rows: int(rows)}
+		if rows < 1 || rows > maxChunkRows || first > last {
+			return nil, layoutErr("chunk %d: %d rows over %d..%d", i, rows, first, last)
+		}
+		if lvl == -1 {
+			if len(p.levels) > 0 {
+				return nil, layoutErr("chunk %d: exact chunk after a level chunk", i)
+			}
+			if n := len(p.exact); n > 0 && p.exact[n-1].last > first {
+				return nil, layoutErr("chunk %d: starts at %d, before the previous chunk ends", i, first)
+			}
+			exactRows += rows
+			p.exact = append(p.exact, exactChunk{chunkMeta: m})
+			continue
+		}
+		if lvl < 0 || lvl > maxShift || lvl%levelStep != 0 {
+			return nil, layoutErr("chunk %d: invalid level %d", i, lvl)
+		}
+		n := len(p.levels)
+		switch {
+		case n > 0 && int64(p.levels[n-1].shift) == lvl:
+			lc := p.levels[n-1].chunks
+			if lc[len(lc)-1].last >= first {
+				return nil, layoutErr("chunk %d: key %d does not follow the previous chunk", i, first)
+			}
+		case n == 0 || int64(p.levels[n-1].shift)+levelStep == lvl:
+			p.levels = append(p.levels, level{shift: uint8(lvl)})
+		default:
+			return nil, layoutErr("chunk %d: level %d does not follow the previous level", i, lvl)
+		}
+		// Keys beyond what t>>shift can produce would overflow key<<shift.
+		if first < minInt64>>lvl || last > maxInt64>>lvl || uint64(last)-uint64(first) < uint64(rows-1) {
+			return nil, layoutErr("chunk %d: keys %d..%d cannot hold %d buckets at level %d", i, first, last, rows, lvl)
+		}
+		l := &p.levels[len(p.levels)-1]
+		l.chunks = append(l.chunks, levelChunk{chunkMeta: m})
+	}
+	if exactRows != p.rows {
+		return nil, layoutErr("exact chunks hold %d rows, header says %d", exactRows, p.rows)
+	}
+	if p.rows > 0 && len(p.exact) == 0 || p.rows == 0 && len(p.levels) > 0 {
+		return nil, layoutErr("levels without exact rows")
+	}
+	p.numberChunks()
+	return p, nil
+}
+
+const (
+	minInt64 = -1 << 63
+	maxInt64 = 1<<63 - 1
+)
+
+func column(t *shard.Table, name string, typ shard.Type) (*shard.Column, error) {
+	c, ok := t.Column(name)
+	if !ok {
+		return nil, layoutErr("table %q has no column %q", t.Name, name)
+	}
+	if c.Type != typ {
+		return nil, layoutErr("table %q column %q is %s, want %s", t.Name, name, c.Type, typ)
+	}
+	if c.Valid != nil && name != "v" && name != "limit" {
+		for i, ok := range c.Valid {
+			if !ok && !nullable(name) {
+				return nil, layoutErr("table %q column %q row %d is null", t.Name, name, i)
+			}
+		}
+	}
+	return c, nil
+}
+
+func nullable(name string) bool {
+	switch name {
+	case "first_t", "first_v", "last_t", "last_v", "min_t", "min_v", "max_t", "max_v", "sum", "gap_t", "usage_t", "usage_v":
+		return true
+	}
+	return false
+}

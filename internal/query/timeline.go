@@ -12,6 +12,7 @@ type Bar struct {
 	InputTokens  *int64   `json:"input_tokens"`
 	OutputTokens *int64   `json:"output_tokens"`
 	Invalid      bool     `json:"invalid_first"` // first token recorded after the request ended
+	Lifecycle    bool     `json:"lifecycle"`     // a server lifecycle is available to expand
 }
 
 // TimelineSession is one session row of the timeline page.
@@ -98,6 +99,9 @@ func (e *Engine) timelineAgents(agents [2]int32, matching []int) []TimelineAgent
 		}
 		if f := r.First.At(i); f != nil && *f > r.End[i] {
 			b.Invalid = true
+		}
+		if k := e.serverRow[i]; k >= 0 {
+			b.Lifecycle = e.c.Server.LifecycleAvailable[k] == 1
 		}
 		bars[r.AgentIndex[i]] = append(bars[r.AgentIndex[i]], b)
 	}

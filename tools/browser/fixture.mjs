@@ -31,3 +31,35 @@ export function cli(report, kind, flags = {}) {
   for (const [k, v] of Object.entries(flags)) args.push(`--${k}`, String(v));
   return JSON.parse(execFileSync(BIN, args, { encoding: "utf8", maxBuffer: 256 << 20 }));
 }
+
+// buildLifecycleRun writes the reference's traced example: a client export
+// with one request joined through a frontend bridge to 14 OTel spans and two
+// worker logs, one cancelled client-only request and one warmup row.
+export function buildLifecycleRun(dir) {
+  const src = path.join(ROOT, "internal", "lifecycle", "testdata", "write_run");
+  const logs = path.join(dir, "run", "logs");
+  fs.cpSync(src, logs, { recursive: true });
+  const exportDir = path.join(logs, "agentic", "conc_2", "aiperf_artifacts");
+  fs.mkdirSync(exportDir, { recursive: true });
+  const rows = [
+    { metadata: { x_request_id: "11111111-1111-4111-8111-111111111111", x_correlation_id: "agent-a", root_correlation_id: "session-a", request_start_ns: 1789642711000000000, request_end_ns: 1789642719000000000, benchmark_phase: "profiling" }, metrics: { time_to_first_token: { value: 3000, unit: "ms" } } },
+    { metadata: { x_request_id: "client-only", x_correlation_id: "session-b", request_start_ns: 1789642720000000000, request_end_ns: 1789642721000000000, benchmark_phase: "profiling", was_cancelled: true }, metrics: {} },
+    { metadata: { x_request_id: "warm", request_start_ns: 1789642700000000000, request_end_ns: 1789642701000000000, benchmark_phase: "warmup" }, metrics: {} },
+  ];
+  // Epoch nanoseconds exceed 2^53: write them as exact integer literals.
+  const text = rows.map((r) => JSON.stringify(r)).join("\n") + "\n";
+  fs.writeFileSync(path.join(exportDir, "profile_export.jsonl"), exactNs(text));
+  return path.join(dir, "run");
+}
+
+// exactNs re-inserts the nanosecond literals that JSON.stringify rounded.
+function exactNs(text) {
+  const exact = ["1789642711000000000", "1789642719000000000", "1789642720000000000", "1789642721000000000", "1789642700000000000", "1789642701000000000"];
+  for (const v of exact) text = text.replace(String(Number(v)), v);
+  return text;
+}
+
+export function buildFrom(run, report, ...flags) {
+  execFileSync(BIN, ["build", run, "-o", report, ...flags], { stdio: ["ignore", "ignore", "inherit"] });
+  return report;
+}

@@ -82,7 +82,13 @@ export function createAPI(view) {
     },
 
     getLifecycle(id) {
-      return structuredClone(view.request(String(id)).lifecycle);
+      return ask("lifecycle", { id: String(id) });
+    },
+
+    selectSpan(id, opts = {}) {
+      if (opts.nsys) throw new Error("No Nsight report is available for this span's worker");
+      view.selectSpan(id, { fit: !!opts.fit });
+      return snapshot(s());
     },
 
     getSource(id) {
@@ -92,7 +98,7 @@ export function createAPI(view) {
     queryServerSpans(o = {}) {
       const r = rangeArgs(o);
       checkRange(r.from, r.to, view.duration);
-      return { total: 0, offset: o.offset ?? 0, limit: clampLimit(o.limit, 100, 1000), range: [r.from, r.to], items: [] };
+      return ask("server_spans", { ...r, offset: o.offset ?? 0, limit: clampLimit(o.limit, 100, 1000) });
     },
 
     async exportSelection() {
@@ -108,7 +114,7 @@ export function createAPI(view) {
         view: captured,
         request,
         visible_request_count: visible.total,
-        server_spans: { total: 0, offset: 0, limit: 100, items: [] },
+        server_spans: ask("server_spans", { from: captured.from, to: captured.to, limit: 100 }),
         batch_observations: { total: 0, items: [] },
         profile: null,
         limitations: sum.meta.limitations,
@@ -144,7 +150,8 @@ function restore(view, v) {
   if (Array.isArray(v.expandedRequests)) st.expandedRequests = new Set(v.expandedRequests.map(String).filter((id) => view.hasRequest(id) && view.request(id).lifecycle.available));
   if (v.metricCharts && typeof v.metricCharts === "object") st.metricCharts = JSON.parse(JSON.stringify(v.metricCharts));
   if (Array.isArray(v.pinnedMetrics)) st.pinnedMetrics = []; // no metric families in this report
-  st.span = null; // no spans without lifecycle evidence
+  const keepSpan = "span" in v ? v.span : st.span;
+  st.span = null;
   st.nsys = false;
   st.hardware = false;
   st.compareNsys = false;
@@ -154,6 +161,7 @@ function restore(view, v) {
     const r = view.request(st.request);
     st.expandedSessions.add(r.session);
     st.expandedAgents.add(agentKey(r.session, r.agent));
+    if (keepSpan !== null && keepSpan !== undefined && view.findSpan(String(keepSpan))) st.span = String(keepSpan);
   }
 }
 

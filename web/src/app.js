@@ -73,7 +73,7 @@ export class View {
     s.span = null;
     s.expandedSessions.add(r.session);
     s.expandedAgents.add(agentKey(r.session, r.agent));
-    if (!expand) s.expandedRequests.delete(id); // no lifecycle evidence to expand yet
+    if (expand && r.lifecycle.available) s.expandedRequests.add(id);
     if (fit) [s.from, s.to] = fitRange(r.start, r.end, this.duration);
     this.showRequestPage();
     if (render) this.render();
@@ -96,6 +96,35 @@ export class View {
   timelineArgs(extra) {
     const s = this.state;
     return { from: s.from, to: s.to, search: s.search, sort: s.sort, expanded: [...s.expandedSessions], id: s.request ?? undefined, ...extra };
+  }
+
+  toggleLifecycle(id) {
+    const e = this.state.expandedRequests;
+    if (e.has(id)) e.delete(id);
+    else if (this.request(id).lifecycle.available) e.add(id);
+    this.render();
+  }
+
+  // findSpan looks a stage or activity id up in the selected request's lifecycle.
+  findSpan(id) {
+    const r = this.selected();
+    if (!r) return null;
+    const lc = r.lifecycle;
+    return lc.stages.find((s) => s.id === id) || lc.activities.find((a) => a.id === id) || r.spans.find((sp) => sp.id === id) || null;
+  }
+
+  selectSpan(id, { fit = false, render = true } = {}) {
+    const span = this.findSpan(String(id));
+    if (!span) throw new Error(`Unknown span ${JSON.stringify(id)} for the selected request`);
+    this.state.span = span.id;
+    if (fit) [this.state.from, this.state.to] = fitRange(span.start, span.end, this.duration);
+    if (render) this.render();
+    return span;
+  }
+
+  fitSpan() {
+    const span = this.state.span === null ? null : this.findSpan(this.state.span);
+    if (span) this.commitRange(...fitRange(span.start, Math.max(span.end, span.start + 1e-9), this.duration));
   }
 
   toggleSession(id) {
@@ -147,7 +176,9 @@ export class View {
 
   fitTTFT() {
     const r = this.selected();
-    if (r && r.first !== null) this.commitRange(...fitRange(r.start, Math.max(r.first, r.start + 1e-9), this.duration));
+    if (!r || r.first === null) return;
+    if (r.lifecycle.available) this.state.expandedRequests.add(r.id);
+    this.commitRange(...fitRange(r.start, Math.max(r.first, r.start + 1e-9), this.duration));
   }
 
   // fitSession frames the selected request's whole session, subagents
@@ -266,7 +297,19 @@ export class View {
     $("subtitle").textContent = `Run ${m.job} · ${m.client_kind ? `${m.client_kind} client` : "no client export"} · ${m.phase} client phase · origin ${m.start_utc}`;
     const notes = [];
     const c = this.summary.counts;
-    const imported = [c.requests && `${c.requests.toLocaleString("en-US")} clients`, c.sessions && `${c.sessions.toLocaleString("en-US")} sessions`].filter(Boolean);
+    const a = this.summary.audit;
+    const imported = [
+      c.requests && `${c.requests.toLocaleString("en-US")} clients`,
+      c.sessions && `${c.sessions.toLocaleString("en-US")} sessions`,
+      a.joined_spans && `${a.joined_spans.toLocaleString("en-US")} joined OTel spans`,
+      a.unjoined_spans && `${a.unjoined_spans.toLocaleString("en-US")} unjoined server spans`,
+      a.clients_with_lifecycle && `${a.clients_with_lifecycle.toLocaleString("en-US")} requests with a lifecycle`,
+    ].filter(Boolean);
+    const badge = $("joinBadge");
+    const joinedClients = a.clients_with_server_identity || 0;
+    badge.hidden = !joinedClients;
+    badge.textContent = `${joinedClients} / ${c.requests} client → server`;
+    badge.classList.toggle("warn", joinedClients < c.requests);
     const cov = $("coverage");
     cov.hidden = false;
     clear(cov).appendChild(h("span", null, `Imported: ${imported.join(" · ")}`));
@@ -275,7 +318,8 @@ export class View {
       cov.classList.add("warn");
       cov.appendChild(h("ul", null, notes.map((n) => h("li", null, n))));
     }
-    $("footerInfo").textContent = `Origin ${m.start_utc} · ${c.sessions.toLocaleString("en-US")} sessions · 0 workers · 0 Nsight reports`;
+    $("footerInfo").textContent = `Origin ${m.start_utc} · ${c.sessions.toLocaleString("en-US")} sessions · ${c.workers} workers · 0 Nsight reports`;
+    $("legendActivity").hidden = !this.summary.capabilities.request_breakdown;
     $("timelineControls").hidden = !this.summary.capabilities.requests;
     $("emptyTimeline").hidden = this.summary.capabilities.requests;
     this.updateOverview = renderOverview(this, ask("overview", {}));

@@ -48,6 +48,9 @@ function requestTab(view) {
       h("button", { id: "fitSession", type: "button", onclick: () => view.fitSession() }, "Fit Session"),
       h("button", { id: "fitRequest", type: "button", onclick: () => view.fitRequest() }, "Fit request"),
       h("button", { id: "fitTTFT", type: "button", disabled: r.first === null, onclick: () => view.fitTTFT() }, "Fit TTFT"),
+      r.lifecycle.available
+        ? h("button", { id: "expandTTFT", type: "button", onclick: () => view.toggleLifecycle(r.id) }, view.state.expandedRequests.has(r.id) ? "Collapse lifecycle" : "Expand lifecycle")
+        : null,
     ),
     h("dl", { class: "stats" }, stats.map(([k, v]) => [h("dt", null, k), h("dd", null, v)])),
     h("p", { class: "evidence" }, "Evidence: ", h("code", { title: `source ${ev.source}` }, `${ev.path}:${ev.line}`)),
@@ -58,8 +61,59 @@ function requestTab(view) {
   if (r.conversation !== null) box.appendChild(h("p", { class: "muted small" }, "Conversation ", h("code", null, r.conversation)));
   if (r.parent !== null) box.appendChild(h("p", { class: "muted small" }, "Parent agent ", h("code", null, r.parent)));
   if (r.issues.length) box.appendChild(h("ul", { class: "issues" }, r.issues.map((i) => h("li", null, i))));
-  box.appendChild(h("p", { class: "muted small" }, "No server-side lifecycle evidence is joined to this request; the bar shows client timing only."));
+  const span = view.state.span === null ? null : view.findSpan(view.state.span);
+  if (span) box.appendChild(phaseFocus(view, span));
+  const lc = r.lifecycle;
+  if (lc.available) {
+    box.appendChild(h("h4", null, "Progress milestones"));
+    box.appendChild(h("ol", { class: "milestones" }, lc.milestones.map((m) => h("li", null, `${m.label} · ${m.time.toFixed(6)} s`))));
+    if (lc.issues.length) box.appendChild(h("ul", { class: "issues" }, lc.issues.map((i) => h("li", null, i))));
+  } else {
+    box.appendChild(h("p", { class: "muted small" }, r.spans.length ? "Server spans are joined, but none forms a supported lifecycle; the bar shows client timing." : "No server-side lifecycle evidence is joined to this request; the bar shows client timing only."));
+  }
+  if (r.workers.length || r.server_ids.length) box.appendChild(requestPath(r));
   return box;
+}
+
+// phaseFocus describes the selected stage or span with its boundaries.
+function phaseFocus(view, span) {
+  const isStage = span.kind === "progress";
+  const elapsed = ((span.end - span.start) * 1000).toFixed(3);
+  const ev = (e) => (e ? h("code", null, `${e.path}:${e.line}${e.ordinal !== undefined && e.ordinal !== null ? ` #${e.ordinal}` : ""}`) : "not recorded");
+  return h(
+    "div",
+    { class: "phase-focus" },
+    h("h4", null, span.label || span.name),
+    h("p", null, isStage ? `${elapsed} ms between milestones` : `${elapsed} ms recorded elapsed`, " · ", `role ${span.role || "unknown"}`, span.host ? ` · host ${span.host}` : ""),
+    span.description ? h("p", { class: "muted small" }, span.description) : null,
+    isStage ? h("p", { class: "small" }, "From ", h("b", null, span.from_boundary.label), " ", ev(span.from_boundary.evidence), h("br"), "to ", h("b", null, span.to_boundary.label), " ", ev(span.to_boundary.evidence)) : h("p", { class: "small" }, "Evidence ", ev(span.evidence), span.worker ? ` · worker ${span.worker} (${span.worker_basis})` : ""),
+    span.routing_context ? h("p", { class: "small" }, `Routing: ${span.routing_context.phase} · ${span.routing_context.basis}`) : null,
+    h("div", { class: "actions" }, h("button", { type: "button", onclick: () => view.fitSpan() }, "Fit phase")),
+  );
+}
+
+// requestPath shows which workers did the work and how the client request
+// was bridged to them.
+function requestPath(r) {
+  const roleOrder = { prefill: 0, decode: 1, agg: 2 };
+  const workers = [...r.workers].sort((a, b) => (roleOrder[a.split("-")[0]] ?? 9) - (roleOrder[b.split("-")[0]] ?? 9) || a.localeCompare(b));
+  const nodes = [h("button", { type: "button", class: "path-node", disabled: true, title: "No Nsight report", dataset: { pathWorker: "frontend" } }, "Frontend + router")];
+  for (const w of workers) {
+    nodes.push(h("span", { class: "path-arrow" }, "→"));
+    nodes.push(h("button", { type: "button", class: "path-node", disabled: true, title: "No Nsight report", dataset: { pathWorker: w } }, w));
+  }
+  const bindings = r.worker_bindings.map((b) => h("li", null, `${b.worker} on ${b.host} · process ${b.process ?? "unknown"} · ${b.basis}${b.ambiguous ? " · ambiguous" : ""}`));
+  const engine = r.engine.map((e) => h("li", null, `${e.worker}: client id ${e.client_id}${e.disagg_id ? ` → disagg ${e.disagg_id}` : ""}`));
+  return h(
+    "div",
+    { class: "request-path" },
+    h("h4", null, "Recorded request path"),
+    h("div", { class: "path" }, nodes),
+    h("h4", null, "Identity bridge"),
+    h("p", { class: "small" }, "Client ", h("code", null, r.id), " → Dynamo ", r.server_ids.map((id, k) => [k ? ", " : "", h("code", null, id)])),
+    bindings.length ? h("ul", { class: "small" }, bindings) : null,
+    engine.length ? h("ul", { class: "small" }, engine) : null,
+  );
 }
 
 function apiTab(view) {

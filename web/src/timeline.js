@@ -49,11 +49,13 @@ export function renderTimeline(view, page) {
       );
       if (!agentOpen) continue;
       for (const b of a.bars) {
+        const expanded = b.lifecycle && state.expandedRequests.has(b.id);
         host.appendChild(
           row(
             "request-row",
             [
               h("span", { class: "indent2" }),
+              b.lifecycle ? toggle(expanded, `${expanded ? "Collapse" : "Expand"} lifecycle of ${b.id}`, () => view.toggleLifecycle(b.id)) : h("span", { class: "toggle-space" }),
               h("span", { class: "turn" }, b.turn === null ? "turn ?" : `turn ${b.turn}`),
               h("span", { class: "name", title: b.id }, b.id),
             ],
@@ -61,12 +63,52 @@ export function renderTimeline(view, page) {
             { request: b.id },
           ),
         );
+        if (expanded) renderBreakdown(view, host, view.request(b.id).lifecycle, x);
       }
     }
   }
   if (page.items.length === 0) {
     host.appendChild(h("p", { class: "empty" }, state.search ? `No request matches “${state.search}” in this range.` : "No client request overlaps this range."));
   }
+}
+
+// renderBreakdown draws a request's lifecycle: one track per progress stage
+// showing every stage up to it (the current one highlighted), then the raw
+// activity spans on their own aligned tracks.
+function renderBreakdown(view, host, lc, x) {
+  const selected = view.state.span;
+  host.appendChild(h("div", { class: "row breakdown-head" }, h("div", { class: "row-label" }, h("span", { class: "indent3" }), "Request breakdown · Progress milestones"), h("div", { class: "lane note" }, lc.timing)));
+  lc.stages.forEach((stage, k) => {
+    const blocks = lc.stages.slice(0, k + 1).map((st, j) =>
+      h("button", {
+        type: "button",
+        class: `stage${j === k ? " current" : ""}${selected === st.id ? " selected" : ""}`,
+        style: { left: `${x(st.start)}%`, width: `${Math.max(x(st.end) - x(st.start), 0)}%` },
+        title: `${st.label}: ${((st.end - st.start) * 1000).toFixed(3)} ms between milestones`,
+        dataset: { stageSpan: st.id, ...(j === k ? { currentStage: "" } : {}) },
+        onclick: (ev) => {
+          ev.stopPropagation();
+          view.selectSpan(st.id);
+        },
+      }),
+    );
+    host.appendChild(row("stage-row", [h("span", { class: "indent3" }), h("span", { class: "name", title: stage.label }, stage.label)], blocks, { stageRow: stage.id }));
+  });
+  for (const act of lc.activities) {
+    const span = h("button", {
+      type: "button",
+      class: `activity kind-${act.kind}${selected === act.id ? " selected" : ""}`,
+      style: { left: `${x(act.start)}%`, width: `${Math.max(x(act.end) - x(act.start), 0)}%` },
+      title: `${act.label}: ${((act.end - act.start) * 1000).toFixed(3)} ms recorded`,
+      dataset: { stageSpan: act.id },
+      onclick: (ev) => {
+        ev.stopPropagation();
+        view.selectSpan(act.id);
+      },
+    });
+    host.appendChild(row("activity-row", [h("span", { class: "indent3" }), h("span", { class: "name", title: `${act.name} (${act.role})` }, `${"· ".repeat(act.depth)}${act.label}`)], [span], { stageRow: act.id }));
+  }
+  if (lc.issues.length) host.appendChild(h("div", { class: "row breakdown-issues" }, h("div", { class: "row-label" }), h("div", { class: "lane note warn" }, lc.issues.join(" · "))));
 }
 
 function row(kind, label, lane, data) {

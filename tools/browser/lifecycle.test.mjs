@@ -1,0 +1,126 @@
+// The traced example in the real page: a request joined to its OTel spans
+// expands into cumulative milestones, stages select and explain themselves,
+// Fit Session and ↶ move the range, and every answer equals the CLI's. The
+// same run built with --no-otel opens cleanly and offers no breakdown.
+
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { launch, open, serve, fileURL } from "./harness.mjs";
+import { buildLifecycleRun, buildFrom, cli, OUT } from "./fixture.mjs";
+
+const JOINED = "11111111-1111-4111-8111-111111111111";
+let work, traced, untraced, browser, server;
+
+before(async () => {
+  work = fs.mkdtempSync(path.join(os.tmpdir(), "dsight-lifecycle-"));
+  const run = buildLifecycleRun(work);
+  traced = buildFrom(run, path.join(work, "traced"));
+  untraced = buildFrom(run, path.join(work, "untraced"), "--no-otel");
+  browser = await launch();
+  server = await serve(traced);
+  fs.mkdirSync(OUT, { recursive: true });
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+  if (work) fs.rmSync(work, { recursive: true, force: true });
+});
+
+for (const mode of ["file", "http"]) {
+  test(`${mode}: a traced request expands into its lifecycle`, async () => {
+    const { page, problems } = await open(browser.context, mode === "file" ? fileURL(traced) : server.url);
+    try {
+      const lifecycle = await page.evaluate((id) => traceExplorer.getLifecycle(id), JOINED);
+      assert.deepEqual(lifecycle, cli(traced, "lifecycle", { request: JOINED }));
+      assert.equal(lifecycle.available, true);
+      assert.deepEqual(await page.evaluate((id) => traceExplorer.getRequest(id), JOINED), cli(traced, "request", { request: JOINED }));
+
+      await page.evaluate((id) => traceExplorer.selectRequest(id, { expand: true, fit: true }), JOINED);
+      const rows = await page.evaluate(() => ({
+        stageRows: [...document.querySelectorAll("[data-stage-row]")].map((r) => r.dataset.stageRow),
+        current: [...document.querySelectorAll("[data-current-stage]")].map((s) => s.dataset.stageSpan),
+        expanded: traceExplorer.getState().expandedRequests,
+      }));
+      const ids = lifecycle.stages.map((s) => s.id);
+      assert.deepEqual(rows.stageRows.slice(0, ids.length), ids, "one track per stage, in order");
+      assert.deepEqual(rows.current, ids, "each track highlights its own stage");
+      assert.equal(rows.stageRows.length, ids.length + lifecycle.activities.length);
+      assert.deepEqual(rows.expanded, [JOINED]);
+
+      // Stages tile the request: cumulative, contiguous, summing to its duration.
+      for (let k = 1; k < lifecycle.stages.length; k++) assert.equal(lifecycle.stages[k].start, lifecycle.stages[k - 1].end);
+      assert.deepEqual(lifecycle.rows.at(-1), ids);
+
+      // Clicking a stage selects it and explains it.
+      await page.locator(`[data-stage-row="progress:1"] [data-stage-span="progress:1"]`).click();
+      assert.equal(await page.evaluate(() => traceExplorer.getState().span), "progress:1");
+      assert.match(await page.locator(".phase-focus").innerText(), /between milestones/);
+
+      // Fit Session from a narrower range, then back.
+      const before = await page.evaluate(() => traceExplorer.selectRange(2, 4));
+      await page.click("#fitSession");
+      const fitted = await page.evaluate(() => traceExplorer.getState());
+      assert.ok(fitted.from <= 0 && fitted.to >= 8, `Fit Session ${fitted.from}–${fitted.to}`);
+      await page.click("#rangeBack");
+      const back = await page.evaluate(() => traceExplorer.getState());
+      assert.deepEqual([back.from, back.to], [before.from, before.to]);
+
+      // Which worker did the work.
+      const workers = await page.evaluate(() => [...document.querySelectorAll(".path-node[data-path-worker]")].map((n) => n.dataset.pathWorker));
+      assert.deepEqual(workers, ["frontend", "prefill-0", "decode-0"]);
+
+      // A client-only request has no lifecycle and cannot be expanded.
+      const clientOnly = await page.evaluate(() => {
+        traceExplorer.expandRequest("client-only");
+        return { st: traceExplorer.getState(), lc: traceExplorer.getLifecycle("client-only") };
+      });
+      assert.equal(clientOnly.lc.available, false);
+      assert.deepEqual(clientOnly.lc.stages, []);
+      assert.ok(!clientOnly.st.expandedRequests.includes("client-only"));
+      const spanError = await page.evaluate(() => {
+        try {
+          traceExplorer.selectSpan("progress:0");
+          return null;
+        } catch (e) {
+          return e.message;
+        }
+      });
+      assert.match(spanError, /Unknown span/);
+
+      const d = cli(traced, "summary").meta.duration;
+      assert.deepEqual(await page.evaluate((d) => traceExplorer.queryServerSpans({ from: 0, to: d }), d), cli(traced, "server_spans", { from: 0, to: d }));
+      await page.screenshot({ path: path.join(OUT, `lifecycle-${mode}.png`), fullPage: true });
+      assert.deepEqual(problems, []);
+    } finally {
+      await page.close();
+    }
+  });
+}
+
+test("--no-otel: the page opens and offers no breakdown", async () => {
+  const { page, problems } = await open(browser.context, fileURL(untraced));
+  try {
+    const seen = await page.evaluate((id) => {
+      traceExplorer.selectRequest(id, { expand: true });
+      return {
+        available: traceExplorer.describe().available,
+        toggles: document.querySelectorAll("[data-stage-row]").length,
+        expand: document.querySelector("#expandTTFT"),
+        otel: traceExplorer.describe().meta.otel_enabled,
+        lc: traceExplorer.getLifecycle(id).available,
+      };
+    }, JOINED);
+    assert.equal(seen.available.request_breakdown, false);
+    assert.equal(seen.toggles, 0);
+    assert.equal(seen.expand, null);
+    assert.equal(seen.otel, false);
+    assert.equal(seen.lc, false);
+    assert.deepEqual(problems, []);
+  } finally {
+    await page.close();
+  }
+});

@@ -91,22 +91,35 @@ func Import(opt Options) (*Result, error) {
 		}
 		requests = append(requests, rs...)
 	}
-	if len(requests) == 0 {
-		return nil, fmt.Errorf("no positive recorded time range: %s", describeEmpty(root, clients))
-	}
-	server, err := discoverServer(logDir, !opt.NoOTel)
+	files, err := discoverServer(logDir, !opt.NoOTel)
 	if err != nil {
 		return nil, err
 	}
 	d.Meta.OTelEnabled = !opt.NoOTel
-	origin, last := requests[0].StartNS, requests[0].EndNS
-	for _, r := range requests {
-		origin, last = min(origin, r.StartNS), max(last, r.EndNS)
-	}
-	if err := res.readServer(d, root, server, requests, origin, last, claimed); err != nil {
+	server, err := res.readServer(d, root, files, claimed)
+	if err != nil {
 		return nil, err
 	}
-	if err := align(d, requests); err != nil {
+	var origin, last int64
+	if len(requests) > 0 {
+		origin, last = requests[0].StartNS, requests[0].EndNS
+		for _, r := range requests {
+			origin, last = min(origin, r.StartNS), max(last, r.EndNS)
+		}
+		d.Meta.TimeBasis = "client measurement window"
+	} else {
+		// No client requests: the window is what the sources recorded, and
+		// no request or TTFT is synthesized.
+		var ok bool
+		if origin, last, ok = server.window(); !ok || last <= origin {
+			return nil, fmt.Errorf("no positive recorded time range: %s", describeEmpty(root, clients))
+		}
+		d.Meta.TimeBasis = "available source timestamps; no client measurement window"
+	}
+	if err := res.join(d, server, requests, origin, last); err != nil {
+		return nil, err
+	}
+	if err := align(d, requests, origin, last); err != nil {
 		return nil, err
 	}
 	d.Audit["sessions"] = int64(len(model.GroupSessions(d.Requests)))
@@ -177,10 +190,9 @@ func discoverClients(logDir, explicit string) ([]string, error) {
 	return found, nil
 }
 
-// align sets the origin at the earliest client start, rebases every time to
-// it, and sorts requests by (start, id).
-func align(d *model.Dataset, requests []model.Request) error {
-	origin, last := requests[0].StartNS, requests[0].EndNS
+// align rebases every request time to the run origin and sorts requests
+// by (start, id).
+func align(d *model.Dataset, requests []model.Request, origin, last int64) error {
 	seen := make(map[string]bool, len(requests))
 	for i := range requests {
 		r := &requests[i]
@@ -188,8 +200,6 @@ func align(d *model.Dataset, requests []model.Request) error {
 			return fmt.Errorf("duplicate client request id %q across exports", r.ID)
 		}
 		seen[r.ID] = true
-		origin = min(origin, r.StartNS)
-		last = max(last, r.EndNS)
 	}
 	if last <= origin {
 		return fmt.Errorf("no positive recorded time range: every client request starts and ends at %d ns", origin)
@@ -212,7 +222,6 @@ func align(d *model.Dataset, requests []model.Request) error {
 	d.Requests = requests
 	d.Meta.OriginNS = origin
 	d.Meta.DurationNS = last - origin
-	d.Meta.TimeBasis = "client measurement window"
 	return nil
 }
 

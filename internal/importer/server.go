@@ -57,10 +57,14 @@ func discoverServer(logDir string, withOTel bool) (serverFiles, error) {
 	return f, nil
 }
 
-// readServer reads the server evidence, joins it to the client requests
-// (absolute times at this point) and attaches to each request its rendered
-// records and lifecycle. Unjoined lifecycle spans become server spans.
-func (res *Result) readServer(d *model.Dataset, root string, files serverFiles, requests []model.Request, originNS, lastNS int64, claimed map[string]bool) error {
+// serverEvidence is the parsed server-side evidence of a run.
+type serverEvidence struct {
+	in      lifecycle.Input
+	sources map[string]int // evidence path → source id
+}
+
+// readServer parses every server evidence file, registering each as a source.
+func (res *Result) readServer(d *model.Dataset, root string, files serverFiles, claimed map[string]bool) (*serverEvidence, error) {
 	var in lifecycle.Input
 	sources := map[string]int{}
 	for _, s := range d.Sources {
@@ -89,7 +93,7 @@ func (res *Result) readServer(d *model.Dataset, root string, files serverFiles, 
 			frontends = append(frontends, log)
 			return err
 		}); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	for _, log := range frontends {
@@ -103,24 +107,71 @@ func (res *Result) readServer(d *model.Dataset, root string, files serverFiles, 
 			in.WorkerLogs = append(in.WorkerLogs, lifecycle.WorkerLog{Name: id, Log: log})
 			return err
 		}); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	var spans otlp.Collector
 	for _, p := range files.otel {
 		if err := read(p, "otel", func(src *source) error { return spans.Add(src.rel, src.reader()) }); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	otel := spans.Result()
 	in.Spans = append(otel.Spans, otel.Invalid...) // the join counts and never joins inverted spans
-	in.Window = &lifecycle.Window{StartNS: originNS, EndNS: lastNS}
 	d.Audit["duplicate_spans"] += int64(len(otel.Duplicates))
 	for _, f := range otel.Files {
 		if f.Empty {
 			d.Meta.Warnings = append(d.Meta.Warnings, fmt.Sprintf("%s recorded no spans", f.Path))
 		}
 	}
+	if n := len(otel.Invalid); n > 0 {
+		d.Meta.Warnings = append(d.Meta.Warnings, fmt.Sprintf("%d OTel span(s) end before they start; they are counted and never joined (first: %s:%d)", n, otel.Invalid[0].Ref.Path, otel.Invalid[0].Ref.Line))
+	}
+	return &serverEvidence{in: in, sources: sources}, nil
+}
+
+// window is the union of the recorded server timestamps that carry an
+// absolute time: valid OTel spans, and log lines whose time has an explicit
+// UTC offset. It frames runs without a client export; nothing is inferred.
+func (ev *serverEvidence) window() (lo, hi int64, ok bool) {
+	add := func(a, b int64) {
+		if b < a {
+			return
+		}
+		if !ok {
+			lo, hi, ok = a, b, true
+			return
+		}
+		lo, hi = min(lo, a), max(hi, b)
+	}
+	for k := range ev.in.Spans {
+		add(ev.in.Spans[k].StartNS, ev.in.Spans[k].EndNS)
+	}
+	at := func(t *dynamolog.Timestamp) {
+		if t != nil && t.UnixNS != nil {
+			add(*t.UnixNS, *t.UnixNS)
+		}
+	}
+	for k := range ev.in.Bridges {
+		at(ev.in.Bridges[k].Time)
+	}
+	for _, w := range ev.in.WorkerLogs {
+		for k := range w.Log.Bindings {
+			at(w.Log.Bindings[k].Time)
+		}
+		for k := range w.Log.EngineMaps {
+			at(w.Log.EngineMaps[k].ObservedAt)
+		}
+	}
+	return lo, hi, ok
+}
+
+// join attaches the server evidence to the client requests (absolute
+// times at this point): each request gets its rendered records and
+// lifecycle; lifecycle spans no request owns become server spans.
+func (res *Result) join(d *model.Dataset, ev *serverEvidence, requests []model.Request, originNS, lastNS int64) error {
+	in, sources := ev.in, ev.sources
+	in.Window = &lifecycle.Window{StartNS: originNS, EndNS: lastNS}
 
 	clients := make([]lifecycle.ClientRequest, len(requests))
 	for i, r := range requests {

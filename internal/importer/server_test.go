@@ -2,10 +2,14 @@ package importer
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/dsight/dsight/internal/dynamolog"
+	"github.com/dsight/dsight/internal/otlp"
 )
 
 // The reference's write_run: one request joined through a frontend bridge
@@ -121,5 +125,103 @@ func TestNoOTel(t *testing.T) {
 	// The bridge and the worker bindings still identify the server request.
 	if len(joined.Server.ServerIDs) != 1 {
 		t.Fatalf("bridge lost without OTel: %+v", joined.Server)
+	}
+}
+
+// Without a client export the window is the union of the recorded source
+// timestamps; no request or TTFT is synthesized, and the spans stay
+// queryable as server spans.
+func TestClientlessWindowIsUnionOfSources(t *testing.T) {
+	root := writeRun(t)
+	os.RemoveAll(filepath.Join(root, "logs", "agentic"))
+	res, err := Import(Options{Run: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := res.Dataset
+	// The union, computed from the files with the parsers directly.
+	logs := os.DirFS(filepath.Join(root, "logs"))
+	spans, err := otlp.ReadAll(logs, otlp.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
+	for _, s := range spans.Spans {
+		lo, hi = min(lo, s.StartNS), max(hi, s.EndNS)
+	}
+	for _, name := range []string{"front_frontend_0.out", "decode-host_decode_w0.out", "prefill-host_prefill_w0.out"} {
+		f, _ := os.Open(filepath.Join(root, "logs", name))
+		defer f.Close()
+		var times []*dynamolog.Timestamp
+		if strings.Contains(name, "frontend") {
+			log, err := dynamolog.ScanFrontend(f, name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, b := range log.Bridges {
+				times = append(times, b.Time)
+			}
+		} else {
+			log, err := dynamolog.ScanWorker(f, name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, b := range log.Bindings {
+				times = append(times, b.Time)
+			}
+			for _, m := range log.EngineMaps {
+				times = append(times, m.ObservedAt)
+			}
+		}
+		for _, ts := range times {
+			if ts != nil && ts.UnixNS != nil {
+				lo, hi = min(lo, *ts.UnixNS), max(hi, *ts.UnixNS)
+			}
+		}
+	}
+	if d.Meta.OriginNS != lo || d.Meta.DurationNS != hi-lo {
+		t.Fatalf("window [%d, +%d], want the union [%d, +%d]", d.Meta.OriginNS, d.Meta.DurationNS, lo, hi-lo)
+	}
+	if len(d.Requests) != 0 || len(d.ServerSpans) == 0 || !strings.Contains(d.Meta.TimeBasis, "no client measurement window") {
+		t.Fatalf("requests %d, server spans %d, basis %q", len(d.Requests), len(d.ServerSpans), d.Meta.TimeBasis)
+	}
+}
+
+// Bad server input: a truncated OTel export is an error naming file:line;
+// an inverted span and a bridge to an unknown request are counted, never
+// joined, and never crash the build.
+func TestBadServerInput(t *testing.T) {
+	root := writeRun(t)
+	traces := filepath.Join(root, "logs", "otel", "collector", "traces.jsonl")
+	b, _ := os.ReadFile(traces)
+	os.WriteFile(traces, append(b, []byte(`{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId"`)...), 0o644)
+	_, err := Import(Options{Run: root})
+	if err == nil || !strings.Contains(err.Error(), "otel/collector/traces.jsonl:") {
+		t.Fatalf("truncated OTel: %v", err)
+	}
+
+	root = writeRun(t)
+	traces = filepath.Join(root, "logs", "otel", "collector", "traces.jsonl")
+	inverted := `{"resourceSpans":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"dynamo"}}]},"scopeSpans":[{"spans":[{"traceId":"abcdefabcdefabcdefabcdefabcdefab","spanId":"00000000000000aa","name":"request.preprocessing","startTimeUnixNano":"1789642712000000000","endTimeUnixNano":"1789642711500000000"}]}]}]}` + "\n"
+	f, _ := os.OpenFile(traces, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(inverted)
+	f.Close()
+	front := filepath.Join(root, "logs", "front_frontend_0.out")
+	b, _ = os.ReadFile(front)
+	unknown := strings.ReplaceAll(strings.ReplaceAll(string(b), "11111111-1111-4111-8111-111111111111", "99999999-9999-4999-8999-999999999999"), "22222222-2222-4222-8222-222222222222", "88888888-8888-4888-8888-888888888888")
+	os.WriteFile(front, []byte(string(b)+unknown), 0o644)
+	res, err := Import(Options{Run: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := res.Dataset
+	if d.Audit["invalid_spans"] != 1 || d.Audit["unknown_client_bridges"] < 1 {
+		t.Fatalf("audit: %v", d.Audit)
+	}
+	if !strings.Contains(strings.Join(d.Meta.Warnings, "\n"), "end before they start") {
+		t.Fatalf("warnings: %v", d.Meta.Warnings)
+	}
+	if d.Requests[0].Server == nil || !d.Requests[0].Server.LifecycleAvailable || d.Requests[0].Server.SpanCount != 14 {
+		t.Fatalf("the good join must be unchanged: %+v", d.Requests[0].Server)
 	}
 }

@@ -146,11 +146,17 @@ func (e *Engine) Overview(bins int) (any, error) {
 		return nil, fmt.Errorf("bins must be from 1 to 10000; got %d", bins)
 	}
 	o := Overview{Duration: e.durationS, BinSeconds: e.durationS / float64(bins), Counts: make([]int, bins)}
-	if e.r.N > 0 {
+	// Client request starts when there are any, else server span starts.
+	starts := e.r.Start
+	switch {
+	case e.r.N > 0:
 		o.Basis = "request starts"
+	case len(e.c.ServerSpans.Start) > 0:
+		o.Basis = "server span starts"
+		starts = e.c.ServerSpans.Start
 	}
 	scale := float64(bins) / float64(e.c.Meta.DurationNS)
-	for _, start := range e.r.Start {
+	for _, start := range starts {
 		b := min(max(int(float64(start)*scale), 0), bins-1)
 		o.Counts[b]++
 	}

@@ -12,13 +12,15 @@ import { launch, open, serve, fileURL } from "./harness.mjs";
 import { buildLifecycleRun, buildFrom, cli, OUT } from "./fixture.mjs";
 
 const JOINED = "11111111-1111-4111-8111-111111111111";
-let work, traced, untraced, browser, server;
+let work, traced, untraced, otelOnly, browser, server;
 
 before(async () => {
   work = fs.mkdtempSync(path.join(os.tmpdir(), "dsight-lifecycle-"));
   const run = buildLifecycleRun(work);
   traced = buildFrom(run, path.join(work, "traced"));
   untraced = buildFrom(run, path.join(work, "untraced"), "--no-otel");
+  fs.rmSync(path.join(run, "logs", "agentic"), { recursive: true });
+  otelOnly = buildFrom(run, path.join(work, "otel-only"));
   browser = await launch();
   server = await serve(traced);
   fs.mkdirSync(OUT, { recursive: true });
@@ -119,6 +121,37 @@ test("--no-otel: the page opens and offers no breakdown", async () => {
     assert.equal(seen.expand, null);
     assert.equal(seen.otel, false);
     assert.equal(seen.lc, false);
+    assert.deepEqual(problems, []);
+  } finally {
+    await page.close();
+  }
+});
+
+test("OTel only: empty timeline, coverage and queries kept", async () => {
+  const { page, problems } = await open(browser.context, fileURL(otelOnly));
+  try {
+    const seen = await page.evaluate(() => ({
+      available: traceExplorer.describe().available,
+      basis: traceExplorer.describe().meta.time_basis,
+      empty: !document.querySelector("#emptyTimeline").hidden,
+      lanes: document.querySelectorAll("#clientTracks .lane").length,
+      tabs: [...document.querySelectorAll("#inspectorTabs .tab")].map((t) => t.dataset.tab),
+      title: document.querySelector("#inspectorTitle").textContent,
+      requests: traceExplorer.queryRequests({}).total,
+    }));
+    assert.equal(seen.available.requests, false);
+    assert.equal(seen.available.server_activity, true);
+    assert.match(seen.basis, /no client measurement window/);
+    assert.equal(seen.empty, true);
+    assert.equal(seen.lanes, 0);
+    assert.deepEqual(seen.tabs, ["api"]);
+    assert.equal(seen.title, "Captured evidence");
+    assert.equal(seen.requests, 0);
+    const d = cli(otelOnly, "summary").meta.duration;
+    const spans = await page.evaluate((d) => traceExplorer.queryServerSpans({ from: 0, to: d, limit: 1000 }), d);
+    assert.deepEqual(spans, cli(otelOnly, "server_spans", { from: 0, to: d, limit: 1000 }));
+    assert.ok(spans.total > 0 && spans.items.length === spans.total);
+    await page.screenshot({ path: path.join(OUT, "otel-only.png"), fullPage: true });
     assert.deepEqual(problems, []);
   } finally {
     await page.close();

@@ -14,6 +14,7 @@ export class View {
     this.summary = summary;
     this.duration = summary.meta.duration;
     this.state = createState(this.duration);
+    if (!this.availableTabs().includes(this.state.tab)) this.state.tab = this.availableTabs()[0];
     this.history = [];
     this.details = new Map();
     this.dragClick = false;
@@ -293,10 +294,12 @@ export class View {
 
   renderChrome() {
     const m = this.summary.meta;
-    $("jobName").textContent = m.job;
-    $("subtitle").textContent = `Run ${m.job} · ${m.client_kind ? `${m.client_kind} client` : "no client export"} · ${m.phase} client phase · origin ${m.start_utc}`;
-    const notes = [];
     const c = this.summary.counts;
+    $("jobName").textContent = m.job;
+    const phase = m.client_kind ? `${m.client_kind} client · ${m.phase} client phase` : "no client export · recorded source window";
+    $("subtitle").textContent = `Run ${m.job} · ${phase} · ${c.workers} workers · origin ${m.start_utc}`;
+    for (const id of ["legendTTFT", "legendOutput"]) $(id).hidden = !this.summary.capabilities.requests;
+    const notes = [];
     const a = this.summary.audit;
     const imported = [
       c.requests && `${c.requests.toLocaleString("en-US")} clients`,

@@ -1,7 +1,9 @@
 // Command gen writes a deterministic synthetic benchmark run directory for
 // dsight to import: the same flags always produce byte-identical files.
 //
-//	go run ./tools/gen -out DIR [-seed 1] [-scale 1] [-requests N] [-concurrency C] [-hostile]
+//	go run ./tools/gen -out DIR [-seed 1] [-scale 1 | -requests N] [-concurrency C] [-hostile]
+//	    [-sources aiperf,frontend,otel,workers,sglang,tachometer] [-timezone UTC]
+//	    [-otel-untraced 0] [-otel-duplicate] [-clock-oddities] [-samples N]
 //
 // It prints a one-line JSON summary (paths, counts, bytes) on stdout.
 package main
@@ -11,6 +13,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	_ "time/tzdata" // -timezone works without the system zone database
 
 	"github.com/dsight/dsight/tools/gen/synth"
 )
@@ -24,9 +27,21 @@ func main() {
 	flag.IntVar(&c.Concurrency, "concurrency", 0, fmt.Sprintf("overlapping sessions; 0 derives it from the request count (at most %d)", synth.MaxConcurrency))
 	flag.BoolVar(&c.Hostile, "hostile", false, "plant markup and quotes in a few ids to test escaping")
 	flag.StringVar(&c.Benchmark, "benchmark", "", "artifact directory name (default derived from the concurrency)")
+	sources := flag.String("sources", synth.DefaultSources.String(),
+		"comma-separated sources to write, from "+synth.AllSources().String()+" (aiperf and agentperf are alternative clients)")
+	flag.StringVar(&c.Timezone, "timezone", "UTC", "IANA zone of the workers' local log timestamps")
+	flag.Float64Var(&c.OTelUntraced, "otel-untraced", 0, "fraction of requests that export no OTel spans")
+	flag.BoolVar(&c.OTelDuplicate, "otel-duplicate", false, "write a second collector export with a copy of every span")
+	flag.BoolVar(&c.ClockOddities, "clock-oddities", false, "plant a request with skewed worker spans, one with out-of-order milestones and a retry served under two request ids")
+	flag.Int64Var(&c.Samples, "samples", 0, "least number of Tachometer rows; idle nodes' GPUs are scraped too to reach it (0: the deployment's own endpoints)")
 	flag.Parse()
 	if *out == "" || flag.NArg() > 0 {
-		fmt.Fprintln(os.Stderr, "usage: gen -out DIR [-seed N] [-scale F | -requests N] [-concurrency C] [-hostile]")
+		fmt.Fprintln(os.Stderr, "usage: gen -out DIR [-seed N] [-scale F | -requests N] [-concurrency C] [-hostile] [-sources LIST] [-timezone ZONE] [-otel-untraced F] [-otel-duplicate] [-clock-oddities] [-samples N]")
+		os.Exit(2)
+	}
+	var err error
+	if c.Sources, err = synth.ParseSources(*sources); err != nil {
+		fmt.Fprintf(os.Stderr, "gen: -sources: %v\n", err)
 		os.Exit(2)
 	}
 	s, err := synth.WriteRun(*out, c)

@@ -111,7 +111,7 @@ func TestExportIsValid(t *testing.T) {
 		t.Run(fmt.Sprintf("seed%d-n%d-c%d", rc.Seed, rc.Requests, rc.Concurrency), func(t *testing.T) {
 			dir, s := writeTestRun(t, c)
 			recs := readRecords(t, filepath.Join(dir, s.Files[0].Path))
-			if len(recs) != rc.Requests || s.Files[0].Lines != rc.Requests {
+			if len(recs) != rc.Requests || s.Files[0].Lines != int64(rc.Requests) {
 				t.Fatalf("got %d records (summary %d lines), want %d", len(recs), s.Files[0].Lines, rc.Requests)
 			}
 			checkRecords(t, recs, rc)

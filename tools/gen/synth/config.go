@@ -3,6 +3,7 @@ package synth
 import (
 	"fmt"
 	"math"
+	"time"
 )
 
 // Defaults that shape a run when Config leaves them zero.
@@ -37,6 +38,27 @@ type Config struct {
 	// Benchmark names the artifact directory; empty derives a name from
 	// the concurrency, the way AIPerf names its artifact directories.
 	Benchmark string
+
+	// Sources selects the files to write; zero means DefaultSources.
+	Sources Sources
+	// Timezone is the IANA zone of the workers' naive local log timestamps
+	// (SGLang, TokenSpeed); empty means UTC.
+	Timezone string
+	// OTelUntraced is the fraction of requests that export no spans.
+	OTelUntraced float64
+	// OTelDuplicate writes a second collector export holding an identical
+	// copy of every span.
+	OTelDuplicate bool
+	// ClockOddities plants three requests whose server evidence a reader
+	// must flag (see Oddity): worker spans with clock skew, milestones out of
+	// causal order, and a client request served twice under two Dynamo
+	// request ids.
+	ClockOddities bool
+	// Samples is the least number of rows final.parquet must hold. The
+	// capture scrapes every family of every endpoint once a second over the
+	// run; to reach Samples it also scrapes the DCGM exporters of idle nodes
+	// of the allocation. Zero keeps the deployment's own endpoints.
+	Samples int64
 }
 
 // Resolve returns c with defaults filled in, or an error for values no run
@@ -67,6 +89,24 @@ func (c Config) Resolve() (Config, error) {
 	}
 	if c.Benchmark == "" {
 		c.Benchmark = fmt.Sprintf("synth_agentic-70b-openai-chat-concurrency%d", c.Concurrency)
+	}
+	if c.Sources == 0 {
+		c.Sources = DefaultSources
+	}
+	if err := c.Sources.check(); err != nil {
+		return c, err
+	}
+	if c.Timezone == "" {
+		c.Timezone = "UTC"
+	}
+	if _, err := time.LoadLocation(c.Timezone); err != nil {
+		return c, fmt.Errorf("timezone: %w", err)
+	}
+	if !(c.OTelUntraced >= 0 && c.OTelUntraced <= 1) {
+		return c, fmt.Errorf("otel-untraced must be a fraction in [0, 1], got %v", c.OTelUntraced)
+	}
+	if c.Samples < 0 {
+		return c, fmt.Errorf("samples must be >= 0, got %d", c.Samples)
 	}
 	return c, nil
 }

@@ -27,6 +27,8 @@ func TestDeterministic(t *testing.T) {
 	for _, c := range []Config{
 		{Seed: 1},
 		{Seed: 42, Requests: 3000, Hostile: true},
+		{Seed: 4, Requests: 400, Sources: AllSources() &^ SourceAIPerf, Timezone: "Asia/Kolkata",
+			OTelUntraced: 0.3, OTelDuplicate: true, ClockOddities: true, Samples: 100_000},
 	} {
 		t.Run(fmt.Sprintf("seed%d", c.Seed), func(t *testing.T) {
 			a, sa := writeTestRun(t, c)
@@ -80,9 +82,61 @@ func TestResolveRejects(t *testing.T) {
 			t.Errorf("Resolve(%+v) accepted", c)
 		}
 	}
+	for _, c := range []Config{
+		{Sources: SourceAIPerf | SourceAgentPerf},
+		{Sources: 1 << 15},
+		{Timezone: "Mars/Olympus_Mons"},
+		{OTelUntraced: 1.5},
+		{OTelUntraced: math.NaN()},
+		{Samples: -1},
+	} {
+		c.Requests = 1
+		if _, err := c.Resolve(); err == nil {
+			t.Errorf("Resolve(%+v) accepted", c)
+		}
+	}
 	for _, name := range []string{"..", "a/b", `a\b`} {
 		if _, err := WriteRun(t.TempDir(), Config{Requests: 1, Benchmark: name}); err == nil {
 			t.Errorf("benchmark name %q accepted", name)
 		}
 	}
+}
+
+func TestParseSources(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want Sources
+		ok   bool
+	}{
+		{"aiperf", SourceAIPerf, true},
+		{" agentperf , otel,tachometer ", SourceAgentPerf | SourceOTel | SourceTachometer, true},
+		{DefaultSources.String(), DefaultSources, true},
+		{"aiperf,agentperf", 0, false},
+		{"aiperf,nsys", 0, false},
+		{"", 0, false},
+		{",", 0, false},
+	} {
+		got, err := ParseSources(tc.in)
+		if (err == nil) != tc.ok || got != tc.want {
+			t.Errorf("ParseSources(%q) = %v, %v; want %v, ok %v", tc.in, got, err, tc.want, tc.ok)
+		}
+	}
+}
+
+// FuzzParseSources checks that the -sources parser never panics and that
+// an accepted list survives a round trip through its names.
+func FuzzParseSources(f *testing.F) {
+	for _, seed := range []string{"aiperf", DefaultSources.String(), "agentperf,otel", "aiperf,agentperf", "x,,y"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, list string) {
+		s, err := ParseSources(list)
+		if err != nil {
+			return
+		}
+		back, err := ParseSources(s.String())
+		if err != nil || back != s {
+			t.Fatalf("%q parsed to %v, whose names %q parse to %v, %v", list, s, s.String(), back, err)
+		}
+	})
 }

@@ -24,18 +24,28 @@ type Options struct {
 }
 
 // Builder turns one series' points, fed in time order, into a Pyramid.
+// Rows go straight into fixed-size chunks, so a long series is never copied
+// while it grows.
 type Builder struct {
 	temporal  Temporal
 	minRows   int
-	chunkRows int
+	exactRows int // rows per exact chunk
+	levelRows int // buckets per level chunk
 	limit     *rowCursor
 	finished  bool
 
-	times   []int64
-	values  []float64
-	valid   []bool
-	limits  []float64
-	limitOK []bool
+	exact []exactChunk
+	cur   exactChunk // the chunk being filled
+	rows  int64
+
+	// The level choice, gathered row by row (see levelShifts): changes[L]
+	// counts consecutive rows whose times first differ at bit L-1, finest is
+	// the smallest such bit length between rows minRows-1 apart, recent holds
+	// the last minRows-1 times.
+	changes [65]int64
+	finest  int
+	recent  []int64
+	oldest  int // index in recent of the oldest time, once recent is full
 
 	// pending is the timestamp group being formed (Sample and Setting).
 	pending               bool
@@ -53,10 +63,11 @@ func NewBuilder(opts Options) (*Builder, error) {
 	if opts.MinBucketRows < 0 || opts.ChunkRows < 0 {
 		return nil, errors.New("negative MinBucketRows or ChunkRows")
 	}
-	b := &Builder{temporal: opts.Temporal, minRows: opts.MinBucketRows, chunkRows: opts.ChunkRows}
+	b := &Builder{temporal: opts.Temporal, minRows: opts.MinBucketRows, finest: 64}
 	if b.minRows == 0 {
 		b.minRows = DefaultMinBucketRows
 	}
+	b.exactRows, b.levelRows = chunkRows(opts.Limit != nil, opts.ChunkRows)
 	if l := opts.Limit; l != nil {
 		if l.temporal == Event {
 			return nil, errors.New("an event series cannot be a limit")
@@ -111,41 +122,74 @@ func (b *Builder) appendRow(t int64, v float64, valid bool) {
 	if !valid {
 		v = 0 // a gap's value is not stored
 	}
-	b.times = append(b.times, t)
-	b.values = append(b.values, v)
-	b.valid = append(b.valid, valid)
+	c := &b.cur
+	if c.times == nil {
+		n := b.exactRows
+		c.times, c.values, c.valid = make([]int64, 0, n), make([]float64, 0, n), make([]bool, 0, n)
+		if b.limit != nil {
+			c.limits, c.limitOK = make([]float64, 0, n), make([]bool, 0, n)
+		}
+	}
+	if b.rows > 0 {
+		b.changes[bits.Len64(uint64(t^b.lastRowT()))]++
+	}
+	if m := b.minRows - 1; m == 0 {
+		b.finest = 0
+	} else if len(b.recent) == m {
+		// recent is a ring; its oldest time is minRows-1 rows before t.
+		b.finest = min(b.finest, bits.Len64(uint64(t^b.recent[b.oldest])))
+		b.recent[b.oldest] = t
+		if b.oldest++; b.oldest == m {
+			b.oldest = 0
+		}
+	} else {
+		b.recent = append(b.recent, t)
+	}
+	c.times = append(c.times, t)
+	c.values = append(c.values, v)
+	c.valid = append(c.valid, valid)
 	if b.limit != nil {
 		lim, ok := 0.0, false
 		if valid {
 			lim, ok = b.limit.limitAt(t)
 		}
-		b.limits = append(b.limits, lim)
-		b.limitOK = append(b.limitOK, ok)
+		c.limits = append(c.limits, lim)
+		c.limitOK = append(c.limitOK, ok)
 	}
+	b.rows++
+	if len(c.times) == b.exactRows {
+		b.seal()
+	}
+}
+
+func (b *Builder) lastRowT() int64 {
+	if n := len(b.cur.times); n > 0 {
+		return b.cur.times[n-1]
+	}
+	return b.exact[len(b.exact)-1].last
+}
+
+// seal closes the chunk being filled.
+func (b *Builder) seal() {
+	c := b.cur
+	if len(c.times) == 0 {
+		return
+	}
+	c.chunkMeta = chunkMeta{first: c.times[0], last: c.times[len(c.times)-1], rows: len(c.times), loaded: true}
+	b.exact = append(b.exact, c)
+	b.cur = exactChunk{}
 }
 
 // Finish completes the pyramid. The Builder cannot be used afterwards.
 func (b *Builder) Finish() *Pyramid {
 	b.flush()
+	b.seal()
 	b.finished = true
-	p := &Pyramid{temporal: b.temporal, minRows: b.minRows, hasLimits: b.limit != nil, rows: int64(len(b.times))}
-	exactRows, levelRows := chunkRows(p.hasLimits, b.chunkRows)
-	for start := 0; start < len(b.times); start += exactRows {
-		end := min(start+exactRows, len(b.times))
-		c := exactChunk{
-			chunkMeta: chunkMeta{first: b.times[start], last: b.times[end-1], rows: end - start, start: int64(start), loaded: true},
-			times:     b.times[start:end:end],
-			values:    b.values[start:end:end],
-			valid:     b.valid[start:end:end],
-		}
-		if p.hasLimits {
-			c.limits, c.limitOK = b.limits[start:end:end], b.limitOK[start:end:end]
-		}
-		p.exact = append(p.exact, c)
-	}
-	p.levels = buildLevels(b.times, b.values, b.valid, b.limits, b.limitOK, b.minRows, levelRows)
+	p := &Pyramid{temporal: b.temporal, minRows: b.minRows, hasLimits: b.limit != nil, rows: b.rows, exact: b.exact}
+	shifts, full := b.levelShifts()
+	p.levels = buildLevels(p.exact, shifts, full, b.minRows, b.levelRows)
 	p.numberChunks()
-	b.times, b.values, b.valid, b.limits, b.limitOK = nil, nil, nil, nil, nil
+	b.exact = nil
 	return p
 }
 
@@ -189,40 +233,33 @@ func chunkRows(hasLimits bool, override int) (exact, level int) {
 
 // levelShifts picks the stored levels: from the finest even shift where some
 // bucket holds minRows rows, in steps of levelStep, up to the first level
-// with at most topBuckets buckets. full[i] says level i stores every bucket,
-// because its buckets hold minRows rows on average.
-func levelShifts(times []int64, minRows int) (shifts []uint8, full []bool) {
-	n := len(times)
-	if n < minRows || n == 0 {
+// with at most topBuckets buckets. full[i] > 0 says level i stores every
+// bucket, full[i] of them, because they hold minRows rows on average.
+//
+// Two times share a bucket of width 2^k exactly when k ≥ the bit length of
+// their XOR (a sign change gives 64: never), so the finest level follows from
+// rows minRows-1 apart and each level's bucket count from consecutive rows.
+func (b *Builder) levelShifts() (shifts []uint8, full []int64) {
+	n := b.rows
+	if n == 0 || n < int64(b.minRows) {
 		return nil, nil
 	}
-	// Two times share a bucket of width 2^k exactly when k ≥ the bit length
-	// of their XOR (a sign change gives 64: never).
-	finest := 64
-	for i := 0; i+minRows-1 < n; i++ {
-		finest = min(finest, bits.Len64(uint64(times[i]^times[i+minRows-1])))
-	}
-	kmin := (finest + levelStep - 1) / levelStep * levelStep
+	kmin := (b.finest + levelStep - 1) / levelStep * levelStep
 	if kmin > maxShift {
 		return nil, nil
 	}
-	// changes[L] counts consecutive rows whose times first differ at bit L-1:
-	// they start a new bucket in every level k < L.
-	var changes [65]int64
-	for i := 1; i < n; i++ {
-		changes[bits.Len64(uint64(times[i]^times[i-1]))]++
-	}
 	var above [66]int64 // above[k] = Σ changes[L] for L > k
-	for k := 64; k >= 0; k-- {
-		above[k] = above[k+1]
-		if k+1 <= 64 {
-			above[k] += changes[k+1]
-		}
+	for k := 63; k >= 0; k-- {
+		above[k] = above[k+1] + b.changes[k+1]
 	}
 	for k := kmin; k <= maxShift; k += levelStep {
 		buckets := 1 + above[k]
 		shifts = append(shifts, uint8(k))
-		full = append(full, buckets*int64(minRows) <= int64(n))
+		if buckets*int64(b.minRows) <= n {
+			full = append(full, buckets)
+		} else {
+			full = append(full, 0)
+		}
 		if buckets <= topBuckets {
 			break
 		}
@@ -234,15 +271,14 @@ func levelShifts(times []int64, minRows int) (shifts []uint8, full []bool) {
 // closed bucket into its parent, storing the buckets each level keeps.
 type levelBuilder struct {
 	levels    []level
-	full      []bool
+	full      []int64 // per level: buckets still to store when it stores all, else 0
 	open      []bucket
 	isOpen    []bool
 	minRows   int64
 	chunkRows int
 }
 
-func buildLevels(times []int64, values []float64, valid []bool, limits []float64, limitOK []bool, minRows, chunkRows int) []level {
-	shifts, full := levelShifts(times, minRows)
+func buildLevels(exact []exactChunk, shifts []uint8, full []int64, minRows, chunkRows int) []level {
 	if len(shifts) == 0 {
 		return nil
 	}
@@ -252,24 +288,27 @@ func buildLevels(times []int64, values []float64, valid []bool, limits []float64
 		minRows: int64(minRows), chunkRows: chunkRows,
 	}
 	for i, k := range shifts {
-		lb.levels[i].shift = k
+		lb.levels[i].shift, lb.levels[i].full = k, full[i] > 0
 	}
 	k0 := shifts[0]
 	first := &lb.open[0]
-	for i, t := range times {
-		key := t >> k0
-		if lb.isOpen[0] && first.key != key {
-			lb.close(0)
+	for ci := range exact {
+		c := &exact[ci]
+		for i, t := range c.times {
+			key := t >> k0
+			if lb.isOpen[0] && first.key != key {
+				lb.close(0)
+			}
+			if !lb.isOpen[0] {
+				lb.isOpen[0] = true
+				*first = bucket{key: key}
+			}
+			lim, ok := 0.0, false
+			if c.limitOK != nil {
+				lim, ok = c.limits[i], c.limitOK[i]
+			}
+			first.s.addRow(t, c.values[i], c.valid[i], lim, ok)
 		}
-		if !lb.isOpen[0] {
-			lb.isOpen[0] = true
-			*first = bucket{key: key}
-		}
-		lim, ok := 0.0, false
-		if limitOK != nil {
-			lim, ok = limits[i], limitOK[i]
-		}
-		first.s.addRow(t, values[i], valid[i], lim, ok)
 	}
 	for li := range lb.open {
 		if lb.isOpen[li] {
@@ -282,7 +321,7 @@ func buildLevels(times []int64, values []float64, valid []bool, limits []float64
 func (lb *levelBuilder) close(li int) {
 	b := lb.open[li]
 	lb.isOpen[li] = false
-	if lb.full[li] || b.s.rows() >= lb.minRows {
+	if lb.full[li] > 0 || b.s.rows() >= lb.minRows {
 		lb.store(li, b)
 	}
 	if li+1 == len(lb.open) {
@@ -302,7 +341,14 @@ func (lb *levelBuilder) close(li int) {
 func (lb *levelBuilder) store(li int, b bucket) {
 	l := &lb.levels[li]
 	if n := len(l.chunks); n == 0 || l.chunks[n-1].rows == lb.chunkRows {
-		l.chunks = append(l.chunks, levelChunk{chunkMeta: chunkMeta{first: b.key, loaded: true}})
+		c := levelChunk{chunkMeta: chunkMeta{first: b.key, loaded: true}}
+		if lb.full[li] > 0 { // the chunk's size is known: no regrowth
+			c.buckets = make([]bucket, 0, min(int64(lb.chunkRows), lb.full[li]))
+		}
+		l.chunks = append(l.chunks, c)
+	}
+	if lb.full[li] > 1 {
+		lb.full[li]--
 	}
 	c := &l.chunks[len(l.chunks)-1]
 	c.buckets = append(c.buckets, b)

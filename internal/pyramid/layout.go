@@ -36,7 +36,9 @@ type ChunkInfo struct {
 	Level       int
 	Rows        int
 	First, Last int64
-	Loaded      bool
+	// Full: the chunk's level stores every non-empty bucket (see Pyramid).
+	Full   bool
+	Loaded bool
 }
 
 // Chunks lists every chunk in id order.
@@ -47,7 +49,9 @@ func (p *Pyramid) Chunks() []ChunkInfo {
 	}
 	for _, l := range p.levels {
 		for i := range l.chunks {
-			out = append(out, chunkInfo(&l.chunks[i].chunkMeta, int(l.shift)))
+			c := chunkInfo(&l.chunks[i].chunkMeta, int(l.shift))
+			c.Full = l.full
+			out = append(out, c)
 		}
 	}
 	return out
@@ -72,6 +76,7 @@ func (p *Pyramid) Tables() (*Layout, error) {
 	idx := shard.Table{Name: IndexTable, Rows: len(infos), Columns: []shard.Column{
 		{Name: "level", Type: shard.Int64}, {Name: "rows", Type: shard.Int64},
 		{Name: "first", Type: shard.Int64}, {Name: "last", Type: shard.Int64},
+		{Name: "full", Type: shard.Bool},
 	}}
 	for _, c := range infos {
 		if !c.Loaded {
@@ -80,6 +85,7 @@ func (p *Pyramid) Tables() (*Layout, error) {
 		for i, v := range []int64{int64(c.Level), int64(c.Rows), c.First, c.Last} {
 			idx.Columns[i].Ints = append(idx.Columns[i].Ints, v)
 		}
+		idx.Columns[4].Bools = append(idx.Columns[4].Bools, c.Full)
 	}
 	l.Index = idx
 	for i := range p.exact {
@@ -87,7 +93,7 @@ func (p *Pyramid) Tables() (*Layout, error) {
 	}
 	for _, lv := range p.levels {
 		for i := range lv.chunks {
-			l.Chunks = append(l.Chunks, p.levelTable(&lv.chunks[i]))
+			l.Chunks = append(l.Chunks, p.levelTable(&lv.chunks[i], lv.shift))
 		}
 	}
 	return l, nil
@@ -111,59 +117,93 @@ func (p *Pyramid) exactTable(c *exactChunk) shard.Table {
 }
 
 // levelColumns names a level chunk's columns in order; the last three exist
-// only with limits.
+// only with limits. Times are stored as offsets within the bucket, which are
+// smaller than absolute times and compress better (about 3 bytes each
+// instead of 4 on a 1 ms gauge): first_dt from the bucket start, last_dt back
+// from the bucket end, min_dt, max_dt and usage_dt from the first sample,
+// gap_dt from the bucket start. All lie in [0, 2^shift).
 var levelColumns = []string{
-	"key", "count", "gaps", "first_t", "first_v", "last_t", "last_v",
-	"min_t", "min_v", "max_t", "max_v", "sum", "gap_t",
-	"unavailable", "usage_t", "usage_v",
+	"key", "count", "gaps", "first_dt", "first_v", "last_dt", "last_v",
+	"min_dt", "min_v", "max_dt", "max_v", "sum", "gap_dt",
+	"unavailable", "usage_dt", "usage_v",
 }
 
 const levelColumnsWithoutLimits = 13
 
-func (p *Pyramid) levelTable(c *levelChunk) shard.Table {
+// Positions in levelColumns.
+const (
+	colKey = iota
+	colCount
+	colGaps
+	colFirstDT
+	colFirstV
+	colLastDT
+	colLastV
+	colMinDT
+	colMinV
+	colMaxDT
+	colMaxV
+	colSum
+	colGapDT
+	colUnavailable
+	colUsageDT
+	colUsageV
+)
+
+func levelColumnType(i int) shard.Type {
+	switch i {
+	case colFirstV, colLastV, colMinV, colMaxV, colSum, colUsageV:
+		return shard.Float64
+	}
+	return shard.Int64
+}
+
+func (p *Pyramid) levelTable(c *levelChunk, shift uint8) shard.Table {
 	n := len(c.buckets)
-	ints := func() []int64 { return make([]int64, n) }
-	floats := func() []float64 { return make([]float64, n) }
+	names := levelColumns[:levelColumnsWithoutLimits]
+	if p.hasLimits {
+		names = levelColumns
+	}
 	hasValue, hasGap, hasUsage := make([]bool, n), make([]bool, n), make([]bool, n)
-	cols := make([]shard.Column, levelColumnsWithoutLimits)
-	for i, name := range levelColumns[:levelColumnsWithoutLimits] {
-		cols[i] = shard.Column{Name: name, Type: shard.Int64}
-		switch name {
-		case "first_v", "last_v", "min_v", "max_v", "sum":
-			cols[i].Type, cols[i].Floats, cols[i].Valid = shard.Float64, floats(), hasValue
-		case "first_t", "last_t", "min_t", "max_t":
-			cols[i].Ints, cols[i].Valid = ints(), hasValue
-		case "gap_t":
-			cols[i].Ints, cols[i].Valid = ints(), hasGap
-		default:
-			cols[i].Ints = ints()
+	cols := make([]shard.Column, len(names))
+	for i, name := range names {
+		cols[i] = shard.Column{Name: name, Type: levelColumnType(i)}
+		if cols[i].Type == shard.Float64 {
+			cols[i].Floats = make([]float64, n)
+		} else {
+			cols[i].Ints = make([]int64, n)
+		}
+		switch i {
+		case colFirstDT, colFirstV, colLastDT, colLastV, colMinDT, colMinV, colMaxDT, colMaxV, colSum:
+			cols[i].Valid = hasValue
+		case colGapDT:
+			cols[i].Valid = hasGap
+		case colUsageDT, colUsageV:
+			cols[i].Valid = hasUsage
 		}
 	}
-	if p.hasLimits {
-		cols = append(cols,
-			shard.Column{Name: "unavailable", Type: shard.Int64, Ints: ints()},
-			shard.Column{Name: "usage_t", Type: shard.Int64, Ints: ints(), Valid: hasUsage},
-			shard.Column{Name: "usage_v", Type: shard.Float64, Floats: floats(), Valid: hasUsage})
-	}
+	k := uint(shift)
 	for i := range c.buckets {
 		b := &c.buckets[i]
 		s := &b.s
+		start := b.key << k
+		end := start | bucketMask(k)
 		hasValue[i], hasGap[i], hasUsage[i] = s.Count > 0, s.Gaps > 0, s.hasUsage()
-		cols[0].Ints[i], cols[1].Ints[i], cols[2].Ints[i] = b.key, s.Count, s.Gaps
+		cols[colKey].Ints[i], cols[colCount].Ints[i], cols[colGaps].Ints[i] = b.key, s.Count, s.Gaps
 		if hasValue[i] {
-			cols[3].Ints[i], cols[4].Floats[i] = s.First.T, s.First.V
-			cols[5].Ints[i], cols[6].Floats[i] = s.Last.T, s.Last.V
-			cols[7].Ints[i], cols[8].Floats[i] = s.Min.T, s.Min.V
-			cols[9].Ints[i], cols[10].Floats[i] = s.Max.T, s.Max.V
-			cols[11].Floats[i] = s.Sum
+			cols[colFirstDT].Ints[i], cols[colFirstV].Floats[i] = s.First.T-start, s.First.V
+			cols[colLastDT].Ints[i], cols[colLastV].Floats[i] = end-s.Last.T, s.Last.V
+			cols[colMinDT].Ints[i], cols[colMinV].Floats[i] = s.Min.T-s.First.T, s.Min.V
+			cols[colMaxDT].Ints[i], cols[colMaxV].Floats[i] = s.Max.T-s.First.T, s.Max.V
+			cols[colSum].Floats[i] = s.Sum
 		}
 		if hasGap[i] {
-			cols[12].Ints[i] = s.gapT
+			cols[colGapDT].Ints[i] = s.gapT - start
 		}
 		if p.hasLimits {
-			cols[13].Ints[i] = s.unavailable
+			cols[colUnavailable].Ints[i] = s.unavailable
 			if hasUsage[i] {
-				cols[14].Ints[i], cols[15].Floats[i] = s.usage.T, s.usage.V
+				cols[colUsageDT].Ints[i], cols[colUsageV].Floats[i] = s.usage.T-s.First.T, s.usage.V
 			}
 		}
 	}
@@ -218,9 +258,13 @@ func Open(header, index *shard.Table) (*Pyramid, error) {
 		}
 		cols[i] = col.Ints
 	}
+	fullCol, err := column(index, "full", shard.Bool)
+	if err != nil {
+		return nil, err
+	}
 	var exactRows int64
 	for i := 0; i < index.Rows; i++ {
-		lvl, rows, first, last := cols[0][i], cols[1][i], cols[2][i], cols[3][i]
+		lvl, rows, first, last, full := cols[0][i], cols[1][i], cols[2][i], cols[3][i], fullCol.Bools[i]
 		m := chunkMeta{first: first, last: last, rows: int(rows)}
 		if rows < 1 || rows > maxChunkRows || first > last {
 			return nil, layoutErr("chunk %d: %d rows over %d..%d", i, rows, first, last)
@@ -228,6 +272,9 @@ func Open(header, index *shard.Table) (*Pyramid, error) {
 		if lvl == -1 {
 			if len(p.levels) > 0 {
 				return nil, layoutErr("chunk %d: exact chunk after a level chunk", i)
+			}
+			if full {
+				return nil, layoutErr("chunk %d: an exact chunk marked full", i)
 			}
 			if n := len(p.exact); n > 0 && p.exact[n-1].last > first {
 				return nil, layoutErr("chunk %d: starts at %d, before the previous chunk ends", i, first)
@@ -246,8 +293,11 @@ func Open(header, index *shard.Table) (*Pyramid, error) {
 			if lc[len(lc)-1].last >= first {
 				return nil, layoutErr("chunk %d: key %d does not follow the previous chunk", i, first)
 			}
+			if p.levels[n-1].full != full {
+				return nil, layoutErr("chunk %d: full differs within level %d", i, lvl)
+			}
 		case n == 0 || int64(p.levels[n-1].shift)+levelStep == lvl:
-			p.levels = append(p.levels, level{shift: uint8(lvl)})
+			p.levels = append(p.levels, level{shift: uint8(lvl), full: full})
 		default:
 			return nil, layoutErr("chunk %d: level %d does not follow the previous level", i, lvl)
 		}
@@ -293,7 +343,7 @@ func column(t *shard.Table, name string, typ shard.Type) (*shard.Column, error) 
 
 func nullable(name string) bool {
 	switch name {
-	case "first_t", "first_v", "last_t", "last_v", "min_t", "min_v", "max_t", "max_v", "sum", "gap_t", "usage_t", "usage_v":
+	case "first_dt", "first_v", "last_dt", "last_v", "min_dt", "min_v", "max_dt", "max_v", "sum", "gap_dt", "usage_dt", "usage_v":
 		return true
 	}
 	return false

@@ -241,7 +241,7 @@ func TestLoadRefusesDamage(t *testing.T) {
 		{"exact wrong type", 0, func(tab *shard.Table) { col(tab, "v").Type = shard.Int64 }},
 		{"level keys repeat", firstLevel, func(tab *shard.Table) { c := col(tab, "key"); c.Ints[1] = c.Ints[0] }},
 		{"level negative count", firstLevel, func(tab *shard.Table) { col(tab, "count").Ints[0] = -1 }},
-		{"level min outside bucket", firstLevel, func(tab *shard.Table) { col(tab, "min_t").Ints[0] += 1 << 60 }},
+		{"level min outside bucket", firstLevel, func(tab *shard.Table) { col(tab, "min_dt").Ints[0] += 1 << 60 }},
 		{"level null count", firstLevel, func(tab *shard.Table) {
 			c := col(tab, "count")
 			c.Valid = make([]bool, tab.Rows)

@@ -84,12 +84,7 @@ func (p *Pyramid) loadLevel(c *levelChunk, shift uint8, t *shard.Table) error {
 	}
 	cols := make([]*shard.Column, len(names))
 	for i, name := range names {
-		typ := shard.Int64
-		switch name {
-		case "first_v", "last_v", "min_v", "max_v", "sum", "usage_v":
-			typ = shard.Float64
-		}
-		col, err := column(t, name, typ)
+		col, err := column(t, name, levelColumnType(i))
 		if err != nil {
 			return err
 		}
@@ -97,14 +92,14 @@ func (p *Pyramid) loadLevel(c *levelChunk, shift uint8, t *shard.Table) error {
 	}
 	k := uint(shift)
 	mask := bucketMask(k)
+	ints := func(col, i int) int64 { return cols[col].Ints[i] }
+	floats := func(col, i int) float64 { return cols[col].Floats[i] }
 	buckets := make([]bucket, t.Rows)
 	for i := range buckets {
 		b := &buckets[i]
-		b.key = cols[0].Ints[i]
+		b.key = ints(colKey, i)
 		s := &b.s
-		s.Count, s.Gaps = cols[1].Ints[i], cols[2].Ints[i]
-		start := b.key << k
-		in := func(t int64) bool { return t >= start && t <= start|mask }
+		s.Count, s.Gaps = ints(colCount, i), ints(colGaps, i)
 		bad := func(what string) error {
 			return layoutErr("chunk %d bucket %d (key %d): %s", c.id, i, b.key, what)
 		}
@@ -113,49 +108,69 @@ func (p *Pyramid) loadLevel(c *levelChunk, shift uint8, t *shard.Table) error {
 			return bad("key disagrees with the index")
 		case i > 0 && b.key <= buckets[i-1].key:
 			return bad("keys do not increase")
-		case s.Count < 0 || s.Gaps < 0 || s.rows() < 1 || s.rows() < 0:
+		case s.Count < 0 || s.Gaps < 0 || s.rows() < 1:
 			return bad("invalid counts")
 		}
-		for j := 3; j <= 11; j++ {
-			if cols[j].IsNull(i) != (s.Count == 0) {
+		for _, col := range []int{colFirstDT, colFirstV, colLastDT, colLastV, colMinDT, colMinV, colMaxDT, colMaxV, colSum} {
+			if cols[col].IsNull(i) != (s.Count == 0) {
 				return bad("sample fields must be present exactly when count > 0")
 			}
 		}
-		if cols[12].IsNull(i) != (s.Gaps == 0) {
-			return bad("gap_t must be present exactly when gaps > 0")
+		if cols[colGapDT].IsNull(i) != (s.Gaps == 0) {
+			return bad("gap_dt must be present exactly when gaps > 0")
+		}
+		start := b.key << k
+		end := start | mask
+		// inBucket: offsets laid end to end fit in the bucket, so every
+		// derived time lies inside it and first ≤ min, max, usage ≤ last.
+		inBucket := func(dt ...int64) bool {
+			var sum uint64
+			for _, d := range dt {
+				if d < 0 || d > mask {
+					return false
+				}
+				sum += uint64(d)
+			}
+			return sum <= uint64(mask)
 		}
 		if s.Count > 0 {
-			s.First = Point{cols[3].Ints[i], cols[4].Floats[i]}
-			s.Last = Point{cols[5].Ints[i], cols[6].Floats[i]}
-			s.Min = Point{cols[7].Ints[i], cols[8].Floats[i]}
-			s.Max = Point{cols[9].Ints[i], cols[10].Floats[i]}
-			s.Sum = cols[11].Floats[i]
-			if !in(s.First.T) || !in(s.Last.T) || !in(s.Min.T) || !in(s.Max.T) || s.First.T > s.Last.T || s.Min.V > s.Max.V {
-				return bad("sample fields outside the bucket or out of order")
+			first, last := ints(colFirstDT, i), ints(colLastDT, i)
+			minDT, maxDT := ints(colMinDT, i), ints(colMaxDT, i)
+			if !inBucket(first, last) || !inBucket(first, minDT, last) || !inBucket(first, maxDT, last) {
+				return bad("sample times outside the bucket or out of order")
+			}
+			s.First = Point{start + first, floats(colFirstV, i)}
+			s.Last = Point{end - last, floats(colLastV, i)}
+			s.Min = Point{s.First.T + minDT, floats(colMinV, i)}
+			s.Max = Point{s.First.T + maxDT, floats(colMaxV, i)}
+			s.Sum = floats(colSum, i)
+			if s.Min.V > s.Max.V {
+				return bad("min above max")
 			}
 		}
 		if s.Gaps > 0 {
-			s.gapT = cols[12].Ints[i]
-			if !in(s.gapT) {
+			dt := ints(colGapDT, i)
+			if !inBucket(dt) {
 				return bad("gap time outside the bucket")
 			}
+			s.gapT = start + dt
 		}
+		s.unavailable = s.Count
 		if p.hasLimits {
-			s.unavailable = cols[13].Ints[i]
+			s.unavailable = ints(colUnavailable, i)
 			if s.unavailable < 0 || s.unavailable > s.Count {
 				return bad("unavailable outside 0..count")
 			}
-			if cols[14].IsNull(i) == s.hasUsage() || cols[15].IsNull(i) == s.hasUsage() {
+			if cols[colUsageDT].IsNull(i) == s.hasUsage() || cols[colUsageV].IsNull(i) == s.hasUsage() {
 				return bad("usage must be present exactly when a sample has a limit")
 			}
 			if s.hasUsage() {
-				s.usage = Point{cols[14].Ints[i], cols[15].Floats[i]}
-				if !in(s.usage.T) {
+				dt := ints(colUsageDT, i)
+				if !inBucket(ints(colFirstDT, i), dt, ints(colLastDT, i)) {
 					return bad("usage time outside the bucket")
 				}
+				s.usage = Point{s.First.T + dt, floats(colUsageV, i)}
 			}
-		} else {
-			s.unavailable = s.Count
 		}
 	}
 	c.buckets, c.loaded = buckets, true

@@ -3,22 +3,26 @@ package pyramid
 import "slices"
 
 // Plan lists the chunks not yet loaded that Query(fromNS, toNS, pixels) is
-// expected to read, judged from the index alone, so a page can fetch them in
-// one round: the exact chunks at the two edges (to count the range's rows),
-// all exact chunks in range when the range may hold at most 2×pixels rows
-// (or there is no level),
-// and otherwise the level chunks in range from the plotted level up plus the
-// chunks holding the two edges in the finer levels. Rows of buckets too small
-// to be stored can only be located once their level is loaded, so Query may
-// still name further exact chunks in an IncompleteError; load them and ask
-// again.
+// expected to read, judged from the index and the chunks already loaded, so
+// a page can fetch them in few rounds: the exact chunks at the two edges (to
+// count the range's rows); all exact chunks in range when the range may hold
+// at most 2×pixels rows (or there is no level); and, once it surely holds
+// more, the level chunks in range from the plotted level up plus the chunks
+// holding the two edges in the finer levels. Rows of buckets too small to be
+// stored can only be located once their level is loaded, so Query may still
+// name further chunks in an IncompleteError; load them and ask again. A view
+// typically needs one round when narrow and two or three when wide.
 func (p *Pyramid) Plan(fromNS, toNS int64, pixels int) []int {
 	if pixels <= 0 || fromNS > toNS {
 		return nil
 	}
 	need := map[int]bool{}
+	// The range's row count lies between the rows of the exact chunks wholly
+	// inside it and those of all chunks it overlaps; it is known exactly once
+	// the (at most two) chunks at its edges are loaded.
 	var inside, overlapping int64
 	var overlap []int
+	edgesLoaded := true
 	for i := range p.exact {
 		c := &p.exact[i]
 		if c.last < fromNS || c.first > toNS {
@@ -29,15 +33,25 @@ func (p *Pyramid) Plan(fromNS, toNS int64, pixels int) []int {
 		if c.first >= fromNS && c.last <= toNS {
 			inside += int64(c.rows)
 		} else {
-			need[c.id] = true // an edge: needed to count the range's rows
+			need[c.id] = true
+			edgesLoaded = edgesLoaded && c.loaded
 		}
 	}
-	if inside <= 2*int64(pixels) || len(p.levels) == 0 {
+	lo, hi := inside, overlapping
+	if edgesLoaded {
+		w := newWalker(p)
+		lo = w.rankAtOrBefore(toNS) - w.rankBefore(fromNS)
+		hi = lo
+	}
+	maxExact := 2 * int64(pixels)
+	if lo <= maxExact || len(p.levels) == 0 {
 		for _, i := range overlap {
 			need[p.exact[i].id] = true
 		}
 	}
-	if overlapping > 2*int64(pixels) {
+	// Level chunks only once the range surely holds too many rows to plot
+	// exactly: a narrow view loads no summary at all.
+	if lo > maxExact || edgesLoaded && hi > maxExact {
 		p.planLevels(need, fromNS, toNS, targetShift(fromNS, toNS, pixels))
 	}
 	return p.unloaded(need)
@@ -53,15 +67,6 @@ func (p *Pyramid) PlanStats(fromNS, toNS int64) []int {
 	}
 	need := map[int]bool{}
 	p.planLevels(need, fromNS, toNS, 63)
-	p.planRowsAt(need, fromNS)
-	p.planRowsAt(need, toNS)
-	if len(p.levels) == 0 { // every row in range is read
-		for i := range p.exact {
-			if c := &p.exact[i]; c.last >= fromNS && c.first <= toNS {
-				need[c.id] = true
-			}
-		}
-	}
 	return p.unloaded(need)
 }
 
@@ -85,15 +90,21 @@ func PlanCapacity(observed, limit *Pyramid, fromNS, toNS int64) (obs, lim []int)
 	return obs, limit.unloaded(need)
 }
 
-// planLevels adds, for each level, the chunks a walk plotting at shift w
-// reads: all chunks in range at the finest level used whole and above, the
-// chunks holding the edges below.
+// planLevels adds the chunks a walk plotting at shift w reads: from the
+// coarsest level usable whole, all chunks in range; below it, the chunks
+// holding the two edges, down to the exact rows; with no usable level, every
+// exact chunk in range.
 func (p *Pyramid) planLevels(need map[int]bool, from, to int64, w int) {
-	whole := len(p.levels) - 1 // the finest level whose buckets are used whole
-	for whole > 0 && int(p.levels[whole].shift) > w {
-		whole--
+	whole := p.widestLevelAtMost(w)
+	if whole < 0 {
+		for i := range p.exact {
+			if c := &p.exact[i]; c.last >= from && c.first <= to {
+				need[c.id] = true
+			}
+		}
+		return
 	}
-	for li := range p.levels {
+	for li := 0; li <= whole; li++ {
 		l := &p.levels[li]
 		k := uint(l.shift)
 		ka, kb := from>>k, to>>k
@@ -103,11 +114,13 @@ func (p *Pyramid) planLevels(need map[int]bool, from, to int64, w int) {
 				continue
 			}
 			atEdge := c.first <= ka && ka <= c.last || c.first <= kb && kb <= c.last
-			if li >= whole || li == len(p.levels)-1 || atEdge {
+			if li == whole || atEdge {
 				need[c.id] = true
 			}
 		}
 	}
+	p.planRowsAt(need, from)
+	p.planRowsAt(need, to)
 }
 
 func (p *Pyramid) planRowsAt(need map[int]bool, t int64) {
@@ -116,6 +129,24 @@ func (p *Pyramid) planRowsAt(need map[int]bool, t int64) {
 			need[c.id] = true
 		}
 	}
+}
+
+// withPlan adds Plan's prediction to a query's IncompleteError, so that a
+// caller loading what the error names converges in few rounds.
+func (p *Pyramid) withPlan(err error, fromNS, toNS int64, pixels int) error {
+	e, ok := err.(*IncompleteError)
+	if !ok {
+		return err
+	}
+	need := map[int]bool{}
+	for _, id := range e.Chunks {
+		need[id] = true
+	}
+	for _, id := range p.Plan(fromNS, toNS, pixels) {
+		need[id] = true
+	}
+	e.Chunks = p.unloaded(need)
+	return e
 }
 
 func (p *Pyramid) unloaded(need map[int]bool) []int {

@@ -39,7 +39,7 @@ func (t Temporal) valid() bool { return t <= Setting }
 const (
 	// DefaultMinBucketRows is the row count from which a bucket is worth
 	// storing: smaller buckets are read row by row.
-	DefaultMinBucketRows = 16
+	DefaultMinBucketRows = 32
 	// maxChunkRows and maxChunkBytes bound one chunk (one shard table), as the
 	// reference bounds its detail shards (8,192 rows, 512 KiB decoded).
 	maxChunkRows  = 8192
@@ -83,7 +83,10 @@ type exactChunk struct {
 }
 
 type level struct {
-	shift  uint8
+	shift uint8
+	// full: the level stores every non-empty bucket, so no row lies between
+	// its stored buckets; otherwise only buckets of at least minRows rows.
+	full   bool
 	chunks []levelChunk
 }
 

@@ -262,3 +262,25 @@ func TestIncompleteNamesChunks(t *testing.T) {
 		t.Fatalf("query on an unloaded pyramid: %v", err)
 	}
 }
+
+func TestLastAtOrBefore(t *testing.T) {
+	p := build(t, []input{{t: -10, v: 8}, {t: 5, null: true}, {t: 9, v: 16}, {t: 9, v: 16}}, Options{Temporal: Setting, ChunkRows: 1})
+	tests := []struct {
+		at           int64
+		want         Point
+		valid, found bool
+	}{
+		{-11, Point{}, false, false},
+		{-10, Point{-10, 8}, true, true},
+		{4, Point{-10, 8}, true, true},
+		{5, Point{5, 0}, false, true},
+		{8, Point{5, 0}, false, true},
+		{100, Point{9, 16}, true, true},
+	}
+	for _, tc := range tests {
+		row, valid, found, err := p.LastAtOrBefore(tc.at)
+		if err != nil || row != tc.want || valid != tc.valid || found != tc.found {
+			t.Errorf("at %d: %v %v %v %v, want %v %v %v", tc.at, row, valid, found, err, tc.want, tc.valid, tc.found)
+		}
+	}
+}

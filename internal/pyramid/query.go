@@ -64,7 +64,9 @@ var errPixels = errors.New("pixels must be positive")
 
 // Query answers a chart of [fromNS, toNS] (inclusive) drawn pixels wide.
 // It reads O(pixels) stored buckets plus exact rows only where buckets are
-// too small to be stored or cut by the range's two edges.
+// too small to be stored or cut by the range's two edges. On a partly loaded
+// pyramid it returns an *IncompleteError naming the chunks it found missing
+// together with the rest of Plan's prediction.
 func (p *Pyramid) Query(fromNS, toNS int64, pixels int) (*View, error) {
 	if pixels <= 0 {
 		return nil, errPixels
@@ -75,23 +77,28 @@ func (p *Pyramid) Query(fromNS, toNS int64, pixels int) (*View, error) {
 	w := newWalker(p)
 	n := w.rankAtOrBefore(toNS) - w.rankBefore(fromNS)
 	if err := w.err(); err != nil {
-		return nil, err
+		return nil, p.withPlan(err, fromNS, toNS, pixels)
 	}
 	v := &View{From: fromNS, To: toNS, Pixels: pixels, Shift: -1}
 	if n <= 2*int64(pixels) {
 		v.Exact = true
+		v.Times, v.Values, v.Valid = make([]int64, 0, n), make([]float64, 0, n), make([]bool, 0, n)
 		w.acc.points = v
 		w.rows(fromNS, toNS)
 	} else {
 		v.Shift = targetShift(fromNS, toNS, pixels)
 		w.maxShift = uint(v.Shift)
 		w.acc.grouped, w.acc.shift, w.acc.from, w.acc.to = true, uint(v.Shift), fromNS, toNS
-		w.walk(len(p.levels)-1, fromNS, toNS)
+		// At most 4 buckets per pixel, plus the partial ones at each edge.
+		w.acc.buckets = make([]Bucket, 0, min(n, 4*int64(pixels)+2))
+		// Levels wider than the plotted buckets would only be split: start
+		// at the widest level that can be used whole (rows when none can).
+		w.walk(p.widestLevelAtMost(v.Shift), fromNS, toNS)
 		w.acc.flush()
 		v.Buckets = w.acc.buckets
 	}
 	if err := w.err(); err != nil {
-		return nil, err
+		return nil, p.withPlan(err, fromNS, toNS, pixels)
 	}
 	if !v.Exact {
 		v.plotBuckets()
@@ -115,6 +122,16 @@ func (p *Pyramid) summarize(fromNS, toNS int64) (summary, ReadCost, error) {
 	w := newWalker(p)
 	w.walk(len(p.levels)-1, fromNS, toNS)
 	return w.acc.total, w.cost, w.err()
+}
+
+// widestLevelAtMost is the index of the coarsest level with shift ≤ k, or
+// -1 when every level is coarser.
+func (p *Pyramid) widestLevelAtMost(k int) int {
+	li := len(p.levels) - 1
+	for li >= 0 && int(p.levels[li].shift) > k {
+		li--
+	}
+	return li
 }
 
 // targetShift is the largest k with (to-from+1) / 2^k ≥ 2×pixels (0 when the
@@ -246,7 +263,7 @@ func (w *walker) walk(li int, a, b int64) {
 			bk := &bs[i]
 			s := bk.key << k
 			e := s | mask
-			if s > cursor {
+			if s > cursor && !l.full {
 				w.rows(cursor, s-1)
 			}
 			lo, hi := max(a, s), min(b, e)
@@ -262,7 +279,9 @@ func (w *walker) walk(li int, a, b int64) {
 			cursor = hi + 1
 		}
 	}
-	w.rows(cursor, b)
+	if !l.full {
+		w.rows(cursor, b)
+	}
 }
 
 // rows folds the exact rows with times in [a, b].
@@ -277,13 +296,13 @@ func (w *walker) rows(a, b int64) {
 		}
 		i, _ := slices.BinarySearch(c.times, a) // the first row ≥ a
 		j := i
-		for ; j < len(c.times) && c.times[j] <= b; j++ {
-			lim, ok := 0.0, false
-			if c.limitOK != nil {
-				lim, ok = c.limits[j], c.limitOK[j]
-			}
-			w.acc.addRow(c.times[j], c.values[j], c.valid[j], lim, ok)
+		if c.last <= b {
+			j = len(c.times)
+		} else {
+			j, _ = slices.BinarySearch(c.times[i:], b+1) // b < c.last, so b+1 does not overflow
+			j += i
 		}
+		w.acc.addRows(c, i, j)
 		w.cost.Rows += int64(j - i)
 	}
 }
@@ -355,20 +374,33 @@ func (a *accumulator) addBucket(k uint, b *bucket) {
 	a.cur.merge(&b.s)
 }
 
-func (a *accumulator) addRow(t int64, v float64, valid bool, limit float64, limitOK bool) {
+// addRows folds rows [i, j) of an exact chunk.
+func (a *accumulator) addRows(c *exactChunk, i, j int) {
 	switch {
 	case a.onRow != nil:
-		a.onRow(t, v, valid)
+		for k := i; k < j; k++ {
+			a.onRow(c.times[k], c.values[k], c.valid[k])
+		}
 	case a.grouped:
-		a.group(t >> a.shift)
-		a.cur.addRow(t, v, valid, limit, limitOK)
-	case a.points != nil:
-		a.points.Times = append(a.points.Times, t)
-		a.points.Values = append(a.points.Values, v)
-		a.points.Valid = append(a.points.Valid, valid)
-		a.total.addRow(t, v, valid, limit, limitOK)
+		for i < j {
+			key := c.times[i] >> a.shift
+			k := i + 1
+			for k < j && c.times[k]>>a.shift == key {
+				k++
+			}
+			a.group(key)
+			s := foldRows(c, i, k)
+			a.cur.merge(&s)
+			i = k
+		}
 	default:
-		a.total.addRow(t, v, valid, limit, limitOK)
+		if a.points != nil {
+			a.points.Times = append(a.points.Times, c.times[i:j]...)
+			a.points.Values = append(a.points.Values, c.values[i:j]...)
+			a.points.Valid = append(a.points.Valid, c.valid[i:j]...)
+		}
+		s := foldRows(c, i, j)
+		a.total.merge(&s)
 	}
 }
 
@@ -393,4 +425,17 @@ func (a *accumulator) flush() {
 		FirstGap: a.cur.gapT,
 	})
 	a.total.merge(&a.cur)
+}
+
+// LastAtOrBefore returns the last row with time ≤ tNS: the setting held at
+// tNS for a Setting series (valid false: a gap row, which clears it). found
+// is false when no row is that early. Pass tNS-1 for the last row strictly
+// before a time (the reference's carried_setting).
+func (p *Pyramid) LastAtOrBefore(tNS int64) (row Point, valid, found bool, err error) {
+	w := newWalker(p)
+	row, valid, found = w.lastAtOrBefore(tNS)
+	if err := w.err(); err != nil {
+		return Point{}, false, false, err
+	}
+	return row, valid, found, nil
 }

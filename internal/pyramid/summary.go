@@ -110,3 +110,57 @@ func (s *summary) addRow(t int64, v float64, valid bool, limit float64, limitOK 
 	s.Sum += v
 	s.Count++
 }
+
+// foldRows summarises rows [i, j) of an exact chunk in one pass; it gives
+// what addRow would, row by row, without a store per row.
+func foldRows(c *exactChunk, i, j int) summary {
+	var s summary
+	times, values, valid := c.times[:j], c.values[:j], c.valid[:j]
+	first, last, lo, hi := -1, -1, -1, -1
+	var sum float64
+	var count int64
+	for k := i; k < j; k++ {
+		if !valid[k] {
+			if s.Gaps == 0 {
+				s.gapT = times[k]
+			}
+			s.Gaps++
+			continue
+		}
+		v := values[k]
+		if first < 0 {
+			first, lo, hi = k, k, k
+		} else if v < values[lo] {
+			lo = k
+		} else if v > values[hi] {
+			hi = k
+		}
+		last = k
+		sum += v
+		count++
+	}
+	if count == 0 {
+		return s
+	}
+	s.Count, s.Sum = count, sum
+	s.First, s.Last = Point{times[first], values[first]}, Point{times[last], values[last]}
+	s.Min, s.Max = Point{times[lo], values[lo]}, Point{times[hi], values[hi]}
+	s.unavailable = count
+	if c.limitOK != nil {
+		s.unavailable = 0
+		found := false
+		for k := first; k <= last; k++ {
+			if !valid[k] {
+				continue
+			}
+			if !c.limitOK[k] {
+				s.unavailable++
+				continue
+			}
+			if u := values[k] / c.limits[k]; !found || u > s.usage.V {
+				s.usage, found = Point{times[k], u}, true
+			}
+		}
+	}
+	return s
+}

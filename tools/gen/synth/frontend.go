@@ -39,6 +39,7 @@ type frontendWriter struct {
 	sv    *serving
 	fe    *frontendProc
 	tl    *timeliner
+	cache *attemptCache
 	ts    rfc3339Micro
 	att   []attempt
 	hex   [32]byte
@@ -50,7 +51,7 @@ type frontendWriter struct {
 // process 0, DYN_LOGGING_JSONL records from process 1) and the router's
 // worker selections, in time order.
 func writeFrontend(w io.Writer, sv *serving, f int) (int64, error) {
-	fw := &frontendWriter{sv: sv, fe: &sv.d.frontends[f], tl: newTimeliner(sv), ts: newRFC3339Micro()}
+	fw := &frontendWriter{sv: sv, fe: &sv.d.frontends[f], tl: newTimeliner(sv), cache: newAttemptCache(sv), ts: newRFC3339Micro()}
 	var events []feEvent
 	for i := range sv.p.Requests {
 		if int(sv.reqs[i].frontend) != f {
@@ -91,12 +92,8 @@ func writeFrontend(w io.Writer, sv *serving, f int) (int64, error) {
 			return fw.lines, err
 		}
 	}
-	cur := int32(-1)
 	for _, ev := range events {
-		if ev.req != cur {
-			cur = ev.req
-			fw.att = fw.tl.attempts(int(cur), fw.att[:0])
-		}
+		fw.att = fw.cache.get(int(ev.req))
 		b = fw.line(b[:0], ev)
 		if _, err := bw.Write(b); err != nil {
 			return fw.lines, fmt.Errorf("write frontend line %d: %w", fw.lines+1, err)

@@ -2,6 +2,7 @@ package synth
 
 import (
 	"bytes"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -197,4 +198,24 @@ func TestGoldenSourcesHead(t *testing.T) {
 	if want := mustRead(t, golden); !bytes.Equal(doc.Bytes(), want) {
 		t.Errorf("source heads differ from %s (run with -update if intended):\n%s", golden, doc.Bytes())
 	}
+}
+
+var large = flag.Bool("large", false, "also generate and read back the 100,000-request benchmark run (about 2.8 GB, 2M spans, several GB of parser memory)")
+
+// TestLargeRunParses reads every source of the benchmark-scale run back
+// with the parsers (opt-in with -large).
+func TestLargeRunParses(t *testing.T) {
+	if !*large {
+		t.Skip("run with -large")
+	}
+	v := generate(t, Config{Seed: 1, Requests: 100_000})
+	v.readFrontends(t)
+	v.readWorkers(t)
+	v.readSpans(t)
+	if len(v.spans.Spans) < 1_900_000 {
+		t.Errorf("%d spans, want about two million", len(v.spans.Spans))
+	}
+	v.checkLifecycles(t, true)
+	v.checkLogMetrics(t, "UTC")
+	v.checkCapture(t)
 }

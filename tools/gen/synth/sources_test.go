@@ -465,7 +465,18 @@ func (v *view) checkCapture(t *testing.T) {
 			t.Errorf("no capture series for worker %s", id.Worker)
 		}
 	}
-	if !workers["frontend"] || res.Audit.Families != len(dcgmFamilies)+4+3+1+2 {
+	families := len(dcgmFamilies) + 1 + 2 // DCGM, the Dynamo component gauge, the frontend's two
+	engines := map[engineKind]bool{}
+	for _, w := range v.sv.d.workers {
+		engines[w.engine] = true
+	}
+	if engines[engineSGLang] {
+		families += 4
+	}
+	if engines[engineTokenSpeed] {
+		families += 3
+	}
+	if !workers["frontend"] || res.Audit.Families != families {
 		t.Errorf("families %d, workers %v", res.Audit.Families, workers)
 	}
 }

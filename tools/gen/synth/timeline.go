@@ -246,3 +246,33 @@ func (tl *timeliner) layout(r *Request, s *serve, uuid string, start, ttft, end 
 	a.http = interval{a.recv, serverEnd + x}
 	return a
 }
+
+// attemptCache keeps the attempts of recently rendered requests. Log lines
+// are written in time order, so the requests in flight at any moment are
+// rendered interleaved; direct-mapped slots keyed by request index spare
+// recomputing them for every line.
+type attemptCache struct {
+	tl    *timeliner
+	slots [512]struct {
+		req int
+		att []attempt
+	}
+}
+
+func newAttemptCache(sv *serving) *attemptCache {
+	c := &attemptCache{tl: newTimeliner(sv)}
+	for i := range c.slots {
+		c.slots[i].req = -1
+	}
+	return c
+}
+
+// get returns request i's attempts; they stay valid until the next get.
+func (c *attemptCache) get(i int) []attempt {
+	s := &c.slots[i%len(c.slots)]
+	if s.req != i {
+		s.req = i
+		s.att = c.tl.attempts(i, s.att[:0])
+	}
+	return s.att
+}

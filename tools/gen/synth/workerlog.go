@@ -51,7 +51,7 @@ type workerLog struct {
 	host  int
 	tl    *timeliner
 	att   []attempt
-	cur   int32
+	cache *attemptCache
 	ts    rfc3339Micro
 	local localStamp
 	tsp   localStamp // TokenSpeed's asctime: comma and milliseconds
@@ -94,7 +94,7 @@ func writeWorkerLog(w io.Writer, sv *serving, occ *occupancy, widx, h int, loc *
 		sep = '.'
 	}
 	wl := &workerLog{
-		sv: sv, occ: occ, w: wk, widx: widx, host: h, tl: newTimeliner(sv), cur: -1,
+		sv: sv, occ: occ, w: wk, widx: widx, host: h, tl: newTimeliner(sv), cache: newAttemptCache(sv),
 		ts: newRFC3339Micro(), local: newLocalStamp(loc, sep), tsp: newLocalStamp(loc, ','),
 		prev: make([]int64, wk.dp),
 	}
@@ -220,14 +220,8 @@ func writeWorkerLog(w io.Writer, sv *serving, occ *occupancy, widx, h int, loc *
 	}
 }
 
-// attemptsOf returns request i's attempts, recomputing only when i changes.
-func (wl *workerLog) attemptsOf(i int32) []attempt {
-	if i != wl.cur {
-		wl.cur = i
-		wl.att = wl.tl.attempts(int(i), wl.att[:0])
-	}
-	return wl.att
-}
+// attemptsOf returns request i's attempts.
+func (wl *workerLog) attemptsOf(i int32) []attempt { return wl.cache.get(int(i)) }
 
 func (wl *workerLog) event(b []byte, ev wlEvent) []byte {
 	wl.lines++

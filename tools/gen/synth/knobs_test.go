@@ -209,13 +209,8 @@ func TestLargeRunParses(t *testing.T) {
 		t.Skip("run with -large")
 	}
 	v := generate(t, Config{Seed: 1, Requests: 100_000})
-	v.readFrontends(t)
-	v.readWorkers(t)
-	v.readSpans(t)
+	v.checkAll(t)
 	if len(v.spans.Spans) < 1_900_000 {
 		t.Errorf("%d spans, want about two million", len(v.spans.Spans))
 	}
-	v.checkLifecycles(t, true)
-	v.checkLogMetrics(t, "UTC")
-	v.checkCapture(t)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -264,13 +265,37 @@ func milestones(l lifecycle) []int64 {
 }
 
 func TestServerSourcesParse(t *testing.T) {
-	const zone = "America/Los_Angeles"
-	v := generate(t, Config{Seed: 5, Requests: 800, Concurrency: 32, Hostile: true, Timezone: zone,
-		Sources: AllSources() &^ SourceAgentPerf})
-	if len(v.sv.d.decode) != 2 || v.sv.d.workers[v.sv.d.decode[1]].engine != engineTokenSpeed {
-		t.Fatal("want two decode workers, the second running TokenSpeed")
+	for _, tc := range []struct {
+		name string
+		c    Config
+		// decodeEngines are the engines of the decode workers, in order.
+		decodeEngines []engineKind
+	}{
+		{"sglang+tokenspeed", Config{Seed: 5, Requests: 800, Concurrency: 32, Hostile: true, Timezone: "America/Los_Angeles",
+			Sources: AllSources() &^ SourceAgentPerf}, []engineKind{engineSGLang, engineTokenSpeed}},
+		{"tokenspeed", Config{Seed: 6, Requests: 300, Sources: SourceAIPerf | SourceFrontend | SourceOTel | SourceWorkers | SourceTokenSpeed | SourceTachometer},
+			[]engineKind{engineTokenSpeed}},
+		{"sglang", Config{Seed: 7, Requests: 500, Concurrency: 40, Timezone: "Asia/Tokyo"},
+			[]engineKind{engineSGLang, engineSGLang, engineSGLang}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := generate(t, tc.c)
+			var engines []engineKind
+			for _, w := range v.sv.d.decode {
+				engines = append(engines, v.sv.d.workers[w].engine)
+			}
+			if !slices.Equal(engines, tc.decodeEngines) {
+				t.Fatalf("decode engines %v, want %v", engines, tc.decodeEngines)
+			}
+			v.checkAll(t)
+		})
 	}
+}
 
+// checkAll reads every source of a run that has all but the alternative
+// client.
+func (v *view) checkAll(t *testing.T) {
+	t.Helper()
 	res, err := aiperf.Parse(v.open(t, v.files(KindAIPerf)[0]), aiperf.Options{Phase: aiperf.PhaseAll})
 	if err != nil || len(res.Requests) != len(v.p.Requests) {
 		t.Fatalf("aiperf: %v, %d requests", err, len(res.Requests))
@@ -299,7 +324,7 @@ func TestServerSourcesParse(t *testing.T) {
 
 	v.readSpans(t)
 	v.checkLifecycles(t, true)
-	v.checkLogMetrics(t, zone)
+	v.checkLogMetrics(t, v.c.Timezone)
 	v.checkCapture(t)
 }
 
@@ -390,14 +415,18 @@ func (v *view) checkLogMetrics(t *testing.T, zone string) {
 			"log_sglang_running_requests":            v.countLines(t, f, " batch", "EP") + v.countLines(t, f, "TP0] Decode batch,"),
 			"log_sglang_request_forward_duration_ms": v.countLines(t, f, "ReqTimeStats("),
 			tokenspeed.ActiveDecodeRequests:          v.countLines(t, f, "ATTN TP RANK", "Decode batch."),
-			tokenspeed.DecodeRequestLimit:            v.countLines(t, f, "Scheduler config:"),
+		}
+		// The TokenSpeed adapter reads decode snapshots and the decode
+		// batch limit; a prefill worker's lines carry neither.
+		if id.Role == "decode" {
+			want[tokenspeed.DecodeRequestLimit] = v.countLines(t, f, "Scheduler config:")
 		}
 		for name, n := range want {
 			if points[name] != n {
 				t.Errorf("%s: %d %s points, want %d (one per line)", f.Path, points[name], name, n)
 			}
 		}
-		if points["log_sglang_running_requests"]+points[tokenspeed.ActiveDecodeRequests] == 0 {
+		if points["log_sglang_running_requests"]+points[tokenspeed.ActiveDecodeRequests] == 0 && v.countLines(t, f, "Prefill batch.") == 0 {
 			t.Errorf("%s: no batch lines", f.Path)
 		}
 	}

@@ -68,21 +68,33 @@ var errPixels = errors.New("pixels must be positive")
 // pyramid it returns an *IncompleteError naming the chunks it found missing
 // together with the rest of Plan's prediction.
 func (p *Pyramid) Query(fromNS, toNS int64, pixels int) (*View, error) {
+	v := &View{}
+	if err := p.QueryInto(v, fromNS, toNS, pixels); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// QueryInto is Query writing into v and reusing its slices, so a chart that
+// keeps its View allocates nothing once they are large enough. v's previous
+// contents are discarded, also on error.
+func (p *Pyramid) QueryInto(v *View, fromNS, toNS int64, pixels int) error {
+	*v = View{From: fromNS, To: toNS, Pixels: pixels, Shift: -1,
+		Buckets: v.Buckets[:0], Times: v.Times[:0], Values: v.Values[:0], Valid: v.Valid[:0]}
 	if pixels <= 0 {
-		return nil, errPixels
+		return errPixels
 	}
 	if fromNS > toNS {
-		return nil, fmt.Errorf("range %d..%d ns is reversed", fromNS, toNS)
+		return fmt.Errorf("range %d..%d ns is reversed", fromNS, toNS)
 	}
 	w := newWalker(p)
 	n := w.rankAtOrBefore(toNS) - w.rankBefore(fromNS)
 	if err := w.err(); err != nil {
-		return nil, p.withPlan(err, fromNS, toNS, pixels)
+		return p.withPlan(err, fromNS, toNS, pixels)
 	}
-	v := &View{From: fromNS, To: toNS, Pixels: pixels, Shift: -1}
 	if n <= 2*int64(pixels) {
 		v.Exact = true
-		v.Times, v.Values, v.Valid = make([]int64, 0, n), make([]float64, 0, n), make([]bool, 0, n)
+		v.Times, v.Values, v.Valid = slices.Grow(v.Times, int(n)), slices.Grow(v.Values, int(n)), slices.Grow(v.Valid, int(n))
 		w.acc.points = v
 		w.rows(fromNS, toNS)
 	} else {
@@ -90,7 +102,7 @@ func (p *Pyramid) Query(fromNS, toNS int64, pixels int) (*View, error) {
 		w.maxShift = uint(v.Shift)
 		w.acc.grouped, w.acc.shift, w.acc.from, w.acc.to = true, uint(v.Shift), fromNS, toNS
 		// At most 4 buckets per pixel, plus the partial ones at each edge.
-		w.acc.buckets = make([]Bucket, 0, min(n, 4*int64(pixels)+2))
+		w.acc.buckets = slices.Grow(v.Buckets, int(min(n, 4*int64(pixels)+2)))
 		// Levels wider than the plotted buckets would only be split: start
 		// at the widest level that can be used whole (rows when none can).
 		w.walk(p.widestLevelAtMost(v.Shift), fromNS, toNS)
@@ -98,13 +110,13 @@ func (p *Pyramid) Query(fromNS, toNS int64, pixels int) (*View, error) {
 		v.Buckets = w.acc.buckets
 	}
 	if err := w.err(); err != nil {
-		return nil, p.withPlan(err, fromNS, toNS, pixels)
+		return p.withPlan(err, fromNS, toNS, pixels)
 	}
 	if !v.Exact {
 		v.plotBuckets()
 	}
 	v.Stats, v.Read = w.acc.total.Stats, w.cost
-	return v, nil
+	return nil
 }
 
 // Stats returns the exact statistics of [fromNS, toNS] (inclusive), reading
@@ -151,45 +163,35 @@ func targetShift(from, to int64, pixels int) int {
 // plotBuckets fills the plot columns from the buckets.
 func (v *View) plotBuckets() {
 	n := 2 * len(v.Buckets)
-	v.Times, v.Values, v.Valid = make([]int64, 0, n), make([]float64, 0, n), make([]bool, 0, n)
-	type pt struct {
-		t     int64
-		v     float64
-		valid bool
+	v.Times, v.Values, v.Valid = slices.Grow(v.Times, n), slices.Grow(v.Values, n), slices.Grow(v.Valid, n)
+	add := func(t int64, x float64, valid bool) {
+		v.Times = append(v.Times, t)
+		v.Values = append(v.Values, x)
+		v.Valid = append(v.Valid, valid)
 	}
-	var pts [3]pt
 	for i := range v.Buckets {
 		b := &v.Buckets[i]
-		k := 0
+		gapPending := b.Gaps > 0
+		gap := func(before int64) { // the gap point, if it comes before a time
+			if gapPending && b.FirstGap < before {
+				add(b.FirstGap, 0, false)
+				gapPending = false
+			}
+		}
 		if b.Count > 0 {
 			lo, hi := b.Min, b.Max
 			if hi.T < lo.T {
 				lo, hi = hi, lo
 			}
-			pts[k] = pt{lo.T, lo.V, true}
-			k++
+			gap(lo.T)
+			add(lo.T, lo.V, true)
 			if hi.T != lo.T || hi.V != lo.V {
-				pts[k] = pt{hi.T, hi.V, true}
-				k++
+				gap(hi.T)
+				add(hi.T, hi.V, true)
 			}
 		}
-		if b.Gaps > 0 {
-			pts[k] = pt{b.FirstGap, 0, false}
-			k++
-		}
-		slices.SortStableFunc(pts[:k], func(a, b pt) int {
-			switch {
-			case a.t < b.t:
-				return -1
-			case a.t > b.t:
-				return 1
-			}
-			return 0
-		})
-		for _, q := range pts[:k] {
-			v.Times = append(v.Times, q.t)
-			v.Values = append(v.Values, q.v)
-			v.Valid = append(v.Valid, q.valid)
+		if gapPending {
+			add(b.FirstGap, 0, false)
 		}
 	}
 }

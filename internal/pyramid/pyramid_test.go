@@ -261,6 +261,20 @@ func TestIncompleteNamesChunks(t *testing.T) {
 	if !errors.As(err, &inc) || len(inc.Chunks) == 0 {
 		t.Fatalf("query on an unloaded pyramid: %v", err)
 	}
+	// A loaded pyramid answers; unloading a chunk it reads makes it ask again.
+	for id := 0; id < q.ChunkCount(); id++ {
+		if err := q.Load(id, &lay.Chunks[id]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := q.Query(in[0].t, in[len(in)-1].t, 50); err != nil {
+		t.Fatal(err)
+	}
+	q.Unload(0)
+	_, err = q.Query(in[0].t, in[len(in)-1].t, 50)
+	if !errors.As(err, &inc) || !slices.Contains(inc.Chunks, 0) {
+		t.Fatalf("after Unload(0): %v", err)
+	}
 }
 
 func TestLastAtOrBefore(t *testing.T) {

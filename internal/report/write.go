@@ -89,7 +89,15 @@ func render(d *model.Dataset, assets fs.FS) (map[string][]byte, *Manifest, error
 	coreShard := catalog.Encode(d)
 	raw, err := shard.Encode(coreShard)
 	if err != nil {
-		return nil, nil, fmt.Errorf("encode core shard: %w", err)
+		traced := 0
+		for i := range d.Requests {
+			if d.Requests[i].Server != nil {
+				traced++
+			}
+		}
+		// Joined server evidence is stored per request in the core today
+		// (tens of KB per traced request), which bounds the run size.
+		return nil, nil, fmt.Errorf("encode core shard: %w (the run has %d requests with joined server evidence; reports carry a few thousand today: rebuild with --no-otel to keep client timing, bridges and bindings)", err, traced)
 	}
 	core, err := addShard(files, raw)
 	if err != nil {

@@ -82,3 +82,15 @@ func mustResult(t *testing.T, e *Engine, q string) []byte {
 	}
 	return env.Result
 }
+
+// The page opens on a traced request when there is one: it has the most
+// evidence to show.
+func TestDefaultRequestPrefersTraced(t *testing.T) {
+	e, err := FromDataset(serverFixture())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id := e.DefaultRequest(); id == nil || *id != "parent-turn" {
+		t.Fatalf("default request %v, want the traced parent-turn", id)
+	}
+}

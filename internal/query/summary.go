@@ -171,15 +171,35 @@ func (e *Engine) Overview(bins int) (any, error) {
 const defaultRank = 20
 
 // DefaultRequest picks the request the page opens on: rank
-// min(defaultRank, n-1) by TTFT, descending, among requests with a first
-// token; else the first request; else none. It keeps only the top ranks
-// instead of sorting every request.
+// min(defaultRank, n-1) by TTFT, descending, among requests with joined
+// spans, workers and a first token (the ones with the most to show); else
+// among requests with a first token; else the first request; else none.
+// It keeps only the top ranks instead of sorting every request.
 func (e *Engine) DefaultRequest() *string {
+	r := e.r
+	traced := func(i int) bool {
+		k := e.serverRow[i]
+		return k >= 0 && e.c.Server.SpanCount[k] > 0 && e.c.Server.Workers[k] != ""
+	}
+	for _, eligible := range []func(int) bool{traced, func(int) bool { return true }} {
+		if id := e.slowRank(eligible); id != nil {
+			return id
+		}
+	}
+	if r.N > 0 {
+		return &r.ID[0]
+	}
+	return nil
+}
+
+// slowRank returns the request at TTFT rank min(defaultRank, n-1),
+// descending, among eligible requests with a first token.
+func (e *Engine) slowRank(eligible func(int) bool) *string {
 	r := e.r
 	var top []int // indexes, TTFT descending, at most defaultRank+1
 	slower := func(a, b int) bool { return r.TTFT.V[a] > r.TTFT.V[b] || r.TTFT.V[a] == r.TTFT.V[b] && a < b }
 	for i := range r.N {
-		if !valid(r.TTFT.Valid, i) || !valid(r.First.Valid, i) {
+		if !valid(r.TTFT.Valid, i) || !valid(r.First.Valid, i) || !eligible(i) {
 			continue
 		}
 		if len(top) == defaultRank+1 && !slower(i, top[len(top)-1]) {
@@ -192,13 +212,10 @@ func (e *Engine) DefaultRequest() *string {
 		copy(top[k+1:], top[k:len(top)-1])
 		top[k] = i
 	}
-	switch {
-	case len(top) > 0:
-		return &r.ID[top[len(top)-1]]
-	case r.N > 0:
-		return &r.ID[0]
+	if len(top) == 0 {
+		return nil
 	}
-	return nil
+	return &r.ID[top[len(top)-1]]
 }
 
 func (e *Engine) capabilities() Capabilities {

@@ -3,6 +3,7 @@ package sglang
 import (
 	"errors"
 	"fmt"
+	"github.com/dsight/dsight/internal/logmetric/logmetrictest"
 	"slices"
 	"strings"
 	"testing"
@@ -211,7 +212,7 @@ func TestReadWithoutTimezone(t *testing.T) {
 	path := "testdata/node-a_prefill_w0.out"
 	in := strings.NewReader("[2026-01-01 00:00:00.000 DP0] Prefill batch [1], #new-seq: 3\n" +
 		"[2026-01-01 00:00:01.000 DP0] ReqTimeStats(rid=a, input_len=4, cached_input_len=0, type=prefill): queue_duration=1.00ms\n")
-	r, err := logmetric.Read(in, sourceFor(path), nil, Generator{})
+	r, err := logmetric.Read(in, logmetrictest.SourceFor(path), nil, Generator{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,7 +225,7 @@ func TestReadWithoutTimezone(t *testing.T) {
 		t.Skip(err)
 	}
 	in.Seek(0, 0)
-	r, err = logmetric.Read(in, sourceFor(path), tokyo, Generator{})
+	r, err = logmetric.Read(in, logmetrictest.SourceFor(path), tokyo, Generator{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -188,7 +188,8 @@ func Encode(d *model.Dataset) *shard.Shard {
 		strCol("record", n, func(k int) string { return string(ss[k].Record) }),
 	}}
 
-	return &shard.Shard{Kind: Kind, Tables: []shard.Table{meta, notesT, audit, sources, requests, issuesT, sessionsT, agentsT, orderT, serverT, serverSpansT}}
+	tables := []shard.Table{meta, notesT, audit, sources, requests, issuesT, sessionsT, agentsT, orderT, serverT, serverSpansT}
+	return &shard.Shard{Kind: Kind, Tables: append(tables, encodeMetrics(d)...)}
 }
 
 func boolInt(b bool) int64 {

@@ -22,6 +22,10 @@ type Core struct {
 	// ServerSpans the spans no request owns.
 	Server      Server
 	ServerSpans ServerSpans
+	// MetricFamilies is the metric catalog; Metrics its series' metadata
+	// and shard descriptors (samples stay in detail shards).
+	MetricFamilies []model.MetricFamily
+	Metrics        []model.MetricSeries
 }
 
 // Server is the request_server table: one row per request with server evidence.
@@ -179,6 +183,7 @@ func (c *Core) Dataset() *model.Dataset {
 	for k := range c.ServerSpans.Start {
 		d.ServerSpans = append(d.ServerSpans, model.ServerSpan{StartNS: c.ServerSpans.Start[k], EndNS: c.ServerSpans.End[k], Record: []byte(c.ServerSpans.Record[k])})
 	}
+	d.MetricFamilies, d.Metrics = c.MetricFamilies, c.Metrics
 	return d
 }
 
@@ -260,6 +265,7 @@ func Open(s *shard.Shard) (*Core, error) {
 	if t := o.table(TableServerSpans); t != nil {
 		c.ServerSpans = ServerSpans{Start: o.ints(t, "start_ns"), End: o.ints(t, "end_ns"), Record: o.strs(t, "record")}
 	}
+	o.metrics(c)
 	if o.err != nil {
 		return nil, o.err
 	}

@@ -13,6 +13,10 @@ type Dataset struct {
 	Requests []Request
 	// ServerSpans are server spans no client request owns.
 	ServerSpans []ServerSpan
+	// MetricFamilies is the metric catalog, in display order; Metrics are
+	// its series, in the same order.
+	MetricFamilies []MetricFamily
+	Metrics        []MetricSeries
 	// Unread lists files found in the run that no reader consumed, relative to
 	// Meta.SourceRoot, so that nothing is dropped without the user knowing.
 	Unread []string

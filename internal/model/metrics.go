@@ -1,0 +1,102 @@
+package model
+
+// MetricFamily is one catalogued metric family: presentation metadata plus
+// how much of it the run holds. Every captured family is listed, even one
+// with no sample inside the window.
+type MetricFamily struct {
+	Name            string   `json:"name"`
+	Component       string   `json:"component"`
+	Group           string   `json:"group"`
+	GroupOrder      int      `json:"group_order"`
+	Title           string   `json:"title"`
+	Unit            string   `json:"unit"`
+	RateUnit        string   `json:"rate_unit"`
+	Counter         bool     `json:"counter"`
+	Description     string   `json:"description"`
+	Quality         string   `json:"quality"`
+	Featured        bool     `json:"featured"`
+	Order           int      `json:"order"`
+	ValueKind       string   `json:"value_kind"`
+	ObservationUnit string   `json:"observation_unit,omitempty"`
+	SeriesCount     int      `json:"series_count"`
+	Samples         int64    `json:"samples"`
+	Endpoints       []string `json:"endpoints"`
+	// SourceKind is "worker_log" for log-derived families, "" for captures.
+	SourceKind string `json:"source_kind,omitempty"`
+	Generator  string `json:"generator,omitempty"`
+	Temporal   string `json:"temporal,omitempty"`
+}
+
+// MetricLabel is one identity label of a series.
+type MetricLabel struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
+}
+
+// MetricReference pairs an observed series with its limit or pool series;
+// SeriesID is nil when no series exists in exactly the same scope.
+type MetricReference struct {
+	Name     string `json:"name"`
+	Label    string `json:"label"`
+	SeriesID *int   `json:"series_id"`
+}
+
+// MetricSeries is the metadata of one metric series. Its samples live in a
+// separate multi-resolution summary (Pyramid at build time, a detail shard
+// in a report), so the core stays small whatever the capture size.
+type MetricSeries struct {
+	ID              int              `json:"id"`
+	Name            string           `json:"name"`
+	Label           string           `json:"label"`
+	Unit            string           `json:"unit"`
+	ValueKind       string           `json:"value_kind"`
+	Component       string           `json:"component"`
+	Group           string           `json:"group"`
+	Description     string           `json:"description"`
+	RawName         string           `json:"raw_name"`
+	Endpoint        string           `json:"endpoint"`
+	Host            *string          `json:"host"`
+	GPU             *string          `json:"gpu"`
+	Worker          *string          `json:"worker"`
+	Rank            *string          `json:"rank"`
+	RankKind        *string          `json:"rank_kind"`
+	WorkerProcess   *string          `json:"worker_process"`
+	Labels          []MetricLabel    `json:"labels"`
+	SourceKind      string           `json:"source_kind,omitempty"`
+	Generator       string           `json:"generator,omitempty"`
+	Temporal        string           `json:"temporal"`
+	TimeResolutionS *float64         `json:"time_resolution_s,omitempty"`
+	Reference       *MetricReference `json:"reference,omitempty"`
+	SourceIDs       []int            `json:"source_ids"`
+	// Samples counts finite in-window values; Rows counts the rows the
+	// summary holds (gaps and a setting carried from before the window
+	// included).
+	Samples int64 `json:"samples"`
+	Rows    int64 `json:"rows"`
+
+	// Pyramid is the encoded internal/shard payload of the series'
+	// summary; set by the importer, consumed by the report writer.
+	Pyramid []byte `json:"-"`
+	// Shard locates that payload in a report; set by the report writer.
+	Shard *MetricShard `json:"-"`
+}
+
+// MetricShard locates one series' summary payload in a report: the shard id
+// (SHA-256 of the gzip payload), its parts, its decoded size and the time
+// bounds (relative ns) of the rows it holds.
+type MetricShard struct {
+	ID           string            `json:"id"`
+	Bytes        int               `json:"bytes"`
+	DecodedBytes int               `json:"decoded_bytes"`
+	Parts        []MetricShardPart `json:"parts"`
+	Chunks       int               `json:"chunks"`
+	FirstNS      int64             `json:"first_ns"`
+	LastNS       int64             `json:"last_ns"`
+}
+
+// MetricShardPart is one detail script of a metric shard.
+type MetricShardPart struct {
+	ID    string `json:"id"`
+	Path  string `json:"path"`
+	Bytes int    `json:"bytes"`
+}

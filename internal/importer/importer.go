@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/dsight/dsight/internal/model"
 )
@@ -19,6 +20,12 @@ type Options struct {
 	Phase  string // "profiling" (default) or "all"
 	Job    string // run name; defaults to the log directory's parent name
 	NoOTel bool   // skip OTel exports entirely
+	// Metrics is an explicit Tachometer capture (leaf directory or file);
+	// empty looks under <logs>/tachometer/local.
+	Metrics string
+	// IterationTimezone aligns naive local worker-log timestamps for log
+	// metrics; nil omits those metrics with a warning.
+	IterationTimezone *time.Location
 }
 
 // Result is an imported dataset plus what is needed to verify, just before
@@ -120,6 +127,9 @@ func Import(opt Options) (*Result, error) {
 		return nil, err
 	}
 	if err := align(d, requests, origin, last); err != nil {
+		return nil, err
+	}
+	if err := res.readMetrics(d, root, logDir, files.workers, opt, origin, last, claimed); err != nil {
 		return nil, err
 	}
 	d.Audit["sessions"] = int64(len(model.GroupSessions(d.Requests)))

@@ -86,6 +86,10 @@ func render(d *model.Dataset, assets fs.FS) (map[string][]byte, *Manifest, error
 	if err != nil {
 		return nil, nil, err
 	}
+	d, err = addMetricShards(files, d)
+	if err != nil {
+		return nil, nil, err
+	}
 	coreShard := catalog.Encode(d)
 	raw, err := shard.Encode(coreShard)
 	if err != nil {

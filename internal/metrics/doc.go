@@ -1,0 +1,18 @@
+// Package metrics reads a run's metric evidence — Tachometer captures and
+// metrics generated from worker logs — into one normalized catalog and, per
+// series, its metadata and a finished multi-resolution summary
+// (internal/pyramid) encoded as a shard payload.
+//
+// It owns the choices that join the two sources: which files are read
+// (tachometer/local below the log directory or an explicit --metrics path;
+// worker logs named by the importer), the time frame (points are rebased
+// onto the run origin; points outside the window are catalogued but not
+// kept, except the setting held when the window starts), series ids and
+// display order, and the pairing of capacity series with their limits
+// (built with pyramid Options.Limit so usage stays exact at any zoom).
+// Registering files as sources stays with the importer, through a callback.
+//
+// Imports: internal/model, internal/shard, internal/pyramid,
+// internal/tachometer, internal/logmetric and its adapters (internal/sglang,
+// internal/tokenspeed), internal/sourcename.
+package metrics

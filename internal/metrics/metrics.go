@@ -1,0 +1,443 @@
+package metrics
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dsight/dsight/internal/logmetric"
+	"github.com/dsight/dsight/internal/model"
+	"github.com/dsight/dsight/internal/pyramid"
+	"github.com/dsight/dsight/internal/sglang"
+	"github.com/dsight/dsight/internal/shard"
+	"github.com/dsight/dsight/internal/sourcename"
+	"github.com/dsight/dsight/internal/tachometer"
+	"github.com/dsight/dsight/internal/tokenspeed"
+)
+
+// ShardKind names the shard that holds one series' summary.
+const ShardKind = "metric"
+
+// Source kinds registered through Options.Register.
+const (
+	KindCapture   = "tachometer"
+	KindWorkerLog = "worker_log"
+)
+
+// Options say what to read and in which frame.
+type Options struct {
+	// LogDir is the run's log directory; captures are looked for under
+	// LogDir/tachometer/local unless Capture is set.
+	LogDir string
+	// Capture is an explicit --metrics path (a capture leaf or one file);
+	// it must exist.
+	Capture string
+	// WorkerLogs are the worker log files (absolute paths) to offer to the
+	// log-metric generators.
+	WorkerLogs []string
+	// Location aligns naive local log timestamps; nil omits those metrics
+	// with a warning.
+	Location *time.Location
+	// OriginNS and LastNS are the run window, absolute epoch ns, inclusive.
+	OriginNS, LastNS int64
+	// Register records a file read as evidence and returns its source id
+	// and its path as shown in evidence. The importer owns ids, hashes and
+	// change stamps; a file registered earlier keeps its id.
+	Register func(path, kind string) (id int, rel string, err error)
+}
+
+// Result is the catalog and series of a run.
+type Result struct {
+	Families []model.MetricFamily
+	// Series are in catalog order; Series[i].ID == i and Series[i].Pyramid
+	// holds the encoded summary.
+	Series   []model.MetricSeries
+	Warnings []string
+	Audit    map[string]int64
+}
+
+// built is one series while it is assembled.
+type built struct {
+	meta    model.MetricSeries
+	order   familyOrder
+	sortKey string
+	p       *pyramid.Pyramid
+	ref     int // index into the same slice of the limit series, or -1
+}
+
+type familyOrder struct {
+	component, group, order int
+	name                    string
+}
+
+func (a familyOrder) less(b familyOrder) bool {
+	if a.component != b.component {
+		return a.component < b.component
+	}
+	if a.group != b.group {
+		return a.group < b.group
+	}
+	if a.order != b.order {
+		return a.order < b.order
+	}
+	return a.name < b.name
+}
+
+func componentIndex(c string) int {
+	for i, x := range tachometer.Components {
+		if x == c {
+			return i
+		}
+	}
+	return len(tachometer.Components)
+}
+
+// Read reads the captures and worker logs named by opt.
+func Read(opt Options) (*Result, error) {
+	if opt.Register == nil {
+		return nil, errors.New("metrics: no source registration")
+	}
+	res := &Result{Audit: map[string]int64{}}
+	var all []*built
+	var families []model.MetricFamily
+	capFams, capSeries, err := readCapture(opt, res)
+	if err != nil {
+		return nil, err
+	}
+	families = append(families, capFams...)
+	all = append(all, capSeries...)
+	logFams, logSeries, err := readLogs(opt, res, capFams)
+	if err != nil {
+		return nil, err
+	}
+	families = append(families, logFams...)
+	for _, b := range logSeries {
+		if b.ref >= 0 { // references index the log series; shift them past the captures
+			b.ref += len(capSeries)
+		}
+	}
+	all = append(all, logSeries...)
+
+	orderOf := map[string]familyOrder{}
+	for _, f := range families {
+		orderOf[f.Name] = familyOrder{componentIndex(f.Component), f.GroupOrder, f.Order, f.Name}
+	}
+	sort.SliceStable(families, func(i, j int) bool { return orderOf[families[i].Name].less(orderOf[families[j].Name]) })
+	// Series follow their family, then their identity, so ids are stable
+	// whatever order the files were read in.
+	perm := make([]int, len(all))
+	for i := range perm {
+		perm[i] = i
+	}
+	sort.SliceStable(perm, func(a, b int) bool {
+		x, y := all[perm[a]], all[perm[b]]
+		ox, oy := orderOf[x.meta.Name], orderOf[y.meta.Name]
+		if ox != oy {
+			return ox.less(oy)
+		}
+		return x.sortKey < y.sortKey
+	})
+	newID := make([]int, len(all))
+	for k, i := range perm {
+		newID[i] = k
+	}
+	res.Series = make([]model.MetricSeries, len(all))
+	for k, i := range perm {
+		b := all[i]
+		b.meta.ID = k
+		if b.meta.Reference != nil && b.ref >= 0 {
+			id := newID[b.ref]
+			b.meta.Reference.SeriesID = &id
+		}
+		raw, err := encodePyramid(b.p)
+		if err != nil {
+			return nil, fmt.Errorf("metric series %s: %w", b.meta.Name, err)
+		}
+		b.meta.Pyramid = raw
+		b.meta.Shard = shardBounds(b.p)
+		res.Series[k] = b.meta
+	}
+	res.Families = families
+	res.Audit["metric_families"] = int64(len(families))
+	return res, nil
+}
+
+// shardBounds records what a reader needs to pick a series' shard by time
+// without loading it: its chunk count and the time span of its rows.
+func shardBounds(p *pyramid.Pyramid) *model.MetricShard {
+	ms := &model.MetricShard{Chunks: p.ChunkCount()}
+	first := true
+	for _, c := range p.Chunks() {
+		if c.Level != -1 || c.Rows == 0 {
+			continue
+		}
+		if first || c.First < ms.FirstNS {
+			ms.FirstNS = c.First
+		}
+		if first || c.Last > ms.LastNS {
+			ms.LastNS = c.Last
+		}
+		first = false
+	}
+	return ms
+}
+
+func encodePyramid(p *pyramid.Pyramid) ([]byte, error) {
+	l, err := p.Tables()
+	if err != nil {
+		return nil, err
+	}
+	s := &shard.Shard{Kind: ShardKind, Tables: append([]shard.Table{l.Header, l.Index}, l.Chunks...)}
+	return shard.Encode(s)
+}
+
+// DecodePyramid opens an encoded series summary with every chunk loaded.
+func DecodePyramid(raw []byte) (*pyramid.Pyramid, error) {
+	s, err := shard.Decode(raw)
+	if err != nil {
+		return nil, err
+	}
+	return OpenPyramid(s)
+}
+
+// OpenPyramid opens a decoded metric shard with every chunk loaded.
+func OpenPyramid(s *shard.Shard) (*pyramid.Pyramid, error) {
+	if s.Kind != ShardKind {
+		return nil, fmt.Errorf("shard kind is %q, want %q", s.Kind, ShardKind)
+	}
+	h, ok1 := s.Table(pyramid.HeaderTable)
+	idx, ok2 := s.Table(pyramid.IndexTable)
+	if !ok1 || !ok2 {
+		return nil, errors.New("metric shard lacks its pyramid header or index")
+	}
+	p, err := pyramid.Open(h, idx)
+	if err != nil {
+		return nil, err
+	}
+	for id := range p.ChunkCount() {
+		t, ok := s.Table("pyramid." + strconv.Itoa(id))
+		if !ok {
+			return nil, fmt.Errorf("metric shard lacks chunk %d", id)
+		}
+		if err := p.Load(id, t); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+func strPtr(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// readLogs applies the registered generators to every worker log.
+func readLogs(opt Options, res *Result, capFams []model.MetricFamily) ([]model.MetricFamily, []*built, error) {
+	gens := []logmetric.Generator{sglang.Generator{}, tokenspeed.Generator{}}
+	defs, err := logmetric.Catalog(gens...)
+	if err != nil {
+		return nil, nil, err
+	}
+	taken := map[string]bool{}
+	for _, f := range capFams {
+		taken[f.Name] = true
+	}
+	for _, d := range defs {
+		if taken[d.Name] {
+			return nil, nil, fmt.Errorf("%w: %s is both a captured family and a log metric", logmetric.ErrNameCollision, d.Name)
+		}
+	}
+	var parts []*logmetric.Result
+	for _, path := range opt.WorkerLogs {
+		id, ok := sourcename.Parse(filepath.Base(path))
+		if !ok || id.IsFrontend() {
+			continue
+		}
+		src, rel, err := opt.Register(path, KindWorkerLog)
+		if err != nil {
+			return nil, nil, err
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, nil, err
+		}
+		r, err := logmetric.Read(f, logmetric.SourceInfo{Path: rel, SourceID: src, Worker: id.Worker, Host: id.Host, Role: id.Role}, opt.Location, gens...)
+		f.Close()
+		if err != nil {
+			return nil, nil, err
+		}
+		parts = append(parts, r)
+	}
+	if len(parts) == 0 {
+		return nil, nil, nil
+	}
+	merged := logmetric.Merge(parts...)
+	res.Warnings = append(res.Warnings, merged.Warnings...)
+	if merged.Unaligned > 0 {
+		res.Audit["unaligned_log_metric_records"] = int64(merged.Unaligned)
+	}
+	// Every family that produced a series is catalogued, also when the
+	// window keeps none of its points.
+	type famAcc struct {
+		def     logmetric.Definition
+		gen     string
+		series  int
+		samples int64
+	}
+	fams := map[string]*famAcc{}
+	var famNames []string
+	for i := range merged.Series {
+		s := &merged.Series[i]
+		if fams[s.Definition.Name] == nil {
+			fams[s.Definition.Name] = &famAcc{def: s.Definition, gen: s.Generator}
+			famNames = append(famNames, s.Definition.Name)
+		}
+	}
+	clipped := merged.Clip(opt.OriginNS, opt.LastNS)
+	out := make([]*built, len(clipped.Series))
+	// Limits first, so an observed series can resolve its limit per sample.
+	order := make([]int, 0, len(clipped.Series))
+	for i := range clipped.Series {
+		if clipped.Series[i].Reference == nil {
+			order = append(order, i)
+		}
+	}
+	for i := range clipped.Series {
+		if clipped.Series[i].Reference != nil {
+			order = append(order, i)
+		}
+	}
+	for _, i := range order {
+		s := &clipped.Series[i]
+		temporal := pyramidTemporal(s.Definition.Temporal)
+		popt := pyramid.Options{Temporal: temporal}
+		ref := -1
+		if s.Reference != nil && s.Reference.Series >= 0 {
+			ref = s.Reference.Series
+			if out[ref] != nil {
+				popt.Limit = out[ref].p
+			}
+		}
+		b, err := pyramid.NewBuilder(popt)
+		if err != nil {
+			return nil, nil, err
+		}
+		var samples int64
+		for _, p := range s.Points {
+			if err := b.Add(p.TimeNS-opt.OriginNS, p.Value, p.Null); err != nil {
+				return nil, nil, fmt.Errorf("%s: %w", s.Source.Path, err)
+			}
+			if !p.Null && p.TimeNS >= opt.OriginNS {
+				samples++
+			}
+		}
+		res.Audit["metric_points"] += int64(len(s.Points))
+		fa := fams[s.Definition.Name]
+		fa.series++
+		fa.samples += samples
+		d := s.Definition
+		labels := make([]model.MetricLabel, 0, len(s.Labels)+2)
+		for _, l := range s.Labels {
+			labels = append(labels, model.MetricLabel{Key: l.Key, Value: l.Value})
+		}
+		resolution := s.TimeResolution()
+		meta := model.MetricSeries{
+			Name: d.Name, Label: logLabel(s), Unit: d.Unit, ValueKind: string(tachometer.Stored),
+			Component: d.Component, Group: d.Group, Description: d.Description, RawName: d.Name,
+			Endpoint: "worker_log", Host: strPtr(s.Source.Host), Worker: strPtr(s.Source.Worker),
+			WorkerProcess: strPtr(s.Process), Labels: labels, SourceKind: "worker_log", Generator: s.Generator,
+			Temporal: temporalName(s.Definition.Temporal), TimeResolutionS: &resolution,
+			SourceIDs: []int{s.Source.SourceID}, Samples: samples,
+		}
+		if s.Rank.Known() {
+			meta.Rank, meta.RankKind = strPtr(strconv.Itoa(s.Rank.Index)), strPtr(s.Rank.Kind)
+		}
+		if s.Reference != nil {
+			meta.Reference = &model.MetricReference{Name: s.Reference.Name, Label: s.Reference.Label}
+		}
+		p := b.Finish()
+		meta.Rows = p.Rows()
+		out[i] = &built{meta: meta, p: p, ref: ref, sortKey: seriesKey(meta)}
+	}
+	var families []model.MetricFamily
+	for _, name := range famNames {
+		fa := fams[name]
+		d := fa.def
+		families = append(families, model.MetricFamily{
+			Name: d.Name, Component: d.Component, Group: d.Group, GroupOrder: 90, Title: d.Title, Unit: d.Unit,
+			Description: d.Description, ValueKind: string(tachometer.Stored),
+			Quality:     "Periodic log observations of one worker scope; values from different ranks, phases, files or workers are never combined.",
+			SeriesCount: fa.series, Samples: fa.samples, Endpoints: []string{"worker_log"},
+			SourceKind: "worker_log", Generator: fa.gen, Temporal: temporalName(d.Temporal),
+		})
+	}
+	return families, out, nil
+}
+
+func pyramidTemporal(t logmetric.Temporal) pyramid.Temporal {
+	switch t {
+	case logmetric.TemporalEvent:
+		return pyramid.Event
+	case logmetric.TemporalSetting:
+		return pyramid.Setting
+	}
+	return pyramid.Sample
+}
+
+func temporalName(t logmetric.Temporal) string {
+	if t == 0 {
+		return logmetric.TemporalSample.String()
+	}
+	return t.String()
+}
+
+func logLabel(s *logmetric.Series) string {
+	parts := []string{s.Definition.Title, s.Source.Worker}
+	if s.Rank.Known() {
+		parts = append(parts, s.Rank.String())
+	}
+	for _, l := range s.Labels {
+		parts = append(parts, l.Key+"="+l.Value)
+	}
+	return joinNonEmpty(parts)
+}
+
+func joinNonEmpty(parts []string) string {
+	var keep []string
+	for _, p := range parts {
+		if p != "" {
+			keep = append(keep, p)
+		}
+	}
+	return strings.Join(keep, " · ")
+}
+
+// seriesKey orders series of one family by their identity.
+func seriesKey(m model.MetricSeries) string {
+	var b strings.Builder
+	for _, p := range []*string{m.Worker, m.Host, m.GPU, m.Rank, m.RankKind, m.WorkerProcess} {
+		if p != nil {
+			b.WriteString(*p)
+		}
+		b.WriteByte(0)
+	}
+	b.WriteString(m.Endpoint)
+	for _, l := range m.Labels {
+		b.WriteByte(0)
+		b.WriteString(l.Key)
+		b.WriteByte('=')
+		b.WriteString(l.Value)
+	}
+	for _, id := range m.SourceIDs {
+		b.WriteByte(0)
+		b.WriteString(strconv.Itoa(id))
+	}
+	return b.String()
+}

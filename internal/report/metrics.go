@@ -1,0 +1,71 @@
+package report
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/dsight/dsight/internal/catalog"
+	"github.com/dsight/dsight/internal/model"
+)
+
+// addMetricShards writes each series' summary as its own detail shard,
+// named by content, and returns a shallow copy of d whose series carry
+// their shard descriptors, so a reader loads only the series a query needs.
+func addMetricShards(files map[string][]byte, d *model.Dataset) (*model.Dataset, error) {
+	if len(d.Metrics) == 0 {
+		return d, nil
+	}
+	out := *d
+	out.Metrics = make([]model.MetricSeries, len(d.Metrics))
+	for i, m := range d.Metrics {
+		if m.Pyramid == nil {
+			return nil, fmt.Errorf("metric series %d (%s) has no summary", m.ID, m.Name)
+		}
+		sh, err := addShard(files, m.Pyramid)
+		if err != nil {
+			return nil, err
+		}
+		ms := &model.MetricShard{ID: sh.ID, Bytes: sh.Bytes, DecodedBytes: sh.DecodedBytes}
+		if m.Shard != nil { // chunk count and row bounds, from the importer
+			ms.Chunks, ms.FirstNS, ms.LastNS = m.Shard.Chunks, m.Shard.FirstNS, m.Shard.LastNS
+		}
+		for _, p := range sh.Parts {
+			ms.Parts = append(ms.Parts, model.MetricShardPart{ID: p.ID, Path: p.Path, Bytes: p.Bytes})
+		}
+		m.Pyramid, m.Shard = nil, ms
+		out.Metrics[i] = m
+	}
+	return &out, nil
+}
+
+// ReadMetricShard reads the decoded summary payload of one series of the
+// report at dir, checking every hash and the decoded size.
+func ReadMetricShard(dir string, m *model.MetricSeries) ([]byte, error) {
+	if m.Shard == nil {
+		return nil, fmt.Errorf("metric series %d has no shard", m.ID)
+	}
+	sh := Shard{ID: m.Shard.ID, Bytes: m.Shard.Bytes, DecodedBytes: m.Shard.DecodedBytes}
+	for _, p := range m.Shard.Parts {
+		sh.Parts = append(sh.Parts, Part{ID: p.ID, Path: p.Path, Bytes: p.Bytes})
+	}
+	raw, err := readShard(dir, sh)
+	if err != nil {
+		return nil, fmt.Errorf("metric shard %s: %w", m.Shard.ID, err)
+	}
+	return raw, nil
+}
+
+// OpenDir is Open that also returns the report directory, for readers that
+// load detail shards on demand.
+func OpenDir(path string) (*catalog.Core, string, error) {
+	c, err := Open(path)
+	if err != nil {
+		return nil, "", err
+	}
+	dir := path
+	if st, err := os.Stat(path); err == nil && !st.IsDir() {
+		dir = filepath.Dir(path)
+	}
+	return c, dir, nil
+}

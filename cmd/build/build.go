@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"time"
 
 	"github.com/dsight/dsight/internal/importer"
 	"github.com/dsight/dsight/internal/report"
@@ -21,6 +22,9 @@ func build(args []string, stdout io.Writer) error {
 	fs.StringVar(&opt.Phase, "phase", "profiling", "client phase to keep: profiling or all")
 	fs.StringVar(&opt.Job, "job", "", "run name shown in the report (default: the run directory's name)")
 	fs.BoolVar(&opt.NoOTel, "no-otel", false, "skip OTel exports entirely, even when trace files exist")
+	fs.StringVar(&opt.Metrics, "metrics", "", "Tachometer capture (leaf directory or file) instead of <logs>/tachometer/local")
+	var tz string
+	fs.StringVar(&tz, "iteration-timezone", "", "IANA timezone of the workers' local log timestamps (log metrics are omitted without it)")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
@@ -29,6 +33,13 @@ func build(args []string, stdout io.Writer) error {
 		return fmt.Errorf("%w: dsight build RUN -o REPORT", errUsage)
 	}
 	opt.Run = pos[0]
+	if tz != "" {
+		loc, err := time.LoadLocation(tz)
+		if err != nil {
+			return fmt.Errorf("--iteration-timezone: %w", err)
+		}
+		opt.IterationTimezone = loc
+	}
 	res, err := importer.Import(opt)
 	if err != nil {
 		return err

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dsight/dsight/internal/catalog"
 	"github.com/dsight/dsight/internal/query"
 	"github.com/dsight/dsight/internal/report"
 )
@@ -21,6 +22,8 @@ func queryCmd(args []string, stdout io.Writer) error {
 		request, search, sortBy, id string
 		offset, limit               optInt
 		bins                        int
+		name, host, gpu, rank       optString
+		points                      bool
 	)
 	fs.Var(&from, "from", "range start, seconds from origin")
 	fs.Var(&to, "to", "range end, seconds from origin")
@@ -35,6 +38,11 @@ func queryCmd(args []string, stdout io.Writer) error {
 	fs.Var(&offset, "offset", "items to skip")
 	fs.Var(&limit, "limit", fmt.Sprintf("items to return (0–%d; default 100)", query.MaxLimit))
 	fs.IntVar(&bins, "bins", 0, "overview bins")
+	fs.Var(&name, "name", "metric family name (exact)")
+	fs.Var(&host, "host", "metric host")
+	fs.Var(&gpu, "gpu", "metric GPU")
+	fs.Var(&rank, "rank", "metric rank")
+	fs.BoolVar(&points, "points", false, "include metric points (up to 1000 per series)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: dsight query REPORT [KIND] [flags]\nkinds: %s (default summary)\n", strings.Join(query.Ops, ", "))
 		fs.PrintDefaults()
@@ -59,7 +67,8 @@ func queryCmd(args []string, stdout io.Writer) error {
 		a.ID = id
 	}
 	a.Offset, a.Limit = offset.p, limit.p
-	core, err := report.Open(pos[0])
+	a.Name, a.Host, a.GPU, a.Rank, a.Points = name.p, host.p, gpu.p, rank.p, points
+	core, dir, err := report.OpenDir(pos[0])
 	if err != nil {
 		return err
 	}
@@ -67,7 +76,27 @@ func queryCmd(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	// Through Handle, exactly as the page asks, so both surfaces share one path.
+	if req.Op == "metrics" {
+		if err := loadMetricShards(e, core, dir, req); err != nil {
+			return err
+		}
+	}
+	result, err := handle(e, req)
+	if err != nil {
+		return err
+	}
+	var b bytes.Buffer
+	if err := json.Indent(&b, result, "", "  "); err != nil {
+		return err
+	}
+	b.WriteByte('\n')
+	_, err = stdout.Write(b.Bytes())
+	return err
+}
+
+// handle asks through Handle, exactly as the page asks, so both surfaces
+// share one path.
+func handle(e *query.Engine, req query.Request) (json.RawMessage, error) {
 	body, _ := json.Marshal(req)
 	var env struct {
 		OK     bool            `json:"ok"`
@@ -75,18 +104,42 @@ func queryCmd(args []string, stdout io.Writer) error {
 		Error  string          `json:"error"`
 	}
 	if err := json.Unmarshal(e.Handle(body), &env); err != nil {
-		return err
+		return nil, err
 	}
 	if !env.OK {
-		return fmt.Errorf("%s", env.Error)
+		return nil, fmt.Errorf("%s", env.Error)
 	}
-	var b bytes.Buffer
-	if err := json.Indent(&b, env.Result, "", "  "); err != nil {
+	return env.Result, nil
+}
+
+// loadMetricShards asks the engine which summary shards a metrics question
+// needs, reads them from the report and hands them over, as the page does
+// with its detail scripts.
+func loadMetricShards(e *query.Engine, core *catalog.Core, dir string, req query.Request) error {
+	req.Op = "metric_plan"
+	raw, err := handle(e, req)
+	if err != nil {
 		return err
 	}
-	b.WriteByte('\n')
-	_, err = stdout.Write(b.Bytes())
-	return err
+	var plan struct {
+		Shards []query.ShardNeed `json:"shards"`
+	}
+	if err := json.Unmarshal(raw, &plan); err != nil {
+		return err
+	}
+	for _, need := range plan.Shards {
+		if len(need.Series) == 0 {
+			continue
+		}
+		payload, err := report.ReadMetricShard(dir, &core.Metrics[need.Series[0]])
+		if err != nil {
+			return err
+		}
+		if err := e.LoadShard(need.ID, payload); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Optional flag values keep "not given" apart from zero.

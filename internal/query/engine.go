@@ -34,6 +34,9 @@ type Engine struct {
 	lastMu sync.Mutex
 	last   *sessionsCache
 
+	metricsMu sync.Mutex
+	metrics   metricStore
+
 	searchOnce sync.Once
 	searchText []string // request index → lower-cased identities, built on first search
 }

@@ -30,6 +30,13 @@ type Args struct {
 	Offset    *json.Number `json:"offset,omitempty"`
 	Limit     *json.Number `json:"limit,omitempty"`
 	Bins      int          `json:"bins,omitempty"`
+	// Metric filters: exact name, host, GPU and rank (compared as strings)
+	// and whether "metrics" returns points.
+	Name   *string `json:"name,omitempty"`
+	Host   *string `json:"host,omitempty"`
+	GPU    *string `json:"gpu,omitempty"`
+	Rank   *string `json:"rank,omitempty"`
+	Points bool    `json:"points,omitempty"`
 	// Expanded lists the session ids whose agents the timeline should detail.
 	Expanded []string `json:"expanded,omitempty"`
 }
@@ -38,7 +45,7 @@ type Args struct {
 const MaxLimit = 1000
 
 // Ops lists the operations Handle understands, in documentation order.
-var Ops = []string{"summary", "requests", "request", "lifecycle", "server_spans", "sessions", "timeline", "overview", "sources", "source", "default_request"}
+var Ops = []string{"summary", "requests", "request", "lifecycle", "server_spans", "sessions", "timeline", "overview", "sources", "source", "default_request", "metric_families", "metric_series", "metric_plan", "metrics"}
 
 // Handle answers one JSON-encoded Request with a JSON envelope. It never
 // panics on bad input: every failure becomes {"ok": false, "error": …}.
@@ -85,6 +92,14 @@ func (e *Engine) Do(r Request) (any, error) {
 		return e.Source(r.Args.ID)
 	case "default_request":
 		return e.DefaultRequest(), nil
+	case "metric_families":
+		return e.MetricFamilies(), nil
+	case "metric_series":
+		return e.MetricSeries(r.Args)
+	case "metric_plan":
+		return e.MetricPlan(r.Args)
+	case "metrics":
+		return e.Metrics(r.Args)
 	}
 	known := append([]string(nil), Ops...)
 	sort.Strings(known)

@@ -81,7 +81,7 @@ func (e *Engine) Summary() Summary {
 		},
 		Audit:        audit,
 		Capabilities: e.capabilities(),
-		Counts:       Counts{Requests: e.r.N, Sessions: len(e.c.Sessions.ID), Workers: len(e.workers())},
+		Counts:       Counts{Requests: e.r.N, Sessions: len(e.c.Sessions.ID), Workers: len(e.workers()), Metrics: len(e.c.Metrics)},
 	}
 }
 
@@ -223,6 +223,13 @@ func (e *Engine) capabilities() Capabilities {
 	for k := range e.c.Server.Request {
 		c.RequestBreakdown = c.RequestBreakdown || e.c.Server.LifecycleAvailable[k] == 1
 		c.ServerActivity = c.ServerActivity || e.c.Server.SpanCount[k] > 0
+	}
+	c.Metrics = len(e.c.MetricFamilies) > 0
+	for i := range e.c.Metrics {
+		m := &e.c.Metrics[i]
+		c.Metrics = c.Metrics || m.Samples > 0
+		c.WorkerMetrics = c.WorkerMetrics || m.Samples > 0 && m.Component == "Workers"
+		c.HardwareMetrics = c.HardwareMetrics || m.Component == "GPU" || m.Component == "Host"
 	}
 	return c
 }

@@ -1,0 +1,377 @@
+package query
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/dsight/dsight/internal/model"
+	"github.com/dsight/dsight/internal/pyramid"
+	"github.com/dsight/dsight/internal/shard"
+)
+
+// metricShardKind is the kind of a series' summary shard.
+const metricShardKind = "metric"
+
+// MaxMetricPoints bounds the points one series returns.
+const MaxMetricPoints = 1000
+
+// metricStore holds the series summaries handed to the engine. The engine
+// never reads files: the CLI reads shards from the report directory and the
+// page from its detail scripts, and both hand them over with LoadShard.
+type metricStore struct {
+	byShard map[string][]int // shard id → series indexes
+	loaded  map[int]*pyramid.Pyramid
+}
+
+func (e *Engine) metricIndex() {
+	e.metricsMu.Lock()
+	defer e.metricsMu.Unlock()
+	if e.metrics.byShard != nil {
+		return
+	}
+	e.metrics.byShard = map[string][]int{}
+	e.metrics.loaded = map[int]*pyramid.Pyramid{}
+	for i, m := range e.c.Metrics {
+		if m.Shard != nil {
+			e.metrics.byShard[m.Shard.ID] = append(e.metrics.byShard[m.Shard.ID], i)
+		}
+	}
+}
+
+// LoadShard hands the engine the decoded payload of a metric shard named
+// by id (the SHA-256 the report lists for it). Unknown ids and payloads that
+// are not a valid series summary are refused.
+func (e *Engine) LoadShard(id string, raw []byte) error {
+	e.metricIndex()
+	e.metricsMu.Lock()
+	series, ok := e.metrics.byShard[id]
+	e.metricsMu.Unlock()
+	if !ok {
+		return fmt.Errorf("no metric series uses shard %s", id)
+	}
+	s, err := shard.Decode(raw)
+	if err != nil {
+		return fmt.Errorf("metric shard %s: %w", id, err)
+	}
+	p, err := openPyramid(s)
+	if err != nil {
+		return fmt.Errorf("metric shard %s: %w", id, err)
+	}
+	e.metricsMu.Lock()
+	for _, i := range series {
+		e.metrics.loaded[i] = p
+	}
+	e.metricsMu.Unlock()
+	return nil
+}
+
+func openPyramid(s *shard.Shard) (*pyramid.Pyramid, error) {
+	if s.Kind != metricShardKind {
+		return nil, fmt.Errorf("shard kind is %q, want %q", s.Kind, metricShardKind)
+	}
+	h, ok1 := s.Table(pyramid.HeaderTable)
+	idx, ok2 := s.Table(pyramid.IndexTable)
+	if !ok1 || !ok2 {
+		return nil, errors.New("metric shard lacks its pyramid header or index")
+	}
+	p, err := pyramid.Open(h, idx)
+	if err != nil {
+		return nil, err
+	}
+	for id := range p.ChunkCount() {
+		t, ok := s.Table("pyramid." + strconv.Itoa(id))
+		if !ok {
+			return nil, fmt.Errorf("metric shard lacks chunk %d", id)
+		}
+		if err := p.Load(id, t); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+func (e *Engine) pyramidOf(i int) *pyramid.Pyramid {
+	e.metricIndex()
+	e.metricsMu.Lock()
+	defer e.metricsMu.Unlock()
+	return e.metrics.loaded[i]
+}
+
+// MetricFamilies answers "metric_families": the catalog, in display order.
+func (e *Engine) MetricFamilies() any {
+	return list[model.MetricFamily]{Total: len(e.c.MetricFamilies), Limit: len(e.c.MetricFamilies), Range: [2]float64{0, e.durationS}, Items: nonNil(e.c.MetricFamilies)}
+}
+
+// matchSeries lists the series indexes matching the filters, in catalog
+// order. gpu and rank compare as strings; name is exact.
+func (e *Engine) matchSeries(a Args) []int {
+	eq := func(want *string, got *string) bool {
+		return want == nil || got != nil && *got == *want
+	}
+	var out []int
+	for i := range e.c.Metrics {
+		m := &e.c.Metrics[i]
+		if a.Name != nil && m.Name != *a.Name {
+			continue
+		}
+		if !eq(a.Worker, m.Worker) || !eq(a.Host, m.Host) || !eq(a.GPU, m.GPU) || !eq(a.Rank, m.Rank) {
+			continue
+		}
+		out = append(out, i)
+	}
+	return out
+}
+
+// MetricSeries answers "metric_series": series metadata without samples.
+func (e *Engine) MetricSeries(a Args) (any, error) {
+	offset, limit, err := page(a, 100)
+	if err != nil {
+		return nil, err
+	}
+	match := e.matchSeries(a)
+	out := list[model.MetricSeries]{Total: len(match), Offset: offset, Limit: limit, Range: [2]float64{0, e.durationS}, Items: []model.MetricSeries{}}
+	for k := offset; k < len(match) && len(out.Items) < limit; k++ {
+		out.Items = append(out.Items, e.c.Metrics[match[k]])
+	}
+	return out, nil
+}
+
+// ShardNeed names one metric shard a question needs.
+type ShardNeed struct {
+	ID     string                  `json:"id"`
+	Series []int                   `json:"series"`
+	Bytes  int                     `json:"bytes"`
+	Parts  []model.MetricShardPart `json:"parts"`
+}
+
+// MetricPlan answers "metric_plan": the shards "metrics" with the same
+// arguments needs that are not loaded yet (the matched series' and their
+// limit series'), so a reader fetches them before asking.
+func (e *Engine) MetricPlan(a Args) (any, error) {
+	idx, err := e.metricPage(a)
+	if err != nil {
+		return nil, err
+	}
+	return struct {
+		Shards []ShardNeed `json:"shards"`
+	}{e.missingShards(idx)}, nil
+}
+
+func (e *Engine) metricPage(a Args) ([]int, error) {
+	offset, limit, err := page(a, 100)
+	if err != nil {
+		return nil, err
+	}
+	match := e.matchSeries(a)
+	return match[min(offset, len(match)):min(offset+limit, len(match))], nil
+}
+
+func (e *Engine) missingShards(idx []int) []ShardNeed {
+	need := map[string]*ShardNeed{}
+	var order []string
+	add := func(i int) {
+		m := &e.c.Metrics[i]
+		if m.Shard == nil || e.pyramidOf(i) != nil {
+			return
+		}
+		n := need[m.Shard.ID]
+		if n == nil {
+			n = &ShardNeed{ID: m.Shard.ID, Bytes: m.Shard.Bytes, Parts: m.Shard.Parts}
+			need[m.Shard.ID] = n
+			order = append(order, m.Shard.ID)
+		}
+		n.Series = append(n.Series, i)
+	}
+	for _, i := range idx {
+		add(i)
+		if r := e.c.Metrics[i].Reference; r != nil && r.SeriesID != nil && *r.SeriesID >= 0 && *r.SeriesID < len(e.c.Metrics) {
+			add(*r.SeriesID)
+		}
+	}
+	out := make([]ShardNeed, 0, len(order))
+	for _, id := range order {
+		out = append(out, *need[id])
+	}
+	return out
+}
+
+// MetricItem is one series of a "metrics" answer.
+type MetricItem struct {
+	model.MetricSeries
+	Shard           *model.MetricShard `json:"shard"`
+	Samples         int64              `json:"samples"`
+	Min             *float64           `json:"min"`
+	Max             *float64           `json:"max"`
+	Mean            *float64           `json:"mean"`
+	Last            *float64           `json:"last"`
+	FirstTime       *float64           `json:"first_time"`
+	LastTime        *float64           `json:"last_time"`
+	Points          *[][2]any          `json:"points,omitempty"`
+	PointsTotal     *int64             `json:"points_total,omitempty"`
+	PointsTruncated *bool              `json:"points_truncated,omitempty"`
+	CarriedSetting  *[2]any            `json:"carried_setting,omitempty"`
+	Capacity        *CapacityItem      `json:"capacity,omitempty"`
+}
+
+// CapacityItem is the capacity legend of a series with a reference.
+type CapacityItem struct {
+	Reference    *int     `json:"reference_series_id"`
+	Samples      int64    `json:"samples"`
+	Peak         *[2]any  `json:"peak"`
+	Limit        string   `json:"limit"` // unavailable, constant or changed
+	LimitMin     *float64 `json:"limit_min"`
+	LimitMax     *float64 `json:"limit_max"`
+	Unavailable  int64    `json:"unavailable"`
+	HighestUsage *[2]any  `json:"highest_usage"`
+}
+
+// Metrics answers "metrics": per matched series, exact statistics of its
+// finite values in the range, optionally its rows (up to MaxMetricPoints),
+// the setting carried into the range and the capacity legend. Every shard
+// it needs must have been handed over with LoadShard; otherwise it fails
+// naming them (metric_plan lists them in advance).
+func (e *Engine) Metrics(a Args) (any, error) {
+	w, err := e.window(a)
+	if err != nil {
+		return nil, err
+	}
+	offset, limit, err := page(a, 100)
+	if err != nil {
+		return nil, err
+	}
+	idx, _ := e.metricPage(a)
+	if miss := e.missingShards(idx); len(miss) > 0 {
+		ids := make([]string, len(miss))
+		for k, m := range miss {
+			ids[k] = m.ID
+		}
+		return nil, fmt.Errorf("metrics needs shards not loaded: %s", strings.Join(ids, ", "))
+	}
+	out := list[MetricItem]{Total: len(e.matchSeries(a)), Offset: offset, Limit: limit, Range: w.json(), Items: []MetricItem{}}
+	for _, i := range idx {
+		item, err := e.metricItem(i, w, a.Points)
+		if err != nil {
+			return nil, fmt.Errorf("metric series %d (%s): %w", i, e.c.Metrics[i].Name, err)
+		}
+		out.Items = append(out.Items, item)
+	}
+	return out, nil
+}
+
+func point(t int64, v float64, valid bool) [2]any {
+	if !valid || math.IsNaN(v) || math.IsInf(v, 0) {
+		return [2]any{seconds(t), nil}
+	}
+	return [2]any{seconds(t), v}
+}
+
+func fptr(v float64) *float64 { return &v }
+
+func (e *Engine) metricItem(i int, w window, withPoints bool) (MetricItem, error) {
+	m := e.c.Metrics[i]
+	item := MetricItem{MetricSeries: m, Shard: m.Shard}
+	p := e.pyramidOf(i)
+	if p == nil {
+		return item, errors.New("summary not loaded")
+	}
+	st, _, err := p.Stats(w.fromNS, w.toNS)
+	if err != nil {
+		return item, err
+	}
+	item.Samples = st.Count
+	if st.Count > 0 {
+		item.Min, item.Max, item.Last = fptr(st.Min.V), fptr(st.Max.V), fptr(st.Last.V)
+		item.FirstTime, item.LastTime = fptr(seconds(st.First.T)), fptr(seconds(st.Last.T))
+		if mean, ok := st.Mean(); ok {
+			item.Mean = &mean
+		}
+	}
+	if m.Temporal == "setting" {
+		if row, valid, found, err := p.LastAtOrBefore(w.fromNS - 1); err != nil {
+			return item, err
+		} else if found {
+			c := point(row.T, row.V, valid)
+			item.CarriedSetting = &c
+		}
+	}
+	if withPoints {
+		total := st.Count + st.Gaps
+		pts, err := firstRows(p, w.fromNS, w.toNS, total)
+		if err != nil {
+			return item, err
+		}
+		truncated := total > int64(len(pts))
+		item.Points, item.PointsTotal, item.PointsTruncated = &pts, &total, &truncated
+	}
+	if r := m.Reference; r != nil {
+		c := &CapacityItem{Reference: r.SeriesID, Limit: "unavailable"}
+		var lim *pyramid.Pyramid
+		if r.SeriesID != nil {
+			lim = e.pyramidOf(*r.SeriesID)
+		}
+		cp, err := pyramid.SummarizeCapacity(p, lim, w.fromNS, w.toNS)
+		if err != nil {
+			return item, err
+		}
+		c.Samples, c.Unavailable = cp.Samples, cp.Unavailable
+		if cp.Samples > 0 {
+			pk := point(cp.Peak.T, cp.Peak.V, true)
+			c.Peak = &pk
+		}
+		switch cp.Limit {
+		case pyramid.LimitConstant:
+			c.Limit = "constant"
+		case pyramid.LimitChanged:
+			c.Limit = "changed"
+		}
+		if cp.Limit != pyramid.LimitUnavailable {
+			c.LimitMin, c.LimitMax = fptr(cp.LimitMin), fptr(cp.LimitMax)
+		}
+		if cp.HasUsage {
+			u := point(cp.HighestUsage.T, cp.HighestUsage.V, true)
+			c.HighestUsage = &u
+		}
+		item.Capacity = c
+	}
+	return item, nil
+}
+
+// firstRows returns the first MaxMetricPoints rows of [fromNS, toNS]: the
+// end of the range is narrowed by bisection until the exact view holds
+// them, so no more rows than needed are read.
+func firstRows(p *pyramid.Pyramid, fromNS, toNS, total int64) ([][2]any, error) {
+	end := toNS
+	if total > MaxMetricPoints {
+		lo, hi := fromNS, toNS // rows in [from, lo] ≤ Max < rows in [from, hi]
+		for hi-lo > 1 {
+			mid := lo + (hi-lo)/2
+			st, _, err := p.Stats(fromNS, mid)
+			if err != nil {
+				return nil, err
+			}
+			if st.Count+st.Gaps <= MaxMetricPoints {
+				lo = mid
+			} else {
+				hi = mid
+			}
+		}
+		end = lo
+	}
+	v, err := p.Query(fromNS, end, MaxMetricPoints/2)
+	if err != nil {
+		return nil, err
+	}
+	out := [][2]any{}
+	if !v.Exact {
+		// More than MaxMetricPoints events share the range's first
+		// timestamp: none can be listed without cutting that timestamp.
+		return out, nil
+	}
+	for k := range v.Times {
+		out = append(out, point(v.Times[k], v.Values[k], v.Valid[k]))
+	}
+	return out, nil
+}

@@ -39,6 +39,7 @@ func Encode(d *model.Dataset) *shard.Shard {
 		one("time_basis", m.TimeBasis),
 		one("client_kind", m.ClientKind),
 		intCol("otel_enabled", 1, func(int) int64 { return boolInt(m.OTelEnabled) }),
+		one("iteration_timezone", m.IterationTimezone),
 	}}
 
 	type note struct{ kind, text string }

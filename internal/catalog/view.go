@@ -205,6 +205,10 @@ func Open(s *shard.Shard) (*Core, error) {
 			SourceRoot: o.strs(t, "source_root")[0], Phase: o.strs(t, "phase")[0], TimeBasis: o.strs(t, "time_basis")[0],
 			ClientKind: o.strs(t, "client_kind")[0], OTelEnabled: o.ints(t, "otel_enabled")[0] == 1,
 		}
+		// Added with metrics; earlier cores lack it.
+		if col, ok := t.Column("iteration_timezone"); ok && col.Type == shard.String && len(col.Strings) == 1 {
+			c.Meta.IterationTimezone = col.Strings[0]
+		}
 	}
 	if t := o.table(TableNotes); t != nil {
 		kind, text := o.strs(t, "kind"), o.strs(t, "text")

@@ -87,6 +87,9 @@ func Import(opt Options) (*Result, error) {
 		},
 		Audit: model.Audit{},
 	}
+	if opt.IterationTimezone != nil {
+		d.Meta.IterationTimezone = opt.IterationTimezone.String()
+	}
 	res := &Result{Dataset: d}
 	claimed := map[string]bool{}
 

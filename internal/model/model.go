@@ -34,6 +34,9 @@ type Meta struct {
 	ClientKind string // "aiperf", "aiperf-legacy", "agentperf", or "" without a client export
 	// OTelEnabled is false when the build was asked to skip OTel entirely.
 	OTelEnabled bool
+	// IterationTimezone is the IANA zone given for naive worker-log
+	// timestamps; "" when none was given.
+	IterationTimezone string
 	// Limitations are fixed explanatory sentences about what the evidence cannot say.
 	Limitations []string
 	// Warnings are recoverable problems found while importing, shown to the user.

@@ -75,9 +75,10 @@ func (e *Engine) Summary() Summary {
 			StartUTC:   time.Unix(0, m.OriginNS).UTC().Format(time.RFC3339Nano),
 			Duration:   e.durationS,
 			SourceRoot: m.SourceRoot, Phase: m.Phase, TimeBasis: m.TimeBasis, ClientKind: m.ClientKind, OTelEnabled: m.OTelEnabled,
-			SessionKey:  "root correlation id, else correlation id, else request id",
-			Clock:       "client epoch nanoseconds (UTC); no cross-host clock correction",
-			Limitations: nonNil(m.Limitations), Warnings: nonNil(m.Warnings),
+			IterationTimezone: optString(m.IterationTimezone),
+			SessionKey:        "root correlation id, else correlation id, else request id",
+			Clock:             "client epoch nanoseconds (UTC); no cross-host clock correction",
+			Limitations:       nonNil(m.Limitations), Warnings: nonNil(m.Warnings),
 		},
 		Audit:        audit,
 		Capabilities: e.capabilities(),
@@ -248,4 +249,11 @@ func (e *Engine) workers() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+func optString(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }

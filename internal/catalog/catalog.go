@@ -179,7 +179,7 @@ func Encode(d *model.Dataset) *shard.Shard {
 		strCol("workers", n, func(k int) string { return joinList(sv(k).Workers) }),
 		intCol("span_count", n, func(k int) int64 { return int64(sv(k).SpanCount) }),
 		intCol("lifecycle_available", n, func(k int) int64 { return boolInt(sv(k).LifecycleAvailable) }),
-		strCol("detail", n, func(k int) string { return string(sv(k).Detail) }),
+		strCol("detail", n, func(k int) string { return deflate(sv(k).Detail) }),
 	}}
 	ss := d.ServerSpans
 	n = len(ss)

@@ -34,7 +34,7 @@ type Server struct {
 	ServerIDs, Workers []string // one id per line
 	SpanCount          []int64
 	LifecycleAvailable []int64
-	Detail             []string // JSON objects
+	Detail             []string // deflated JSON objects; see DetailJSON
 }
 
 // IDs splits a stored id list.
@@ -167,7 +167,9 @@ func (r *Requests) Row(i int) model.Request {
 	}
 }
 
-// Dataset materializes the whole dataset.
+// Dataset materializes the whole dataset. A detail that does not inflate is
+// kept empty: Open has no reason to read every detail, and readers of one
+// request report the damage through DetailJSON.
 func (c *Core) Dataset() *model.Dataset {
 	d := &model.Dataset{Meta: c.Meta, Audit: c.Audit, Sources: c.Sources, Unread: c.Unread, Requests: make([]model.Request, c.Requests.N)}
 	for i := range d.Requests {
@@ -177,7 +179,7 @@ func (c *Core) Dataset() *model.Dataset {
 	for k, i := range sv.Request {
 		d.Requests[i].Server = &model.RequestServer{
 			ServerIDs: splitList(sv.ServerIDs[k]), Workers: splitList(sv.Workers[k]), SpanCount: int(sv.SpanCount[k]),
-			LifecycleAvailable: sv.LifecycleAvailable[k] == 1, Detail: []byte(sv.Detail[k]),
+			LifecycleAvailable: sv.LifecycleAvailable[k] == 1, Detail: mustInflate(sv.Detail[k]),
 		}
 	}
 	for k := range c.ServerSpans.Start {
@@ -395,4 +397,9 @@ func (o *opener) requests(t *shard.Table, r *Requests) {
 		OriginalStart: o.optStrs(t, "original_start"), OriginalEnd: o.optStrs(t, "original_end"),
 		SessionIndex: o.ints(t, "session_index"), AgentIndex: o.ints(t, "agent_index"),
 	}
+}
+
+func mustInflate(s string) []byte {
+	b, _ := inflate(s)
+	return b
 }

@@ -157,7 +157,11 @@ func (e *Engine) detail(i int) (RequestDetail, error) {
 		WorkerBindings json.RawMessage `json:"worker_bindings"`
 		Lifecycle      json.RawMessage `json:"lifecycle"`
 	}
-	if err := json.Unmarshal([]byte(e.c.Server.Detail[k]), &stored); err != nil {
+	raw, err := e.c.Server.DetailJSON(int(k))
+	if err != nil {
+		return d, fmt.Errorf("request %q: %w", e.r.ID[i], err)
+	}
+	if err := json.Unmarshal(raw, &stored); err != nil {
 		return d, fmt.Errorf("request %q: stored server evidence: %w", e.r.ID[i], err)
 	}
 	d.BridgeEvidence, d.Spans, d.Engine, d.WorkerBindings, d.Lifecycle = stored.BridgeEvidence, stored.Spans, stored.Engine, stored.WorkerBindings, stored.Lifecycle

@@ -3,7 +3,9 @@
 // shard sizes) and the page from file:// (navigation → trace-explorer:ready
 // in fresh profiles, and API call times). Prints one JSON document.
 //
-//   node tools/browser/bench.mjs [--requests 100000] [--loads 3] [--calls 30]
+//   node tools/browser/bench.mjs [--requests 100000] [--loads 3] [--calls 30] [--sources aiperf,frontend,otel,workers]
+//
+// With server sources the report is traced, and the lifecycle calls are timed too.
 
 import { execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -19,12 +21,14 @@ const arg = (name, d) => {
 const requests = arg("requests", 100000);
 const loads = arg("loads", 3);
 const calls = arg("calls", 30);
+const sourcesAt = process.argv.indexOf("--sources");
+const sources = sourcesAt > 0 ? process.argv[sourcesAt + 1] : "aiperf";
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "dsight-bench-"));
 const run = path.join(work, "run");
 const report = path.join(work, "report");
-execFileSync("go", ["run", "./tools/gen", "-out", run, "-seed", "3", "-requests", String(requests)], { cwd: ROOT, stdio: ["ignore", "ignore", "inherit"] });
-const inputBytes = fs.readdirSync(path.join(run, "logs", "artifacts"), { recursive: true }).map((f) => path.join(run, "logs", "artifacts", f)).filter((f) => fs.statSync(f).isFile()).reduce((n, f) => n + fs.statSync(f).size, 0);
+execFileSync("go", ["run", "./tools/gen", "-out", run, "-seed", "3", "-requests", String(requests), "-sources", sources], { cwd: ROOT, stdio: ["ignore", "ignore", "inherit"] });
+const inputBytes = fs.readdirSync(path.join(run, "logs"), { recursive: true }).map((f) => path.join(run, "logs", f)).filter((f) => fs.statSync(f).isFile()).reduce((n, f) => n + fs.statSync(f).size, 0);
 
 // /usr/bin/time reports the build's wall time and peak RSS on stderr.
 const timed = spawnSync("/usr/bin/time", ["-f", "%e %M", BIN, "build", run, "-o", report], { encoding: "utf8", stdio: ["ignore", "ignore", "pipe"] });
@@ -61,8 +65,17 @@ for (let i = 0; i < loads; i++) {
           const a = ((k * 7919) % 1000) / 1000 * d * 0.9;
           return [a, a + d * 0.05];
         };
-        const ids = x.queryRequests({ limit: 1000 }).items.map((r) => r.id);
+        const items = x.queryRequests({ limit: 1000 }).items;
+        const ids = items.map((r) => r.id);
+        const traced = items.filter((r) => r.span_count > 0).map((r) => r.id);
+        const lifecycle = traced.length
+          ? {
+              "selectRequest(expand, fit) + lifecycle render": time((k) => x.selectRequest(traced[k % traced.length], { expand: true, fit: true })),
+              getLifecycle: time((k) => x.getLifecycle(traced[k % traced.length])),
+            }
+          : {};
         return {
+          ...lifecycle,
           "queryRequests(all, limit 1000)": time(() => x.queryRequests({ from: 0, to: d, limit: 1000 })),
           "queryRequests(all, limit 50)": time(() => x.queryRequests({ from: 0, to: d })),
           "queryRequests(5% window, limit 50)": time((k) => { const [a, b] = rnd(k); x.queryRequests({ from: a, to: b }); }),

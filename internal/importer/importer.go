@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dsight/dsight/internal/metrics"
 	"github.com/dsight/dsight/internal/model"
 )
 
@@ -121,7 +122,18 @@ func Import(opt Options) (*Result, error) {
 		// No client requests: the window is what the sources recorded, and
 		// no request or TTFT is synthesized.
 		var ok bool
-		if origin, last, ok = server.window(); !ok || last <= origin {
+		origin, last, ok = server.window()
+		mlo, mhi, mok, err := metrics.Envelope(metrics.Options{LogDir: logDir, Capture: opt.Metrics, WorkerLogs: files.workers, Location: opt.IterationTimezone})
+		if err != nil {
+			return nil, err
+		}
+		if mok {
+			if !ok {
+				origin, last = mlo, mhi
+			}
+			origin, last, ok = min(origin, mlo), max(last, mhi), true
+		}
+		if !ok || last <= origin {
 			return nil, fmt.Errorf("no positive recorded time range: %s", describeEmpty(root, clients))
 		}
 		d.Meta.TimeBasis = "available source timestamps; no client measurement window"

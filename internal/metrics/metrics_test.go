@@ -71,7 +71,7 @@ func (f fixture) read(t *testing.T, loc *time.Location) (*Result, *registry) {
 type collector struct{ infos []*tachometer.SeriesInfo }
 
 func (c *collector) Series(s *tachometer.SeriesInfo) error { c.infos = append(c.infos, s); return nil }
-func (c *collector) Points([]tachometer.Point) error      { return nil }
+func (c *collector) Points([]tachometer.Point) error       { return nil }
 
 func TestEveryFamilyAndSeries(t *testing.T) {
 	f := synthRun(t)

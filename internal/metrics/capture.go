@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/dsight/dsight/internal/model"
 	"github.com/dsight/dsight/internal/pyramid"
@@ -107,6 +108,7 @@ func readCapture(opt Options, res *Result) ([]model.MetricFamily, []*built, erro
 			SeriesCount: f.SeriesCount, Samples: f.Samples, Endpoints: append([]string{}, f.Endpoints...),
 		})
 	}
+	distinct := distinguishingLabels(sink.infos)
 	out := make([]*built, 0, len(sink.infos))
 	for i, info := range sink.infos {
 		t, v := sink.times[i], sink.values[i]
@@ -138,7 +140,7 @@ func readCapture(opt Options, res *Result) ([]model.MetricFamily, []*built, erro
 			}
 		}
 		meta := model.MetricSeries{
-			Name: info.Name, Label: captureLabel(d.Title, info), Unit: d.Unit, ValueKind: string(d.ValueKind),
+			Name: info.Name, Label: captureLabel(d.Title, info, distinct), Unit: d.Unit, ValueKind: string(d.ValueKind),
 			Component: d.Component, Group: d.Group, Description: d.Description, RawName: info.RawName,
 			Endpoint: info.Endpoint, Host: strPtr(info.Host), GPU: strPtr(info.GPU), Worker: strPtr(info.Worker),
 			Rank: strPtr(info.Rank), RankKind: strPtr(info.RankKind), WorkerProcess: strPtr(info.WorkerProcess),
@@ -156,19 +158,57 @@ func nonNilInts(s []int) []int {
 	return s
 }
 
-func captureLabel(title string, info *tachometer.SeriesInfo) string {
-	parts := []string{title}
-	if info.Worker != "" {
-		parts = append(parts, info.Worker)
-	} else if info.Host != "" {
-		parts = append(parts, info.Host)
+// distinguishingLabels lists, per family, the inline label keys whose
+// values differ between series that share a worker (or host) and GPU: the
+// labels a legend needs to tell them apart. Labels that only restate the
+// device (UUID, bus id, driver) stay in the metadata.
+func distinguishingLabels(infos []*tachometer.SeriesInfo) map[string]map[string]bool {
+	type scope struct{ name, who, gpu string }
+	first := map[scope]map[string]string{}
+	out := map[string]map[string]bool{}
+	for _, info := range infos {
+		sc := scope{info.Name, info.Worker + "\x00" + info.Host, info.GPU}
+		vals := map[string]string{}
+		for _, l := range info.Labels {
+			if strings.HasPrefix(l.Key, "metric.") {
+				vals[l.Key] = l.Value
+			}
+		}
+		prev, seen := first[sc]
+		if !seen {
+			first[sc] = vals
+			continue
+		}
+		for k, v := range vals {
+			if pv, ok := prev[k]; !ok || pv != v {
+				if out[info.Name] == nil {
+					out[info.Name] = map[string]bool{}
+				}
+				out[info.Name][k] = true
+			}
+		}
+		for k := range prev {
+			if _, ok := vals[k]; !ok {
+				if out[info.Name] == nil {
+					out[info.Name] = map[string]bool{}
+				}
+				out[info.Name][k] = true
+			}
+		}
 	}
+	return out
+}
+
+func captureLabel(title string, info *tachometer.SeriesInfo, distinct map[string]map[string]bool) string {
+	parts := []string{title}
+	// A worker can span several nodes, so the host stays in the label.
+	parts = append(parts, info.Worker, info.Host)
 	if info.GPU != "" {
 		parts = append(parts, "GPU "+info.GPU)
 	}
 	for _, l := range info.Labels {
-		if len(l.Key) > 7 && l.Key[:7] == "metric." {
-			parts = append(parts, l.Key[7:]+"="+l.Value)
+		if distinct[info.Name][l.Key] {
+			parts = append(parts, strings.TrimPrefix(l.Key, "metric.")+"="+l.Value)
 		}
 	}
 	return joinNonEmpty(parts)

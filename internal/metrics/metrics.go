@@ -161,6 +161,7 @@ func Read(opt Options) (*Result, error) {
 		b.meta.Pyramid = raw
 		b.meta.Shard = shardBounds(b.p)
 		res.Series[k] = b.meta
+		b.p = nil // every limit was resolved while building; only the bytes remain
 	}
 	res.Families = families
 	res.Audit["metric_families"] = int64(len(families))

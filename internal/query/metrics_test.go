@@ -11,7 +11,7 @@ import (
 )
 
 // metricPayload builds a series summary the way the importer encodes it.
-func metricPayload(t *testing.T, temporal pyramid.Temporal, times []int64, values []float64) []byte {
+func metricPayload(t testing.TB, temporal pyramid.Temporal, times []int64, values []float64) []byte {
 	t.Helper()
 	b, err := pyramid.NewBuilder(pyramid.Options{Temporal: temporal})
 	if err != nil {
@@ -33,7 +33,7 @@ func metricPayload(t *testing.T, temporal pyramid.Temporal, times []int64, value
 	return raw
 }
 
-func metricEngine(t *testing.T) (*Engine, map[string][]byte) {
+func metricEngine(t testing.TB) (*Engine, map[string][]byte) {
 	t.Helper()
 	d := fixture()
 	dur := d.Meta.DurationNS
@@ -60,7 +60,7 @@ func metricEngine(t *testing.T) (*Engine, map[string][]byte) {
 	return e, payloads
 }
 
-func askMetric(t *testing.T, e *Engine, op string, args Args) (json.RawMessage, string) {
+func askMetric(t testing.TB, e *Engine, op string, args Args) (json.RawMessage, string) {
 	t.Helper()
 	body, _ := json.Marshal(Request{Op: op, Args: args})
 	var env struct {
@@ -123,4 +123,26 @@ func TestMetricsNeedTheirShards(t *testing.T) {
 	if s.Samples != 1 || s.CarriedSetting == nil || s.CarriedSetting[0] != -5 || s.CarriedSetting[1] != 8 {
 		t.Fatalf("setting: samples %d, carried %v", s.Samples, s.CarriedSetting)
 	}
+}
+
+// FuzzLoadShard: a damaged metric payload is refused or answers; it never
+// panics, and a truncated one is never accepted.
+func FuzzLoadShard(f *testing.F) {
+	e, payloads := metricEngine(f)
+	for _, raw := range payloads {
+		f.Add(raw)
+		f.Add(raw[:len(raw)/2])
+	}
+	good := payloads["gauge"]
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		err := e.LoadShard("gauge", raw)
+		if err == nil && len(raw) < len(good) && string(raw) == string(good[:len(raw)]) {
+			t.Fatal("a truncated payload was accepted")
+		}
+		if err == nil {
+			if _, msg := askMetric(t, e, "metrics", Args{}); msg != "" && !strings.Contains(msg, "needs shards") {
+				t.Logf("loaded payload answers with an error: %s", msg)
+			}
+		}
+	})
 }

@@ -2,7 +2,9 @@
 // benchmark runs and answers questions about them.
 //
 //	dsight build RUN -o REPORT [--client PATH] [--phase profiling|all] [--job NAME] [--no-otel]
+//	             [--metrics PATH] [--iteration-timezone IANA]
 //	dsight query REPORT [KIND] [--from S] [--to S] [--request ID] [--limit N] …
+//	dsight query REPORT metrics [--name N] [--worker W] [--rank R] [--from S --to S] [--points]
 //
 // This file only wires flags to internal packages and maps errors to exit
 // codes: 0 ok, 1 failure, 2 usage.
@@ -21,6 +23,7 @@ var errUsage = errors.New("usage")
 
 const usage = `usage:
   dsight build RUN -o REPORT [--client PATH] [--phase profiling|all] [--job NAME] [--no-otel]
+               [--metrics PATH] [--iteration-timezone IANA]
   dsight query REPORT [KIND] [flags]    (dsight query -h lists kinds and flags)
   dsight version`
 

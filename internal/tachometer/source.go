@@ -88,11 +88,16 @@ func openSource(path string) (src recordSource, enc Encoding, err error) {
 	return src, enc, err
 }
 
+// parquetSource reads one row group at a time: text columns decode as
+// dictionaries, and a batch crossing into the next row group would have to
+// merge two different dictionaries, which the Arrow reader does not do.
 type parquetSource struct {
 	pf     *file.Reader
 	fr     *pqarrow.FileReader
 	rr     pqarrow.RecordReader
 	fields *arrow.Schema
+	cols   []int
+	group  int // next row group to open
 }
 
 func openParquet(f *os.File) (*parquetSource, error) {
@@ -133,23 +138,33 @@ func (s *parquetSource) project(names []string) error {
 		}
 		cols = append(cols, idx)
 	}
-	rr, err := s.fr.GetRecordReader(context.Background(), cols, nil)
-	if err != nil {
-		return err
-	}
-	s.rr = rr
+	s.cols = cols
 	return nil
 }
 
 func (s *parquetSource) next() (arrow.Record, error) {
-	if s.rr == nil {
-		return nil, io.EOF
+	for {
+		if s.rr == nil {
+			if s.cols == nil || s.group >= s.pf.NumRowGroups() {
+				return nil, io.EOF
+			}
+			rr, err := s.fr.GetRecordReader(context.Background(), s.cols, []int{s.group})
+			if err != nil {
+				return nil, err
+			}
+			s.rr, s.group = rr, s.group+1
+		}
+		rec, err := s.rr.Read()
+		if err == io.EOF || err == nil && rec == nil {
+			s.rr.Release()
+			s.rr = nil
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		return rec, nil
 	}
-	rec, err := s.rr.Read()
-	if err != nil {
-		return nil, err
-	}
-	return rec, nil
 }
 
 func (s *parquetSource) close() error {

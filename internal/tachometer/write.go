@@ -51,9 +51,7 @@ type CaptureOptions struct {
 	StartNS int64
 	// BatchRows is the number of rows per record batch, which is also the
 	// Parquet row-group size; 0 means 200,000, the compactor's row group.
-	// Read decodes Parquet in 131,072-row batches and cannot yet decode one
-	// that spans two row groups' dictionaries, so a capture it must read
-	// back needs a multiple of 131,072 (or a single row group).
+	// Read decodes each row group on its own, so any size reads back.
 	BatchRows int
 }
 

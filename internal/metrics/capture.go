@@ -146,7 +146,11 @@ func readCapture(opt Options, res *Result) ([]model.MetricFamily, []*built, erro
 			Rank: strPtr(info.Rank), RankKind: strPtr(info.RankKind), WorkerProcess: strPtr(info.WorkerProcess),
 			Labels: labels, Temporal: "sample", SourceIDs: nonNilInts(sources), Samples: int64(len(t)), Rows: p.Rows(),
 		}
-		out = append(out, &built{meta: meta, p: p, ref: -1, sortKey: seriesKey(meta)})
+		sb := &built{meta: meta, p: p, ref: -1, sortKey: seriesKey(meta)}
+		if err := sb.encode(); err != nil { // no capture series is another's limit
+			return nil, nil, err
+		}
+		out = append(out, sb)
 	}
 	return families, out, nil
 }

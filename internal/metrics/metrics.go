@@ -154,18 +154,29 @@ func Read(opt Options) (*Result, error) {
 			id := newID[b.ref]
 			b.meta.Reference.SeriesID = &id
 		}
-		raw, err := encodePyramid(b.p)
-		if err != nil {
-			return nil, fmt.Errorf("metric series %s: %w", b.meta.Name, err)
+		if err := b.encode(); err != nil {
+			return nil, err
 		}
-		b.meta.Pyramid = raw
-		b.meta.Shard = shardBounds(b.p)
 		res.Series[k] = b.meta
-		b.p = nil // every limit was resolved while building; only the bytes remain
 	}
 	res.Families = families
 	res.Audit["metric_families"] = int64(len(families))
 	return res, nil
+}
+
+// encode replaces the series' pyramid by its encoded payload, once no
+// other series needs it as a limit; encoding each series as soon as it is
+// built keeps one pyramid in memory at a time instead of all of them.
+func (b *built) encode() error {
+	if b.p == nil {
+		return nil
+	}
+	raw, err := encodePyramid(b.p)
+	if err != nil {
+		return fmt.Errorf("metric series %s: %w", b.meta.Name, err)
+	}
+	b.meta.Pyramid, b.meta.Shard, b.p = raw, shardBounds(b.p), nil
+	return nil
 }
 
 // shardBounds records what a reader needs to pick a series' shard by time

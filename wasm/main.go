@@ -20,6 +20,7 @@ func main() {
 	api := js.Global().Get("Object").New()
 	api.Set("load", js.FuncOf(load))
 	api.Set("handle", js.FuncOf(handle))
+	api.Set("loadShard", js.FuncOf(loadShard))
 	js.Global().Set("dsightEngine", api)
 	if ready := js.Global().Get("__dsightEngineReady"); ready.Type() == js.TypeFunction {
 		ready.Invoke()
@@ -60,6 +61,23 @@ func handle(_ js.Value, args []js.Value) any {
 		return string(errorEnvelope("handle takes one JSON string"))
 	}
 	return string(engine.Handle([]byte(args[0].String())))
+}
+
+// loadShard(id: string, bytes: Uint8Array) hands the engine the decoded
+// payload of a metric shard; it returns {"ok":true} or an error envelope.
+func loadShard(_ js.Value, args []js.Value) any {
+	if engine == nil {
+		return string(errorEnvelope("engine has no data loaded"))
+	}
+	if len(args) != 2 || args[0].Type() != js.TypeString {
+		return string(errorEnvelope("loadShard takes a shard id and one Uint8Array"))
+	}
+	raw := make([]byte, args[1].Get("length").Int())
+	js.CopyBytesToGo(raw, args[1])
+	if err := engine.LoadShard(args[0].String(), raw); err != nil {
+		return string(errorEnvelope(err.Error()))
+	}
+	return `{"ok":true}`
 }
 
 func errorEnvelope(msg string) []byte {

@@ -4,6 +4,8 @@
 
 import { ask } from "./engine.js";
 import { snapshot, checkRange, agentKey } from "./state.js";
+import { queryMetrics, metricArgs, metricDataStatus } from "./metricdata.js";
+import { defaultMetric } from "./metricview.js";
 
 const clampLimit = (v, d, most) => {
   const n = v === undefined ? d : Number(v);
@@ -101,6 +103,35 @@ export function createAPI(view) {
       return ask("server_spans", { ...r, offset: o.offset ?? 0, limit: clampLimit(o.limit, 100, 1000) });
     },
 
+    listMetricFamilies() {
+      return ask("metric_families", {}).items;
+    },
+
+    listMetricSeries(o = {}) {
+      const a = metricArgs(o);
+      return ask("metric_series", { worker: a.worker, host: a.host, gpu: a.gpu, rank: a.rank, name: a.name, offset: o.offset, limit: o.limit });
+    },
+
+    async queryMetrics(o = {}) {
+      const a = metricArgs({ ...o, ...rangeArgs(o) });
+      checkRange(a.from, a.to, view.duration);
+      return queryMetrics(a);
+    },
+
+    metricDataStatus() {
+      return metricDataStatus();
+    },
+
+    // whenMetricsReady awaits the latest chart rendering, looping until no
+    // newer one replaced it; it rejects when that rendering failed.
+    async whenMetricsReady() {
+      for (;;) {
+        const p = view.metricsRendering;
+        await p;
+        if (p === view.metricsRendering) return;
+      }
+    },
+
     async exportSelection() {
       const captured = snapshot(s()); // later changes must not alter the export
       const sum = ask("summary", {});
@@ -121,7 +152,7 @@ export function createAPI(view) {
         warnings: sum.meta.warnings,
         audit: sum.audit,
         sources: sources.items,
-        metrics: [],
+        metrics: sum.capabilities.metrics ? (await queryMetrics({ from: captured.from, to: captured.to, limit: 1000 })).items : [],
       };
     },
   };
@@ -148,21 +179,33 @@ function restore(view, v) {
   if (Array.isArray(v.expandedSessions)) st.expandedSessions = new Set(v.expandedSessions.map(String));
   if (Array.isArray(v.expandedAgents)) st.expandedAgents = new Set(v.expandedAgents.map(String));
   if (Array.isArray(v.expandedRequests)) st.expandedRequests = new Set(v.expandedRequests.map(String).filter((id) => view.hasRequest(id) && view.request(id).lifecycle.available));
-  if (v.metricCharts && typeof v.metricCharts === "object") st.metricCharts = JSON.parse(JSON.stringify(v.metricCharts));
-  if (Array.isArray(v.pinnedMetrics)) st.pinnedMetrics = []; // no metric families in this report
+  if (v.metricCharts && typeof v.metricCharts === "object" && !Array.isArray(v.metricCharts)) st.metricCharts = cleanCharts(v.metricCharts);
+  const metrics = view.metrics;
+  if (Array.isArray(v.pinnedMetrics)) st.pinnedMetrics = metrics ? [...new Set(v.pinnedMetrics.filter((n) => typeof n === "string" && metrics.known(n)))] : [];
   const keepSpan = "span" in v ? v.span : st.span;
   st.span = null;
   st.nsys = false;
   st.hardware = false;
   st.compareNsys = false;
   st.profile = null;
-  st.metric = null;
+  st.metric = metrics && typeof st.metric === "string" && metrics.known(st.metric) ? st.metric : metrics ? defaultMetric(metrics.families) : null;
   if (st.request !== null) {
     const r = view.request(st.request);
     st.expandedSessions.add(r.session);
     st.expandedAgents.add(agentKey(r.session, r.agent));
     if (keepSpan !== null && keepSpan !== undefined && view.findSpan(String(keepSpan))) st.span = String(keepSpan);
   }
+}
+
+// cleanCharts keeps each chart's hidden series ids, as strings; legacy keys
+// (ids, filters) are dropped.
+function cleanCharts(charts) {
+  const out = {};
+  for (const [key, entry] of Object.entries(charts)) {
+    if (!entry || typeof entry !== "object") continue;
+    out[key] = { hidden: Array.isArray(entry.hidden) ? [...new Set(entry.hidden.map(String))] : [] };
+  }
+  return out;
 }
 
 export { STATE_KEYS };

@@ -8,6 +8,7 @@ import { createState, snapshot, checkRange, agentKey, fitRange, PAGE_SIZE } from
 import { renderTimeline, renderAxis } from "./timeline.js";
 import { renderOverview } from "./overview.js";
 import { renderInspector } from "./inspector.js";
+import { MetricsSection, defaultMetric } from "./metricview.js";
 
 export class View {
   constructor(summary) {
@@ -19,6 +20,8 @@ export class View {
     this.details = new Map();
     this.dragClick = false;
     this.searchTimer = null;
+    this.metrics = null;
+    this.metricsRendering = Promise.resolve();
   }
 
   // ---- queries the page needs -------------------------------------------
@@ -270,7 +273,22 @@ export class View {
     if (this.updateOverview) this.updateOverview();
     if (this.summary.capabilities.requests) this.renderTracks();
     renderInspector(this);
-    window.dispatchEvent(new CustomEvent("trace-explorer:state", { detail: snapshot(s) }));
+    if (this.metrics) this.renderMetrics();
+    this.announce();
+  }
+
+  announce() {
+    window.dispatchEvent(new CustomEvent("trace-explorer:state", { detail: snapshot(this.state) }));
+  }
+
+  // renderMetrics redraws the metric cards; whenMetricsReady() awaits the
+  // latest of these renderings and rejects when it failed.
+  renderMetrics() {
+    const p = this.metrics.render().then(() => {
+      if (p === this.metricsRendering) window.dispatchEvent(new CustomEvent("trace-explorer:metrics-ready", { detail: { metric: this.state.metric } }));
+    });
+    p.catch(() => {}); // failures are shown on the card and reported by whenMetricsReady
+    this.metricsRendering = p;
   }
 
   renderTracks() {
@@ -326,5 +344,9 @@ export class View {
     $("timelineControls").hidden = !this.summary.capabilities.requests;
     $("emptyTimeline").hidden = this.summary.capabilities.requests;
     this.updateOverview = renderOverview(this, ask("overview", {}));
+    if (this.summary.capabilities.metrics && !this.metrics) {
+      this.metrics = new MetricsSection(this);
+      this.state.metric = defaultMetric(this.metrics.families);
+    }
   }
 }

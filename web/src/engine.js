@@ -22,3 +22,8 @@ function unwrap(text) {
   if (!env.ok) throw new Error(env.error);
   return env.result === undefined ? null : env.result;
 }
+
+// loadShard hands the engine a decoded metric shard named by its id.
+export function loadShard(id, bytes) {
+  unwrap(engine.loadShard(id, bytes));
+}

@@ -1,0 +1,222 @@
+// The metrics views of a generated report with metric families, in Debian's
+// chromium from file:// and from a loopback HTTP server: the metric API
+// answers equal the CLI's, charts draw, follow the shared range and set it
+// by dragging, pins and legends round-trip through the state and the view
+// link, labels stay text, and a 390 px page never scrolls sideways.
+
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { launch, open, serve, fileURL } from "./harness.mjs";
+import { execFileSync } from "node:child_process";
+import { buildReport, cli, BIN, OUT } from "./fixture.mjs";
+
+let fx;
+let browser;
+let server;
+
+before(async () => {
+  fx = buildReport({ seed: 1, hostile: true });
+  browser = await launch();
+  server = await serve(fx.report);
+  fs.mkdirSync(OUT, { recursive: true });
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+  if (fx) fs.rmSync(fx.work, { recursive: true, force: true });
+});
+
+// metricsCLI asks the CLI's metrics kind; --points is a bare boolean flag.
+function metricsCLI(report, flags) {
+  const args = ["query", report, "metrics"];
+  for (const [k, v] of Object.entries(flags)) args.push(k === "points" ? `--points=${v}` : `--${k}`, ...(k === "points" ? [] : [String(v)]));
+  return JSON.parse(execFileSync(BIN, args, { encoding: "utf8", maxBuffer: 256 << 20 }));
+}
+
+const pct = (xs, p) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
+};
+
+for (const mode of ["file", "http"]) {
+  const url = () => (mode === "file" ? fileURL(fx.report) : server.url);
+
+  test(`${mode}: metric API answers equal the CLI's`, async () => {
+    const { page, problems } = await open(browser.context, url());
+    try {
+      const summary = cli(fx.report, "summary");
+      assert.equal(summary.capabilities.metrics, true, "the generated run has metrics");
+      const described = await page.evaluate(() => traceExplorer.describe());
+      for (const m of ["listMetricFamilies", "listMetricSeries", "queryMetrics", "metricDataStatus", "whenMetricsReady"]) assert.ok(described.capabilities.includes(m), m);
+
+      const families = cli(fx.report, "metric_families");
+      assert.deepEqual(await page.evaluate(() => traceExplorer.listMetricFamilies()), families.items);
+      const name = families.items.find((f) => f.series_count > 1)?.name ?? families.items[0].name;
+      assert.deepEqual(await page.evaluate((name) => traceExplorer.listMetricSeries({ name }), name), cli(fx.report, "metric_series", { name }));
+
+      const d = summary.meta.duration;
+      const series = cli(fx.report, "metric_series", { name, limit: 1 }).items[0];
+      const cases = [
+        [{ name, from: 0, to: d }, { name, from: 0, to: d }],
+        [{ name, from: d / 4, to: d / 2, points: true }, { name, from: d / 4, to: d / 2, points: true }],
+        [{ from: 0, to: d, limit: 1000 }, { from: 0, to: d, limit: 1000 }],
+      ];
+      if (series.worker !== null) cases.push([{ name, worker: series.worker, from: 1, to: d - 1, points: true }, { name, worker: series.worker, from: 1, to: d - 1, points: true }]);
+      if (series.rank !== null) cases.push([{ name, rank: Number(series.rank), from: 0, to: d }, { name, rank: series.rank, from: 0, to: d }]);
+      for (const [pageArgs, cliArgs] of cases) {
+        const fromPage = await page.evaluate((a) => traceExplorer.queryMetrics(a), pageArgs);
+        assert.deepEqual(fromPage, metricsCLI(fx.report, cliArgs), JSON.stringify(pageArgs));
+      }
+      const status = await page.evaluate(() => traceExplorer.metricDataStatus());
+      assert.equal(status.pendingShards, 0);
+      assert.ok(status.cachedShards > 0 && status.cachedPoints > 0, JSON.stringify(status));
+      await assert.rejects(page.evaluate(() => traceExplorer.queryMetrics({ from: 5, to: 1 })), /Range must satisfy/);
+      assert.deepEqual(problems, []);
+    } finally {
+      await page.close();
+    }
+  });
+
+  test(`${mode}: charts draw, follow the range, pin and round-trip`, async () => {
+    const { page, problems, readyAt } = await open(browser.context, url());
+    try {
+      const firstChart = await page.evaluate(async () => {
+        await traceExplorer.whenMetricsReady();
+        return performance.now();
+      });
+      console.log(`# ${mode}: first metric chart drawn ${(firstChart - readyAt).toFixed(0)} ms after ready`);
+      const card = page.locator(".metric-card").first();
+      assert.ok(await card.getAttribute("data-metric-name"));
+      assert.ok((await page.locator(".dsight-metric-panel .u-over").count()) >= 1);
+      assert.ok((await page.locator(".ds-metric-chart").first().getAttribute("data-drawn-ids")).length > 0);
+
+      // Options are grouped "Component / Group", Frontend first.
+      const groups = await page.$$eval("#workerMetric optgroup", (gs) => gs.map((g) => g.label));
+      assert.match(groups[0], /^Frontend \/ /);
+      // Search narrows the list and reports the count.
+      await page.fill("#metricSearch", "sglang");
+      await page.waitForFunction(() => [...document.querySelectorAll("#workerMetric option")].every((o) => o.textContent.includes("sglang") || o.parentElement.label.endsWith("current selection") || o.parentElement.label === "Current selection"));
+      const opts = await page.$$eval("#workerMetric option", (os) => os.map((o) => o.textContent));
+      assert.match(await page.textContent("#metricCount"), new RegExp(`^\\d+ / ${(await page.evaluate(() => traceExplorer.listMetricFamilies().length))} metrics$`));
+      assert.ok(opts.some((t) => t.includes("sglang")));
+
+      // Pins via setState: unknown names dropped, duplicates removed, order kept.
+      const fams = await page.evaluate(() => traceExplorer.listMetricFamilies().map((f) => f.name));
+      const [a, b, c] = [fams[1], fams[2], fams[3]];
+      let st = await page.evaluate(([a, b, c]) => traceExplorer.setState({ pinnedMetrics: [b, "no-such-metric", a, b], metric: c, metricCharts: { [JSON.stringify(["metric", b])]: { hidden: [] } } }), [a, b, c]);
+      assert.deepEqual(st.pinnedMetrics, [b, a]);
+      assert.equal(st.metric, c);
+      await page.evaluate(() => traceExplorer.whenMetricsReady());
+      assert.deepEqual(await page.$$eval(".metric-card", (cs) => cs.map((x) => x.dataset.metricName)), [b, a, c]);
+      // Moving keeps the order in the state.
+      await page.locator(`.metric-card[data-metric-name="${b}"] [data-action=move-metric-down]`).click();
+      st = await page.evaluate(() => traceExplorer.getState());
+      assert.deepEqual(st.pinnedMetrics, [a, b]);
+      // Omission keeps the pins; an unknown metric falls back to the default.
+      st = await page.evaluate(() => traceExplorer.setState({ metric: "no-such-metric" }));
+      assert.deepEqual(st.pinnedMetrics, [a, b]);
+      assert.ok(fams.includes(st.metric));
+
+      // A legend toggle persists in metricCharts.
+      const key = JSON.stringify(["metric", a]);
+      const toggle = page.locator(`.dsight-metric-panel[data-metric-key='${key}'] .ds-metric-legend-toggle`).first();
+      await toggle.click();
+      assert.equal(await toggle.getAttribute("aria-pressed"), "false");
+      st = await page.evaluate(() => traceExplorer.getState());
+      assert.equal(st.metricCharts[key].hidden.length, 1);
+
+      // The view link restores pins, metric and hidden series.
+      const saved = st;
+      const link = `${url()}#view=${encodeURIComponent(JSON.stringify(saved))}`;
+      const again = await open(browser.context, link);
+      try {
+        const restored = await again.page.evaluate(async () => {
+          await traceExplorer.whenMetricsReady();
+          return traceExplorer.getState();
+        });
+        assert.deepEqual(restored.pinnedMetrics, saved.pinnedMetrics);
+        assert.equal(restored.metric, saved.metric);
+        assert.deepEqual(restored.metricCharts, saved.metricCharts);
+        assert.equal(await again.page.locator(`.dsight-metric-panel[data-metric-key='${key}'] .ds-metric-legend-toggle`).first().getAttribute("aria-pressed"), "false");
+        assert.deepEqual(again.problems, []);
+      } finally {
+        await again.page.close();
+      }
+      // An empty array clears the pins.
+      st = await page.evaluate(() => traceExplorer.setState({ pinnedMetrics: [] }));
+      assert.deepEqual(st.pinnedMetrics, []);
+
+      // Values carry their recorded-sample title.
+      await page.evaluate(() => traceExplorer.whenMetricsReady());
+      const title = await page.locator(".ds-metric-value[title]").first().getAttribute("title");
+      assert.match(title, /^Recorded (sample|setting|request event) at [\d.]+ elapsed seconds: /);
+
+      // Dragging on the plot sets the shared range; charts follow it.
+      const over = page.locator(".u-over").first();
+      const box = await over.boundingBox();
+      await page.mouse.move(box.x + box.width * 0.3, box.y + box.height / 2);
+      await page.mouse.down();
+      await page.mouse.move(box.x + box.width * 0.5, box.y + box.height / 2, { steps: 5 });
+      await page.mouse.up();
+      st = await page.evaluate(() => traceExplorer.getState());
+      const d = (await page.evaluate(() => traceExplorer.describe())).meta.duration;
+      assert.ok(st.from > 0.2 * d && st.to < 0.6 * d, `range after drag ${st.from}–${st.to}`);
+      await page.evaluate(() => traceExplorer.whenMetricsReady());
+      const name = await page.locator(".metric-card").first().getAttribute("data-metric-name");
+      const shown = cli(fx.report, "metrics", { name, from: st.from, to: st.to });
+      const legendRows = await page.locator(".metric-card").first().locator(".ds-metric-legend-row").count();
+      assert.equal(legendRows, shown.items.length);
+
+      // Zoom: answer + render time per range change.
+      const times = await page.evaluate(async (d) => {
+        const out = [];
+        for (let i = 0; i < 20; i++) {
+          const w = d / (2 + (i % 7));
+          const from = ((i * 37) % 100) / 100 * (d - w);
+          const t0 = performance.now();
+          traceExplorer.selectRange(from, from + w);
+          await traceExplorer.whenMetricsReady();
+          out.push(performance.now() - t0);
+        }
+        return out;
+      }, d);
+      console.log(`# ${mode}: zoom answer+render p50 ${pct(times, 50).toFixed(1)} ms, p95 ${pct(times, 95).toFixed(1)} ms`);
+      assert.deepEqual(problems, []);
+    } finally {
+      await page.close();
+    }
+  });
+}
+
+test("labels stay text; narrow page does not scroll sideways; screenshot", async () => {
+  const { page, problems } = await open(browser.context, fileURL(fx.report), { width: 390, height: 900 });
+  try {
+    await page.evaluate(() => traceExplorer.whenMetricsReady());
+    // A label value from the report appears as text in the Labels disclosure.
+    const name = await page.locator(".metric-card").first().getAttribute("data-metric-name");
+    const s = cli(fx.report, "metric_series", { name, limit: 1 }).items[0];
+    const pre = await page.locator(".metric-card").first().locator(".ds-metric-labels pre").first().textContent();
+    assert.ok(pre.includes(JSON.stringify(s.raw_name).slice(1, -1)) || pre.includes(s.raw_name.replace(/"/g, '\\"')), pre);
+    // Hostile strings handed to the mounter render literally.
+    const hostile = await page.evaluate(() => {
+      const host = document.createElement("div");
+      document.body.appendChild(host);
+      const evil = '<img src=x onerror="window.__pwned=1">';
+      const item = { id: 9, name: "x", label: evil, unit: "u", worker: evil, host: null, gpu: null, rank: null, labels: [{ key: "k", value: evil }], temporal: "sample", samples: 1, last: 1, last_time: 1, points: [[1, 1]] };
+      const chart = window.DSightMetricCharts.mount(host, { from: 0, to: 2, items: [item] });
+      const r = { text: host.textContent.includes(evil), imgs: host.querySelectorAll("img").length, pwned: !!window.__pwned };
+      chart.destroy();
+      host.remove();
+      return r;
+    });
+    assert.deepEqual(hostile, { text: true, imgs: 0, pwned: false });
+    const scroll = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    assert.ok(scroll <= 0, `horizontal overflow ${scroll}px at 390 px`);
+    assert.deepEqual(problems, []);
+  } finally {
+    await page.close();
+  }
+});

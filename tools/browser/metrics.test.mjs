@@ -10,7 +10,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { launch, open, serve, fileURL } from "./harness.mjs";
 import { execFileSync } from "node:child_process";
-import { buildReport, cli, BIN, OUT } from "./fixture.mjs";
+import os from "node:os";
+import { buildReport, cli, BIN, OUT, ROOT } from "./fixture.mjs";
 
 let fx;
 let browser;
@@ -218,5 +219,44 @@ test("labels stay text; narrow page does not scroll sideways; screenshot", async
     assert.deepEqual(problems, []);
   } finally {
     await page.close();
+  }
+});
+
+test("capacity: limit drawn dashed, summary follows the engine's answer on every zoom", async () => {
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), "dsight-capacity-"));
+  const run = path.join(work, "run");
+  const report = path.join(work, "report");
+  try {
+    execFileSync("go", ["run", "./tools/gen", "-out", run, "-seed", "5", "-requests", "300", "-hostile", "-sources", "aiperf,frontend,otel,workers,sglang,tokenspeed,tachometer"], { cwd: ROOT, stdio: ["ignore", "ignore", "inherit"] });
+    execFileSync(BIN, ["build", run, "-o", report, "--iteration-timezone", "UTC"], { stdio: ["ignore", "ignore", "inherit"] });
+    const name = "log_tokenspeed_active_decode_requests";
+    const { page, problems } = await open(browser.context, fileURL(report));
+    try {
+      const expectText = (c, unit) => {
+        const out = [`Peak observed ${c.peak[1].toLocaleString("en-US", { maximumFractionDigits: 4 })} ${unit}`];
+        if (c.limit === "constant") out.push(`${c.limit_min.toLocaleString("en-US", { maximumFractionDigits: 4 })}`);
+        if (c.highest_usage) out.push(`Highest observed usage ${(c.highest_usage[1] * 100).toLocaleString("en-US", { maximumFractionDigits: 1 })}%`);
+        return out;
+      };
+      const d = (await page.evaluate(() => traceExplorer.describe())).meta.duration;
+      for (const [from, to] of [[0, d], [d / 4, d / 2]]) {
+        await page.evaluate(([name, from, to]) => {
+          traceExplorer.setState({ pinnedMetrics: [name], from, to });
+          return traceExplorer.whenMetricsReady();
+        }, [name, from, to]);
+        const want = metricsCLI(report, { name, from, to }).items.find((s) => s.capacity);
+        assert.ok(want, "a series with a limit");
+        const shown = await page.locator(`.metric-card[data-metric-name="${name}"] .ds-capacity`).first().textContent();
+        for (const t of expectText(want.capacity, want.unit)) assert.ok(shown.includes(t), `${shown} lacks ${t}`);
+      }
+      await page.evaluate((d) => traceExplorer.selectRange(0, d), d);
+      await page.evaluate(() => traceExplorer.whenMetricsReady());
+      await page.locator(`.metric-card[data-metric-name="${name}"]`).screenshot({ path: path.join(OUT, "metrics-capacity.png") });
+      assert.deepEqual(problems, []);
+    } finally {
+      await page.close();
+    }
+  } finally {
+    fs.rmSync(work, { recursive: true, force: true });
   }
 });

@@ -48,6 +48,23 @@ function firstPerTime(points) {
   return [xs, ys];
 }
 
+// heldLine draws a setting as held across the view: the setting carried
+// into the range starts it at the left edge and the last one runs to the
+// right edge (display only; the values are the recorded ones).
+function heldLine(s, from, to) {
+  const [xs, ys] = firstPerTime(s.points);
+  if (s.temporal !== "setting") return [xs, ys];
+  if (s.carried_setting && (!xs.length || xs[0] > from)) {
+    xs.unshift(from);
+    ys.unshift(s.carried_setting[1]);
+  }
+  if (xs.length && xs[xs.length - 1] < to) {
+    xs.push(to);
+    ys.push(ys[ys.length - 1]);
+  }
+  return [xs, ys];
+}
+
 function kindWord(s) {
   return s.temporal === "setting" ? "setting" : s.temporal === "event" ? "request event" : "sample";
 }
@@ -83,6 +100,8 @@ export function mount(host, opts) {
   }
   const shownCount = items.filter((s) => !hidden.has(String(s.id))).length;
   host.appendChild(h("div", { class: "ds-metric-count muted" }, `${shownCount} shown / ${items.length} recorded series`));
+  const cut = items.filter((s) => s.points_truncated);
+  if (cut.length) host.appendChild(h("div", { class: "ds-metric-note muted" }, `Drawn: the first ${cut[0].points.length.toLocaleString("en-US")} of ${cut[0].points_total.toLocaleString("en-US")} recorded points in range${cut.length > 1 ? ` (and ${cut.length - 1} more series cut the same way)` : ""}; narrow the range to see the rest. Statistics and values below cover the whole range.`));
   const anySamples = items.some((s) => s.samples > 0);
   const chartBox = h("div", { class: "ds-metric-chart" });
   host.appendChild(chartBox);
@@ -95,13 +114,13 @@ export function mount(host, opts) {
   const capacity = items.some((s) => s.capacity);
   items.forEach((s, k) => {
     const color = PALETTE[k % PALETTE.length];
-    tables.push(firstPerTime(s.points));
+    tables.push(heldLine(s, from, to));
     series.push({ label: String(s.id), stroke: color, width: 1.5, show: !hidden.has(String(s.id)), spanGaps: false, points: { show: s.temporal !== "setting", size: 3 }, ...(s.temporal === "setting" ? { dash: [6, 3] } : {}) });
     owner.push(String(s.id));
     const ref = s.capacity && s.capacity.reference_series_id !== null ? refs.get(s.capacity.reference_series_id) : null;
     if (ref) {
-      tables.push(firstPerTime(ref.points));
-      series.push({ label: `${s.id} limit`, stroke: color, width: 1, dash: [6, 4], show: !hidden.has(String(s.id)), points: { show: false }, paths: window.uPlot.paths.stepped({ align: 1 }) });
+      tables.push(heldLine(ref, from, to));
+      series.push({ label: `${s.id} limit`, stroke: color, width: 1, dash: [6, 4], show: !hidden.has(String(s.id)), spanGaps: false, points: { show: false }, paths: window.uPlot.paths.stepped({ align: 1 }) });
       owner.push(String(s.id));
     }
   });

@@ -214,6 +214,26 @@ test("labels stay text; narrow page does not scroll sideways; screenshot", async
       return r;
     });
     assert.deepEqual(hostile, { text: true, imgs: 0, pwned: false });
+    // The mounter is looked up through window at render time; a failing
+    // mount shows on the card and rejects whenMetricsReady.
+    const failed = await page.evaluate(async () => {
+      const mounter = window.DSightMetricCharts;
+      let mounts = 0;
+      window.DSightMetricCharts = { mount: () => { mounts++; throw new Error("mount refused"); } };
+      const st = traceExplorer.getState();
+      traceExplorer.selectRange(st.from, st.to / 2);
+      const err = await traceExplorer.whenMetricsReady().then(() => null, (e) => e.message);
+      const text = document.querySelector(".dsight-metric-panel").textContent;
+      window.DSightMetricCharts = mounter;
+      const event = new Promise((r) => window.addEventListener("trace-explorer:metrics-ready", (e) => r(e.detail), { once: true }));
+      traceExplorer.selectRange(st.from, st.to);
+      await traceExplorer.whenMetricsReady();
+      return { mounts, err, text, detail: await event, metric: traceExplorer.getState().metric };
+    });
+    assert.ok(failed.mounts >= 1);
+    assert.equal(failed.err, "mount refused");
+    assert.match(failed.text, /Could not load this metric: mount refused/);
+    assert.deepEqual(failed.detail, { metric: failed.metric });
     const scroll = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
     assert.ok(scroll <= 0, `horizontal overflow ${scroll}px at 390 px`);
     assert.deepEqual(problems, []);
@@ -251,6 +271,8 @@ test("capacity: limit drawn dashed, summary follows the engine's answer on every
       }
       await page.evaluate((d) => traceExplorer.selectRange(0, d), d);
       await page.evaluate(() => traceExplorer.whenMetricsReady());
+      // The chart plots every row of the full range, not the engine's first page.
+      assert.equal(await page.locator(`.metric-card[data-metric-name="${name}"] .ds-metric-note`).count(), 0);
       await page.locator(`.metric-card[data-metric-name="${name}"]`).screenshot({ path: path.join(OUT, "metrics-capacity.png") });
       assert.deepEqual(problems, []);
     } finally {

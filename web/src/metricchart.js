@@ -101,7 +101,7 @@ export function mount(host, opts) {
   const shownCount = items.filter((s) => !hidden.has(String(s.id))).length;
   host.appendChild(h("div", { class: "ds-metric-count muted" }, `${shownCount} shown / ${items.length} recorded series`));
   const cut = items.filter((s) => s.points_truncated);
-  if (cut.length) host.appendChild(h("div", { class: "ds-metric-note muted" }, `Drawn: the first ${cut[0].points.length.toLocaleString("en-US")} of ${cut[0].points_total.toLocaleString("en-US")} recorded points in range${cut.length > 1 ? ` (and ${cut.length - 1} more series cut the same way)` : ""}; narrow the range to see the rest. Statistics and values below cover the whole range.`));
+  if (cut.length) host.appendChild(h("div", { class: "ds-metric-note muted" }, `Drawn: the first ${cut[0].points.length.toLocaleString("en-US")} of ${cut[0].points_total.toLocaleString("en-US")} recorded rows in range${cut.length > 1 ? ` (and ${cut.length - 1} more series cut the same way)` : ""}; narrow the range to see the rest. Statistics and values below cover the whole range.`));
   const anySamples = items.some((s) => s.samples > 0);
   const chartBox = h("div", { class: "ds-metric-chart" });
   host.appendChild(chartBox);
@@ -181,7 +181,8 @@ export function mount(host, opts) {
         : h("span", { class: "ds-metric-value muted" }, "no sample in range");
     const row = h("div", { class: "ds-metric-legend-row", "data-series-id": id }, toggle, value);
     if (s.capacity) {
-      row.appendChild(h("div", { class: "ds-capacity" }, capacityLines(s, s.reference?.label).map((t) => h("span", null, t))));
+      const key = h("span", { class: "ds-limit-key" }, h("i", { class: "dash", style: { borderColor: PALETTE[k % PALETTE.length] } }), `${s.reference?.label || "Limit"} (dashed)`);
+      row.appendChild(h("div", { class: "ds-capacity" }, key, capacityLines(s, s.reference?.label).map((t) => h("span", null, t))));
     }
     row.appendChild(h("details", { class: "ds-metric-labels" }, h("summary", null, "Labels"), h("pre", null, JSON.stringify({ label: s.label, raw_name: s.raw_name, endpoint: s.endpoint, host: s.host, worker: s.worker, gpu: s.gpu, rank: s.rank, labels: s.labels }, null, 1))));
     legend.appendChild(row);

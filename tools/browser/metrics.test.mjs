@@ -155,9 +155,12 @@ for (const mode of ["file", "http"]) {
       const title = await page.locator(".ds-metric-value[title]").first().getAttribute("title");
       assert.match(title, /^Recorded (sample|setting|request event) at [\d.]+ elapsed seconds: /);
 
-      // Dragging on the plot sets the shared range; charts follow it.
+      // Hovering the plot reads out the time and the values under the cursor.
       const over = page.locator(".u-over").first();
       const box = await over.boundingBox();
+      await page.mouse.move(box.x + box.width * 0.5, box.y + box.height / 2);
+      assert.match(await page.locator(".ds-metric-hover").first().textContent(), /^[\d.]+ s/);
+      // Dragging on the plot sets the shared range; charts follow it.
       await page.mouse.move(box.x + box.width * 0.3, box.y + box.height / 2);
       await page.mouse.down();
       await page.mouse.move(box.x + box.width * 0.5, box.y + box.height / 2, { steps: 5 });

@@ -112,15 +112,16 @@ export function mount(host, opts) {
   const series = [{}];
   const owner = []; // uPlot series index → observed series id (as string)
   const capacity = items.some((s) => s.capacity);
+  const caps = captions(items);
   items.forEach((s, k) => {
     const color = PALETTE[k % PALETTE.length];
     tables.push(heldLine(s, from, to));
-    series.push({ label: String(s.id), stroke: color, width: 1.5, show: !hidden.has(String(s.id)), spanGaps: false, points: { show: s.temporal !== "setting", size: 3 }, ...(s.temporal === "setting" ? { dash: [6, 3] } : {}) });
+    series.push({ label: caps[k], stroke: color, width: 1.5, show: !hidden.has(String(s.id)), spanGaps: false, points: { show: s.temporal !== "setting", size: 3 }, ...(s.temporal === "setting" ? { dash: [6, 3] } : {}) });
     owner.push(String(s.id));
     const ref = s.capacity && s.capacity.reference_series_id !== null ? refs.get(s.capacity.reference_series_id) : null;
     if (ref) {
       tables.push(heldLine(ref, from, to));
-      series.push({ label: `${s.id} limit`, stroke: color, width: 1, dash: [6, 4], show: !hidden.has(String(s.id)), spanGaps: false, points: { show: false }, paths: window.uPlot.paths.stepped({ align: 1 }) });
+      series.push({ label: `${caps[k]} ${s.reference?.label || "limit"}`, stroke: color, width: 1, dash: [6, 4], show: !hidden.has(String(s.id)), spanGaps: false, points: { show: false }, paths: window.uPlot.paths.stepped({ align: 1 }) });
       owner.push(String(s.id));
     }
   });
@@ -131,6 +132,21 @@ export function mount(host, opts) {
   for (let i = 1; i < data.length; i++) for (const v of data[i]) if (v !== null && v !== undefined) (yMin = Math.min(yMin, v)), (yMax = Math.max(yMax, v));
   const yRange = capacity ? [Math.min(0, Number.isFinite(yMin) ? yMin : 0), Math.max(1, 1.08 * (Number.isFinite(yMax) ? yMax : 0))] : null;
   const selectCb = opts.onSelect;
+  const hover = h("div", { class: "ds-metric-hover muted", "aria-live": "off" }, "\u00a0");
+  host.insertBefore(hover, chartBox);
+  const showHover = (uu) => {
+    const i = uu.cursor.idx;
+    if (i === null || i === undefined) {
+      hover.textContent = "\u00a0";
+      return;
+    }
+    const parts = [`${uu.data[0][i].toFixed(3)} s`];
+    for (let k = 1; k < uu.series.length; k++) {
+      const v = uu.data[k][i];
+      if (uu.series[k].show && v !== null && v !== undefined) parts.push(`${uu.series[k].label}: ${withUnit(v, unit)}`);
+    }
+    hover.textContent = parts.join(" · ");
+  };
   const u = new window.uPlot(
     {
       width,
@@ -141,6 +157,7 @@ export function mount(host, opts) {
       axes: [{ label: "", size: 30 }, { size: 56, label: unit || "" }],
       series,
       hooks: {
+        setCursor: [showHover],
         setSelect: [
           (uu) => {
             const sel = uu.select;
@@ -161,7 +178,6 @@ export function mount(host, opts) {
   chartBox.dataset.drawnIds = drawnIds.join(",");
 
   // Legend rows: toggle, caption, current value.
-  const caps = captions(items);
   const legend = h("div", { class: "ds-metric-legend" });
   items.forEach((s, k) => {
     const id = String(s.id);

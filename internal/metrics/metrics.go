@@ -14,14 +14,13 @@ import (
 	"github.com/dsight/dsight/internal/model"
 	"github.com/dsight/dsight/internal/pyramid"
 	"github.com/dsight/dsight/internal/sglang"
-	"github.com/dsight/dsight/internal/shard"
 	"github.com/dsight/dsight/internal/sourcename"
 	"github.com/dsight/dsight/internal/tachometer"
 	"github.com/dsight/dsight/internal/tokenspeed"
 )
 
 // ShardKind names the shard that holds one series' summary.
-const ShardKind = "metric"
+const ShardKind = pyramid.ShardKind
 
 // Source kinds registered through Options.Register.
 const (
@@ -199,49 +198,10 @@ func shardBounds(p *pyramid.Pyramid) *model.MetricShard {
 	return ms
 }
 
-func encodePyramid(p *pyramid.Pyramid) ([]byte, error) {
-	l, err := p.Tables()
-	if err != nil {
-		return nil, err
-	}
-	s := &shard.Shard{Kind: ShardKind, Tables: append([]shard.Table{l.Header, l.Index}, l.Chunks...)}
-	return shard.Encode(s)
-}
+func encodePyramid(p *pyramid.Pyramid) ([]byte, error) { return p.EncodeShard() }
 
 // DecodePyramid opens an encoded series summary with every chunk loaded.
-func DecodePyramid(raw []byte) (*pyramid.Pyramid, error) {
-	s, err := shard.Decode(raw)
-	if err != nil {
-		return nil, err
-	}
-	return OpenPyramid(s)
-}
-
-// OpenPyramid opens a decoded metric shard with every chunk loaded.
-func OpenPyramid(s *shard.Shard) (*pyramid.Pyramid, error) {
-	if s.Kind != ShardKind {
-		return nil, fmt.Errorf("shard kind is %q, want %q", s.Kind, ShardKind)
-	}
-	h, ok1 := s.Table(pyramid.HeaderTable)
-	idx, ok2 := s.Table(pyramid.IndexTable)
-	if !ok1 || !ok2 {
-		return nil, errors.New("metric shard lacks its pyramid header or index")
-	}
-	p, err := pyramid.Open(h, idx)
-	if err != nil {
-		return nil, err
-	}
-	for id := range p.ChunkCount() {
-		t, ok := s.Table("pyramid." + strconv.Itoa(id))
-		if !ok {
-			return nil, fmt.Errorf("metric shard lacks chunk %d", id)
-		}
-		if err := p.Load(id, t); err != nil {
-			return nil, err
-		}
-	}
-	return p, nil
-}
+func DecodePyramid(raw []byte) (*pyramid.Pyramid, error) { return pyramid.DecodeShard(raw) }
 
 func strPtr(s string) *string {
 	if s == "" {

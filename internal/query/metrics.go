@@ -4,16 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 
 	"github.com/dsight/dsight/internal/model"
 	"github.com/dsight/dsight/internal/pyramid"
-	"github.com/dsight/dsight/internal/shard"
 )
-
-// metricShardKind is the kind of a series' summary shard.
-const metricShardKind = "metric"
 
 // MaxMetricPoints bounds the points one series returns.
 const MaxMetricPoints = 1000
@@ -52,11 +47,7 @@ func (e *Engine) LoadShard(id string, raw []byte) error {
 	if !ok {
 		return fmt.Errorf("no metric series uses shard %s", id)
 	}
-	s, err := shard.Decode(raw)
-	if err != nil {
-		return fmt.Errorf("metric shard %s: %w", id, err)
-	}
-	p, err := openPyramid(s)
+	p, err := pyramid.DecodeShard(raw)
 	if err != nil {
 		return fmt.Errorf("metric shard %s: %w", id, err)
 	}
@@ -66,31 +57,6 @@ func (e *Engine) LoadShard(id string, raw []byte) error {
 	}
 	e.metricsMu.Unlock()
 	return nil
-}
-
-func openPyramid(s *shard.Shard) (*pyramid.Pyramid, error) {
-	if s.Kind != metricShardKind {
-		return nil, fmt.Errorf("shard kind is %q, want %q", s.Kind, metricShardKind)
-	}
-	h, ok1 := s.Table(pyramid.HeaderTable)
-	idx, ok2 := s.Table(pyramid.IndexTable)
-	if !ok1 || !ok2 {
-		return nil, errors.New("metric shard lacks its pyramid header or index")
-	}
-	p, err := pyramid.Open(h, idx)
-	if err != nil {
-		return nil, err
-	}
-	for id := range p.ChunkCount() {
-		t, ok := s.Table("pyramid." + strconv.Itoa(id))
-		if !ok {
-			return nil, fmt.Errorf("metric shard lacks chunk %d", id)
-		}
-		if err := p.Load(id, t); err != nil {
-			return nil, err
-		}
-	}
-	return p, nil
 }
 
 func (e *Engine) pyramidOf(i int) *pyramid.Pyramid {

@@ -26,7 +26,7 @@ func metricPayload(t testing.TB, temporal pyramid.Temporal, times []int64, value
 	if err != nil {
 		t.Fatal(err)
 	}
-	raw, err := shard.Encode(&shard.Shard{Kind: metricShardKind, Tables: append([]shard.Table{l.Header, l.Index}, l.Chunks...)})
+	raw, err := shard.Encode(&shard.Shard{Kind: pyramid.ShardKind, Tables: append([]shard.Table{l.Header, l.Index}, l.Chunks...)})
 	if err != nil {
 		t.Fatal(err)
 	}

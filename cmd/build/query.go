@@ -21,7 +21,7 @@ func queryCmd(args []string, stdout io.Writer) error {
 		session, agent, worker      optString
 		request, search, sortBy, id string
 		offset, limit               optInt
-		bins                        int
+		bins, pixels                int
 		name, host, gpu, rank       optString
 		points                      bool
 	)
@@ -38,6 +38,7 @@ func queryCmd(args []string, stdout io.Writer) error {
 	fs.Var(&offset, "offset", "items to skip")
 	fs.Var(&limit, "limit", fmt.Sprintf("items to return (0–%d; default 100)", query.MaxLimit))
 	fs.IntVar(&bins, "bins", 0, "overview bins")
+	fs.IntVar(&pixels, "pixels", 0, "with --points: a plot this wide (every row, or each bucket's recorded min and max)")
 	fs.Var(&name, "name", "metric family name (exact)")
 	fs.Var(&host, "host", "metric host")
 	fs.Var(&gpu, "gpu", "metric GPU")
@@ -61,7 +62,7 @@ func queryCmd(args []string, stdout io.Writer) error {
 	a := &req.Args
 	a.From, a.To, a.MinTTFTms = from.p, to.p, minTTFT.p
 	a.Session, a.Agent, a.Worker = session.p, agent.p, worker.p
-	a.Search, a.Sort, a.Bins = search, sortBy, bins
+	a.Search, a.Sort, a.Bins, a.Pixels = search, sortBy, bins, pixels
 	a.ID = request
 	if id != "" {
 		a.ID = id

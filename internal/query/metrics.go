@@ -178,8 +178,11 @@ type MetricItem struct {
 	Points          *[][2]any          `json:"points,omitempty"`
 	PointsTotal     *int64             `json:"points_total,omitempty"`
 	PointsTruncated *bool              `json:"points_truncated,omitempty"`
-	CarriedSetting  *[2]any            `json:"carried_setting,omitempty"`
-	Capacity        *CapacityItem      `json:"capacity,omitempty"`
+	// PointsBucketSeconds is set when the points are a plot envelope: per
+	// bucket of this width, its recorded min and max samples (real rows).
+	PointsBucketSeconds *float64      `json:"points_bucket_seconds,omitempty"`
+	CarriedSetting      *[2]any       `json:"carried_setting,omitempty"`
+	Capacity            *CapacityItem `json:"capacity,omitempty"`
 }
 
 // CapacityItem is the capacity legend of a series with a reference.
@@ -208,6 +211,9 @@ func (e *Engine) Metrics(a Args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if a.Pixels < 0 || a.Pixels > MaxPlotPixels {
+		return nil, fmt.Errorf("pixels must be from 1 to %d; got %d", MaxPlotPixels, a.Pixels)
+	}
 	idx, _ := e.metricPage(a)
 	if miss := e.missingShards(idx); len(miss) > 0 {
 		ids := make([]string, len(miss))
@@ -218,7 +224,7 @@ func (e *Engine) Metrics(a Args) (any, error) {
 	}
 	out := list[MetricItem]{Total: len(e.matchSeries(a)), Offset: offset, Limit: limit, Range: w.json(), Items: []MetricItem{}}
 	for _, i := range idx {
-		item, err := e.metricItem(i, w, a.Points)
+		item, err := e.metricItem(i, w, a.Points, a.Pixels)
 		if err != nil {
 			return nil, fmt.Errorf("metric series %d (%s): %w", i, e.c.Metrics[i].Name, err)
 		}
@@ -236,7 +242,7 @@ func point(t int64, v float64, valid bool) [2]any {
 
 func fptr(v float64) *float64 { return &v }
 
-func (e *Engine) metricItem(i int, w window, withPoints bool) (MetricItem, error) {
+func (e *Engine) metricItem(i int, w window, withPoints bool, pixels int) (MetricItem, error) {
 	m := e.c.Metrics[i]
 	item := MetricItem{MetricSeries: m, Shard: m.Shard}
 	p := e.pyramidOf(i)
@@ -263,8 +269,15 @@ func (e *Engine) metricItem(i int, w window, withPoints bool) (MetricItem, error
 			item.CarriedSetting = &c
 		}
 	}
-	if withPoints {
-		total := st.Count + st.Gaps
+	switch total := st.Count + st.Gaps; {
+	case withPoints && pixels > 0:
+		pts, bucket, err := plotPoints(p, w.fromNS, w.toNS, pixels)
+		if err != nil {
+			return item, err
+		}
+		truncated := false
+		item.Points, item.PointsTotal, item.PointsTruncated, item.PointsBucketSeconds = &pts, &total, &truncated, bucket
+	case withPoints:
 		pts, err := firstRows(p, w.fromNS, w.toNS, total)
 		if err != nil {
 			return item, err
@@ -303,6 +316,33 @@ func (e *Engine) metricItem(i int, w window, withPoints bool) (MetricItem, error
 		item.Capacity = c
 	}
 	return item, nil
+}
+
+// MaxPlotPixels bounds the width a plot may ask for.
+const MaxPlotPixels = 8192
+
+// plotPoints returns what a chart pixels wide needs to be exact: every row
+// when the range holds few, else per bucket (at least two per pixel) its
+// recorded min and max samples at their own times and a gap where the
+// bucket holds one, so no peak is ever lost and every point is a real row.
+// bucket is the bucket width in seconds, or nil for exact rows.
+func plotPoints(p *pyramid.Pyramid, fromNS, toNS int64, pixels int) (pts [][2]any, bucket *float64, err error) {
+	if pixels > MaxPlotPixels {
+		return nil, nil, fmt.Errorf("pixels must be from 1 to %d; got %d", MaxPlotPixels, pixels)
+	}
+	v, err := p.Query(fromNS, toNS, pixels)
+	if err != nil {
+		return nil, nil, err
+	}
+	pts = make([][2]any, len(v.Times))
+	for k := range v.Times {
+		pts[k] = point(v.Times[k], v.Values[k], v.Valid[k])
+	}
+	if !v.Exact {
+		b := float64(int64(1)<<v.Shift) / 1e9
+		bucket = &b
+	}
+	return pts, bucket, nil
 }
 
 // firstRows returns the first MaxMetricPoints rows of [fromNS, toNS]: the

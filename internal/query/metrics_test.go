@@ -7,7 +7,6 @@ import (
 
 	"github.com/dsight/dsight/internal/model"
 	"github.com/dsight/dsight/internal/pyramid"
-	"github.com/dsight/dsight/internal/shard"
 )
 
 // metricPayload builds a series summary the way the importer encodes it.
@@ -22,11 +21,7 @@ func metricPayload(t testing.TB, temporal pyramid.Temporal, times []int64, value
 			t.Fatal(err)
 		}
 	}
-	l, err := b.Finish().Tables()
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, err := shard.Encode(&shard.Shard{Kind: pyramid.ShardKind, Tables: append([]shard.Table{l.Header, l.Index}, l.Chunks...)})
+	raw, err := b.Finish().EncodeShard()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,4 +140,61 @@ func FuzzLoadShard(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A plot request returns, for a chart of the given width, either every row
+// or per bucket its recorded min and max samples: every point is a real
+// row, and the range's extremes are always among them.
+func TestMetricPlotPoints(t *testing.T) {
+	e, payloads := metricEngine(t)
+	for id, raw := range payloads {
+		if err := e.LoadShard(id, raw); err != nil {
+			t.Fatal(err)
+		}
+	}
+	name := "g"
+	// The rows metricEngine recorded: k·(duration/1500) ns, value k mod 7.
+	dur := fixture().Meta.DurationNS
+	rows := map[[2]float64]bool{}
+	for k := range 1500 {
+		rows[[2]float64{seconds(int64(k) * (dur / 1500)), float64(k % 7)}] = true
+	}
+	for _, pixels := range []int{50, 200, 2000} {
+		res, msg := askMetric(t, e, "metrics", Args{Name: &name, Points: true, Pixels: pixels})
+		if msg != "" {
+			t.Fatal(msg)
+		}
+		var got struct {
+			Items []struct {
+				Points              [][2]any `json:"points"`
+				PointsTotal         int64    `json:"points_total"`
+				PointsTruncated     bool     `json:"points_truncated"`
+				PointsBucketSeconds *float64 `json:"points_bucket_seconds"`
+				Max                 float64  `json:"max"`
+				Min                 float64  `json:"min"`
+			} `json:"items"`
+		}
+		json.Unmarshal(res, &got)
+		it := got.Items[0]
+		if it.PointsTruncated || it.PointsTotal != 1500 {
+			t.Fatalf("pixels %d: %+v", pixels, it)
+		}
+		if exact := it.PointsBucketSeconds == nil; exact != (pixels == 2000) || len(it.Points) > 8*pixels && !exact {
+			t.Fatalf("pixels %d: %d points, bucket %v", pixels, len(it.Points), it.PointsBucketSeconds)
+		}
+		sawMin, sawMax := false, false
+		for _, p := range it.Points {
+			v := p[1].(float64)
+			if !rows[[2]float64{p[0].(float64), v}] {
+				t.Fatalf("pixels %d: point %v is not a recorded row", pixels, p)
+			}
+			sawMin, sawMax = sawMin || v == it.Min, sawMax || v == it.Max
+		}
+		if !sawMin || !sawMax {
+			t.Fatalf("pixels %d: the range's min or max is missing from the plot", pixels)
+		}
+	}
+	if _, msg := askMetric(t, e, "metrics", Args{Name: &name, Points: true, Pixels: MaxPlotPixels + 1}); !strings.Contains(msg, "pixels must be") {
+		t.Fatalf("oversized plot accepted: %q", msg)
+	}
 }

@@ -30,6 +30,9 @@ type Args struct {
 	Offset    *json.Number `json:"offset,omitempty"`
 	Limit     *json.Number `json:"limit,omitempty"`
 	Bins      int          `json:"bins,omitempty"`
+	// Pixels, with metric points, asks for a plot of that width: the exact
+	// rows when few, else each bucket's recorded min and max samples.
+	Pixels int `json:"pixels,omitempty"`
 	// Metric filters: exact name, host, GPU and rank (compared as strings)
 	// and whether "metrics" returns points.
 	Name   *string `json:"name,omitempty"`

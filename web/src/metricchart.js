@@ -37,6 +37,12 @@ function captions(items) {
 
 // firstPerTime keeps the first point at each timestamp (uPlot needs
 // ascending, unique x); non-finite values are already null from the engine.
+function fmtBucket(s) {
+  if (s >= 1) return `${+s.toPrecision(3)} s`;
+  if (s >= 1e-3) return `${+(s * 1e3).toPrecision(3)} ms`;
+  return `${+(s * 1e6).toPrecision(3)} µs`;
+}
+
 function firstPerTime(points) {
   const xs = [];
   const ys = [];
@@ -102,6 +108,8 @@ export function mount(host, opts) {
   host.appendChild(h("div", { class: "ds-metric-count muted" }, `${shownCount} shown / ${items.length} recorded series`));
   const cut = items.filter((s) => s.points_truncated);
   if (cut.length) host.appendChild(h("div", { class: "ds-metric-note muted" }, `Drawn: the first ${cut[0].points.length.toLocaleString("en-US")} of ${cut[0].points_total.toLocaleString("en-US")} recorded rows in range${cut.length > 1 ? ` (and ${cut.length - 1} more series cut the same way)` : ""}; narrow the range to see the rest. Statistics and values below cover the whole range.`));
+  const summarized = items.find((s) => s.points_bucket_seconds);
+  if (summarized) host.appendChild(h("div", { class: "ds-metric-note muted" }, `Drawn from each ${fmtBucket(summarized.points_bucket_seconds)} bucket's recorded minimum and maximum samples (${summarized.points_total.toLocaleString("en-US")} rows in range); zoom in for every row.`));
   const anySamples = items.some((s) => s.samples > 0);
   const chartBox = h("div", { class: "ds-metric-chart" });
   host.appendChild(chartBox);

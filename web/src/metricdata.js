@@ -42,6 +42,7 @@ export function metricArgs(o = {}) {
     rank: str(o.rank),
     name: str(o.name),
     points: o.points ? true : undefined,
+    pixels: o.pixels,
     offset: o.offset,
     limit: o.limit,
   };

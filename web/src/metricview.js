@@ -37,36 +37,6 @@ function kindSentence(f) {
   return "Values are recorded sample values.";
 }
 
-// completePoints fills in the rows the engine cut (it lists the first 1,000
-// rows of a range) by asking again from the last row it listed, while the
-// family holds at most `most` rows per series in range (a few per pixel);
-// beyond that the chart keeps the cut and says so.
-async function completePoints(answer, args, most) {
-  const cut = () => answer.items.filter((s) => s.points_truncated && s.points.length > 0);
-  for (let round = 0; round < 16; round++) {
-    const open = cut();
-    if (!open.length || open.some((s) => s.points_total > most)) break;
-    const resume = Math.min(...open.map((s) => s.points[s.points.length - 1][0]));
-    if (!(resume > args.from && resume < args.to)) break;
-    const next = await queryMetrics({ ...args, from: resume, points: true, limit: 1000 });
-    const byId = new Map(next.items.map((s) => [s.id, s]));
-    let progress = false;
-    for (const s of open) {
-      const more = byId.get(s.id);
-      if (!more) continue;
-      const last = s.points[s.points.length - 1][0];
-      const add = more.points.filter((p) => p[0] > last);
-      if (add.length) progress = true;
-      s.points.push(...add);
-      // Rows sharing the last listed timestamp are not plotted twice, so
-      // completeness is judged by time, not by row count.
-      s.points_truncated = s.last_time !== null && s.points[s.points.length - 1][0] < s.last_time;
-    }
-    if (!progress) break;
-  }
-  return answer;
-}
-
 export class MetricsSection {
   constructor(view) {
     this.view = view;
@@ -239,11 +209,12 @@ export class MetricsSection {
     panel.style.minHeight = `${panel.offsetHeight}px`; // keep the height while reloading
     if (!card.chart) clear(panel).appendChild(h("p", { class: "muted" }, "Loading recorded metric samples…"));
     try {
-      const answer = await completePoints(await queryMetrics({ from, to, name, points: true, limit: 1000 }), { from, to, name }, 4 * Math.max(panel.clientWidth, 300));
+      const pixels = Math.min(Math.max(Math.round(panel.clientWidth), 100), 4096);
+      const answer = await queryMetrics({ from, to, name, points: true, pixels, limit: 1000 });
       const refs = new Map();
       const refNames = new Set(answer.items.filter((s) => s.capacity && s.reference).map((s) => s.reference.name));
       for (const rn of refNames) {
-        const ra = await queryMetrics({ from, to, name: rn, points: true, limit: 1000 });
+        const ra = await queryMetrics({ from, to, name: rn, points: true, pixels, limit: 1000 });
         for (const r of ra.items) refs.set(r.id, r);
       }
       if (gen !== card.gen) return; // a newer load replaced this one

@@ -13,7 +13,6 @@ const clampLimit = (v, d, most) => {
   return Math.min(Math.max(Math.trunc(n), 0), most);
 };
 
-const STATE_KEYS = ["from", "to", "request", "span", "tab", "page", "pageSize", "search", "sort", "cursor", "expandedSessions", "expandedAgents", "expandedRequests", "nsys", "profile", "metricCharts", "pinnedMetrics", "hardware", "compareNsys", "metric"];
 
 export function createAPI(view) {
   const s = () => view.state;
@@ -207,5 +206,3 @@ function cleanCharts(charts) {
   }
   return out;
 }
-
-export { STATE_KEYS };

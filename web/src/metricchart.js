@@ -90,6 +90,37 @@ function capacityLines(item, refLabel) {
   return out;
 }
 
+// GRID_ABOVE is the point count past which a chart is drawn on a grid.
+const GRID_ABOVE = 200000;
+
+// grid places every table's points on `slots` equal time slots over
+// [from, to], keeping per series and slot the value farthest from the
+// series' previous slot, so spikes survive and gaps stay gaps. It returns
+// uPlot's aligned data directly.
+function grid(tables, from, to, slots) {
+  const span = to - from || 1;
+  const xs = new Array(slots);
+  for (let j = 0; j < slots; j++) xs[j] = from + ((j + 0.5) * span) / slots;
+  const out = [xs];
+  for (const [tx, ty] of tables) {
+    const ys = new Array(slots).fill(undefined);
+    let prev = null;
+    for (let k = 0; k < tx.length; k++) {
+      const j = Math.min(slots - 1, Math.max(0, Math.floor(((tx[k] - from) / span) * slots)));
+      const v = ty[k];
+      if (v === null) {
+        if (ys[j] === undefined) ys[j] = null;
+        continue;
+      }
+      const cur = ys[j];
+      if (cur === undefined || cur === null || (prev !== null && Math.abs(v - prev) > Math.abs(cur - prev))) ys[j] = v;
+      if (k + 1 === tx.length || Math.floor(((tx[k + 1] - from) / span) * slots) !== j) prev = ys[j];
+    }
+    out.push(ys);
+  }
+  return out;
+}
+
 // mount draws one family into host. opts: {from, to, items (engine metrics
 // items with points), references (id → item with points), hidden (Set of
 // series ids as strings), onSelect(from, to), onToggle(id, hidden), syncKey}.
@@ -133,8 +164,15 @@ export function mount(host, opts) {
       owner.push(String(s.id));
     }
   });
-  let data = tables.length ? window.uPlot.join(tables.map(([xs, ys]) => [xs.length ? xs : [from], xs.length ? ys : [null]])) : [[from]];
   const width = Math.max(160, Math.floor(chartBox.getBoundingClientRect().width || host.clientWidth || 600));
+  // uPlot aligns every series on the union of their times: with hundreds of
+  // series (one per GPU) that union times the series count would not fit in
+  // memory, so many points are drawn on a grid of two slots per pixel.
+  const total = tables.reduce((n, [xs]) => n + xs.length, 0);
+  const gridded = tables.length > 1 && total > GRID_ABOVE;
+  if (gridded) host.insertBefore(h("div", { class: "ds-metric-note muted" }, `Drawn on a grid of ${2 * width} time slots (${tables.length} lines, ${total.toLocaleString("en-US")} points); hover values are the slot's most extreme recorded sample.`), chartBox);
+  const joined = gridded ? grid(tables, from, to, 2 * width) : tables.map(([xs, ys]) => [xs.length ? xs : [from], xs.length ? ys : [null]]);
+  let data = tables.length ? (gridded ? joined : window.uPlot.join(joined)) : [[from]];
   let yMin = Infinity;
   let yMax = -Infinity;
   for (let i = 1; i < data.length; i++) for (const v of data[i]) if (v !== null && v !== undefined) (yMin = Math.min(yMin, v)), (yMax = Math.max(yMax, v));

@@ -209,7 +209,11 @@ export class MetricsSection {
     panel.style.minHeight = `${panel.offsetHeight}px`; // keep the height while reloading
     if (!card.chart) clear(panel).appendChild(h("p", { class: "muted" }, "Loading recorded metric samples…"));
     try {
-      const pixels = Math.min(Math.max(Math.round(panel.clientWidth), 100), 4096);
+      // A family of hundreds of series (one per GPU) draws them overlapping:
+      // fewer points each keep the answer small without losing any peak.
+      const width = Math.min(Math.max(Math.round(panel.clientWidth), 100), 4096);
+      const fam = this.byName.get(name);
+      const pixels = Math.max(64, Math.min(width, Math.floor((width * 24) / Math.max(1, fam?.series_count || 1))));
       const answer = await queryMetrics({ from, to, name, points: true, pixels, limit: 1000 });
       const refs = new Map();
       const refNames = new Set(answer.items.filter((s) => s.capacity && s.reference).map((s) => s.reference.name));

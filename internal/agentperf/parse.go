@@ -140,11 +140,11 @@ func (a *adapter) readManifest(f Input) error {
 			var err error
 			switch string(key) {
 			case "phase_idx":
-				phase, err = readNumber(&a.scan, "phase_idx")
+				phase, err = a.scan.ReadNumber("phase_idx")
 			case "settling_end":
-				settling, err = readNumber(&a.scan, "settling_end")
+				settling, err = a.scan.ReadNumber("settling_end")
 			case "actual_phase_end":
-				end, err = readNumber(&a.scan, "actual_phase_end")
+				end, err = a.scan.ReadNumber("actual_phase_end")
 			}
 			return err
 		})
@@ -154,7 +154,7 @@ func (a *adapter) readManifest(f Input) error {
 		if err != nil {
 			return invalid(n, err)
 		}
-		if phase.lit == nil {
+		if phase.Lit == nil {
 			return invalid(n, errors.New("phase_idx is missing"))
 		}
 		p, err := phaseIndex(phase)
@@ -245,7 +245,7 @@ func (a *adapter) request(raw *record) (model.Request, error) {
 	if raw.hasMetadata {
 		return model.Request{}, a.invalid(n, errors.New("row has metadata: an AIPerf record, not a native AgentPerf one"))
 	}
-	if !raw.start.present {
+	if !raw.start.Present {
 		return model.Request{}, a.invalid(n, errors.New("start_time is missing"))
 	}
 	phase, err := phaseIndex(raw.phase)
@@ -301,12 +301,12 @@ func (a *adapter) request(raw *record) (model.Request, error) {
 		return req, rowInvalid(row.line, err)
 	}
 	if req.StartNS <= 0 {
-		return req, rowInvalid(row.line, fmt.Errorf("start_time must be positive, got %s", row.start.lit))
+		return req, rowInvalid(row.line, fmt.Errorf("start_time must be positive, got %s", row.start.Lit))
 	}
 	if req.EndNS < req.StartNS {
-		return req, rowInvalid(row.line, fmt.Errorf("request ends before it starts (end_time %s < start_time %s)", row.end.lit, row.start.lit))
+		return req, rowInvalid(row.line, fmt.Errorf("request ends before it starts (end_time %s < start_time %s)", row.end.Lit, row.start.Lit))
 	}
-	start, end := string(row.start.lit), string(row.end.lit)
+	start, end := string(row.start.Lit), string(row.end.Lit)
 	req.OriginalStart, req.OriginalEnd = &start, &end
 
 	if w, ok := a.windows[phase]; ok {
@@ -321,19 +321,19 @@ func (a *adapter) request(raw *record) (model.Request, error) {
 	if err := firstToken(row, &req); err != nil {
 		return req, rowInvalid(row.line, err)
 	}
-	if req.InputTokens, err = tokens(row.inputTokens, "server_input_tokens"); err != nil {
+	if req.InputTokens, err = row.inputTokens.Count("server_input_tokens"); err != nil {
 		return req, rowInvalid(row.line, err)
 	}
-	if req.OutputTokens, err = tokens(row.outputTokens, "server_output_tokens"); err != nil {
+	if req.OutputTokens, err = row.outputTokens.Count("server_output_tokens"); err != nil {
 		return req, rowInvalid(row.line, err)
 	}
 	// Some phase-end exports omit cache usage although the exactly matched
 	// request-log row records it; an explicit null in the analysis stays unknown.
 	cached, cacheRef, cacheLine, cacheInvalid := row.cachedTokens, rowRef, row.line, rowInvalid
-	if row != raw && !row.cachedTokens.present {
+	if row != raw && !row.cachedTokens.Present {
 		cached, cacheRef, cacheLine, cacheInvalid = raw.cachedTokens, rawRef, n, a.invalid
 	}
-	if req.CachedTokens, err = tokens(cached, "server_cached_tokens"); err != nil {
+	if req.CachedTokens, err = cached.Count("server_cached_tokens"); err != nil {
 		return req, cacheInvalid(cacheLine, err)
 	}
 	if req.CachedTokens != nil {
@@ -354,36 +354,36 @@ func (a *adapter) request(raw *record) (model.Request, error) {
 
 // seconds converts recorded epoch seconds to ns in decimal.
 func seconds(n number, name string) (int64, error) {
-	if n.lit == nil {
-		if n.present {
+	if n.Lit == nil {
+		if n.Present {
 			return 0, fmt.Errorf("%s is null", name)
 		}
 		return 0, fmt.Errorf("%s is missing", name)
 	}
-	if f, err := jsonl.Float(n.lit); err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-		return 0, fmt.Errorf("%s %s: non-finite AgentPerf time", name, n.lit)
+	if f, err := jsonl.Float(n.Lit); err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, fmt.Errorf("%s %s: non-finite AgentPerf time", name, n.Lit)
 	}
-	v, _, err := jsonl.Scaled(n.lit, 9, jsonl.Truncate)
+	v, _, err := jsonl.Scaled(n.Lit, 9, jsonl.Truncate)
 	if err != nil {
-		return 0, fmt.Errorf("%s %s: %w", name, n.lit, err)
+		return 0, fmt.Errorf("%s %s: %w", name, n.Lit, err)
 	}
 	return v, nil
 }
 
 // firstToken sets TTFT from seconds when finite and non-negative.
 func firstToken(row *record, req *model.Request) error {
-	if row.ttft.lit == nil {
+	if row.ttft.Lit == nil {
 		return nil
 	}
-	ms, err := jsonl.ScaledFloat(row.ttft.lit, 3)
+	ms, err := jsonl.ScaledFloat(row.ttft.Lit, 3)
 	if err != nil {
-		return fmt.Errorf("ttft %s: %w", row.ttft.lit, err)
+		return fmt.Errorf("ttft %s: %w", row.ttft.Lit, err)
 	}
 	if math.IsNaN(ms) || math.IsInf(ms, 0) || ms < 0 {
 		return nil
 	}
 	req.TTFTms = &ms
-	d, _, err := jsonl.Scaled(row.ttft.lit, 9, jsonl.Truncate)
+	d, _, err := jsonl.Scaled(row.ttft.Lit, 9, jsonl.Truncate)
 	if err != nil || d > math.MaxInt64-req.StartNS {
 		req.Issues = append(req.Issues, IssueFirstAfterEnd)
 		return nil
@@ -394,21 +394,6 @@ func firstToken(row *record, req *model.Request) error {
 		req.Issues = append(req.Issues, IssueFirstAfterEnd)
 	}
 	return nil
-}
-
-// tokens reads a token count; a non-finite value is unknown.
-func tokens(n number, name string) (*int64, error) {
-	if n.lit == nil {
-		return nil, nil
-	}
-	v, err := jsonl.Int(n.lit)
-	if errors.Is(err, jsonl.ErrNotFinite) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("%s %s: %w", name, n.lit, err)
-	}
-	return &v, nil
 }
 
 func (a *adapter) finish() (*Result, error) {

@@ -34,10 +34,8 @@ func (v scalar) label() string {
 }
 
 // number is a recorded number literal; lit is nil when absent or null.
-type number struct {
-	lit     []byte
-	present bool // the key was recorded, possibly as null
-}
+// number is a numeric field as recorded.
+type number = jsonl.NumberField
 
 // boolField is a recorded boolean; set is false when absent or null.
 type boolField struct {
@@ -69,8 +67,8 @@ type record struct {
 // own copies the literals out of the line buffer so the record can outlive it.
 func (r *record) own() {
 	for _, n := range []*number{&r.phase, &r.start, &r.end, &r.ttft, &r.inputTokens, &r.outputTokens, &r.cachedTokens} {
-		if n.lit != nil {
-			n.lit = append([]byte(nil), n.lit...)
+		if n.Lit != nil {
+			n.Lit = append([]byte(nil), n.Lit...)
 		}
 	}
 }
@@ -89,7 +87,7 @@ func decodeRecord(s *jsonl.Scanner, line []byte, r *record) error {
 		case "metadata":
 			r.hasMetadata = true
 		case "phase_idx":
-			r.phase, err = readNumber(s, "phase_idx")
+			r.phase, err = s.ReadNumber("phase_idx")
 		case "request_id":
 			r.requestID, err = readScalar(s, "request_id")
 		case "x_request_id":
@@ -101,21 +99,21 @@ func decodeRecord(s *jsonl.Scanner, line []byte, r *record) error {
 		case "conversation_idx":
 			r.conversationIdx, err = readScalar(s, "conversation_idx")
 		case "start_time":
-			r.start, err = readNumber(s, "start_time")
+			r.start, err = s.ReadNumber("start_time")
 		case "end_time":
-			r.end, err = readNumber(s, "end_time")
+			r.end, err = s.ReadNumber("end_time")
 		case "ttft":
-			r.ttft, err = readNumber(s, "ttft")
+			r.ttft, err = s.ReadNumber("ttft")
 		case "success":
 			r.success, err = readBool(s, "success")
 		case "has_output":
 			r.hasOutput, err = readBool(s, "has_output")
 		case "server_input_tokens":
-			r.inputTokens, err = readNumber(s, "server_input_tokens")
+			r.inputTokens, err = s.ReadNumber("server_input_tokens")
 		case "server_output_tokens":
-			r.outputTokens, err = readNumber(s, "server_output_tokens")
+			r.outputTokens, err = s.ReadNumber("server_output_tokens")
 		case "server_cached_tokens":
-			r.cachedTokens, err = readNumber(s, "server_cached_tokens")
+			r.cachedTokens, err = s.ReadNumber("server_cached_tokens")
 		}
 		return err
 	})
@@ -150,23 +148,6 @@ func readScalar(s *jsonl.Scanner, name string) (scalar, error) {
 	return scalar{}, fmt.Errorf("%s is not a scalar", name)
 }
 
-func readNumber(s *jsonl.Scanner, name string) (number, error) {
-	switch s.Peek() {
-	case jsonl.Null:
-		s.Null()
-		return number{present: true}, nil
-	case jsonl.Number:
-		lit, err := s.Num()
-		return number{lit: lit, present: true}, err
-	case jsonl.Invalid:
-		return number{}, s.Skip()
-	}
-	if err := s.Skip(); err != nil {
-		return number{}, err
-	}
-	return number{}, fmt.Errorf("%s is not a number", name)
-}
-
 func readBool(s *jsonl.Scanner, name string) (boolField, error) {
 	switch s.Peek() {
 	case jsonl.Null:
@@ -186,15 +167,15 @@ func readBool(s *jsonl.Scanner, name string) (boolField, error) {
 
 // phaseIndex reads phase_idx, which defaults to 0 when absent.
 func phaseIndex(n number) (int64, error) {
-	if n.lit == nil {
-		if n.present {
+	if n.Lit == nil {
+		if n.Present {
 			return 0, errors.New("phase_idx is null")
 		}
 		return 0, nil
 	}
-	v, err := jsonl.Int(n.lit)
+	v, err := jsonl.Int(n.Lit)
 	if err != nil {
-		return 0, fmt.Errorf("phase_idx %s: %w", n.lit, err)
+		return 0, fmt.Errorf("phase_idx %s: %w", n.Lit, err)
 	}
 	return v, nil
 }

@@ -102,7 +102,7 @@ func (p *parser) parseRow(line []byte, n int64) error {
 		return p.invalid(n, errors.New("metadata is missing"))
 	}
 	schema := SchemaCurrent
-	if f.startNS.lit == nil && !f.startNS.present && f.timestampNS.present {
+	if f.startNS.Lit == nil && !f.startNS.Present && f.timestampNS.Present {
 		schema = SchemaLegacy
 	}
 	switch p.res.Schema {
@@ -189,7 +189,7 @@ func (p *parser) request(f *fields, line int64, schema string) (model.Request, e
 		return req, errors.New("metadata.agent_depth is negative")
 	case depth != nil:
 		req.Depth = *depth
-	case f.agentDepth.present:
+	case f.agentDepth.Present:
 		req.Issues = append(req.Issues, "agent_depth recorded as null; AIPerf's default depth 0 used")
 	}
 	if schema == SchemaLegacy {
@@ -212,7 +212,7 @@ func (p *parser) request(f *fields, line int64, schema string) (model.Request, e
 		{&req.OutputTokens, f.outputTokens, "output_sequence_length"},
 		{&req.CachedTokens, f.cacheReadTokens, "usage_prompt_cache_read_tokens"},
 	} {
-		if *t.dst, err = tokens(t.src, t.name); err != nil {
+		if *t.dst, err = t.src.Count("metrics." + t.name + ".value"); err != nil {
 			return req, err
 		}
 	}
@@ -263,7 +263,7 @@ func legacyTiming(f *fields, req *model.Request) error {
 		return err
 	}
 	req.StartNS = start
-	if f.minRequest.lit != nil {
+	if f.minRequest.Lit != nil {
 		v, err := epochNS(f.minRequest, "metrics.min_request_timestamp.value")
 		if err != nil {
 			return err
@@ -272,7 +272,7 @@ func legacyTiming(f *fields, req *model.Request) error {
 			req.Issues = append(req.Issues, fmt.Sprintf("min_request_timestamp %d differs from timestamp_ns by %d ns", v, v-start))
 		}
 	}
-	if f.maxResponse.lit != nil {
+	if f.maxResponse.Lit != nil {
 		end, err := epochNS(f.maxResponse, "metrics.max_response_timestamp.value")
 		if err != nil {
 			return err
@@ -283,8 +283,8 @@ func legacyTiming(f *fields, req *model.Request) error {
 		req.EndNS = end
 		return nil
 	}
-	if f.latency.lit != nil {
-		ms, err := jsonl.Float(f.latency.lit)
+	if f.latency.Lit != nil {
+		ms, err := jsonl.Float(f.latency.Lit)
 		if err != nil {
 			return fmt.Errorf("metrics.request_latency.value: %w", err)
 		}
@@ -292,7 +292,7 @@ func legacyTiming(f *fields, req *model.Request) error {
 			return errors.New("metrics.request_latency.value is negative")
 		}
 		if !math.IsInf(ms, 0) && !math.IsNaN(ms) {
-			d, _, err := jsonl.Scaled(f.latency.lit, 6, jsonl.Nearest)
+			d, _, err := jsonl.Scaled(f.latency.Lit, 6, jsonl.Nearest)
 			if err != nil || d > math.MaxInt64-start {
 				return errors.New("metrics.request_latency.value puts the end beyond the int64 ns range")
 			}
@@ -310,13 +310,13 @@ func legacyTiming(f *fields, req *model.Request) error {
 // is finite and non-negative; anything else leaves both unknown.
 func firstToken(f *fields, req *model.Request) error {
 	src, name := f.ttft, "metrics.time_to_first_token.value"
-	if !src.present {
+	if !src.Present {
 		src, name = f.ttftOld, "metrics.ttft.value"
 	}
-	if src.lit == nil {
+	if src.Lit == nil {
 		return nil
 	}
-	ms, err := jsonl.Float(src.lit)
+	ms, err := jsonl.Float(src.Lit)
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
@@ -324,7 +324,7 @@ func firstToken(f *fields, req *model.Request) error {
 		return nil
 	}
 	req.TTFTms = &ms
-	d, _, err := jsonl.Scaled(src.lit, 6, jsonl.Nearest)
+	d, _, err := jsonl.Scaled(src.Lit, 6, jsonl.Nearest)
 	if err != nil || d > math.MaxInt64-req.StartNS {
 		// Finite but past the int64 ns range: certainly after the end.
 		req.Issues = append(req.Issues, IssueFirstAfterEnd)
@@ -339,15 +339,15 @@ func firstToken(f *fields, req *model.Request) error {
 }
 
 func epochNS(n number, name string) (int64, error) {
-	if n.lit == nil {
-		if n.present {
+	if n.Lit == nil {
+		if n.Present {
 			return 0, fmt.Errorf("%s is null", name)
 		}
 		return 0, fmt.Errorf("%s is missing", name)
 	}
-	v, err := jsonl.Int(n.lit)
+	v, err := jsonl.Int(n.Lit)
 	if err != nil {
-		return 0, fmt.Errorf("%s %s: %w", name, n.lit, err)
+		return 0, fmt.Errorf("%s %s: %w", name, n.Lit, err)
 	}
 	if v <= 0 {
 		return 0, fmt.Errorf("%s must be positive, got %d", name, v)
@@ -356,27 +356,12 @@ func epochNS(n number, name string) (int64, error) {
 }
 
 func optionalInt(n number, name string) (*int64, error) {
-	if n.lit == nil {
+	if n.Lit == nil {
 		return nil, nil
 	}
-	v, err := jsonl.Int(n.lit)
+	v, err := jsonl.Int(n.Lit)
 	if err != nil {
-		return nil, fmt.Errorf("%s %s: %w", name, n.lit, err)
-	}
-	return &v, nil
-}
-
-// tokens reads a token count; a non-finite value is unknown.
-func tokens(n number, name string) (*int64, error) {
-	if n.lit == nil {
-		return nil, nil
-	}
-	v, err := jsonl.Int(n.lit)
-	if errors.Is(err, jsonl.ErrNotFinite) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("metrics.%s.value %s: %w", name, n.lit, err)
+		return nil, fmt.Errorf("%s %s: %w", name, n.Lit, err)
 	}
 	return &v, nil
 }

@@ -27,10 +27,8 @@ func (t text) ptr() *string {
 }
 
 // number is a recorded number literal; lit is nil when absent or null.
-type number struct {
-	lit     []byte
-	present bool // the key was recorded, possibly as null
-}
+// number is a numeric field as recorded.
+type number = jsonl.NumberField
 
 // fields are the parts of one export row this package uses. Literals point
 // into the line buffer and are only valid while the row is processed.
@@ -120,15 +118,15 @@ func decodeMetadata(s *jsonl.Scanner, f *fields) error {
 		case "credit_phase":
 			f.creditPhase, err = readText(s, "metadata.credit_phase")
 		case "turn_index":
-			f.turnIndex, err = readNumber(s, "metadata.turn_index")
+			f.turnIndex, err = s.ReadNumber("metadata.turn_index")
 		case "agent_depth":
-			f.agentDepth, err = readNumber(s, "metadata.agent_depth")
+			f.agentDepth, err = s.ReadNumber("metadata.agent_depth")
 		case "request_start_ns":
-			f.startNS, err = readNumber(s, "metadata.request_start_ns")
+			f.startNS, err = s.ReadNumber("metadata.request_start_ns")
 		case "request_end_ns":
-			f.endNS, err = readNumber(s, "metadata.request_end_ns")
+			f.endNS, err = s.ReadNumber("metadata.request_end_ns")
 		case "timestamp_ns":
-			f.timestampNS, err = readNumber(s, "metadata.timestamp_ns")
+			f.timestampNS, err = s.ReadNumber("metadata.timestamp_ns")
 		case "was_cancelled":
 			f.wasCancelled, err = s.Truthy()
 		}
@@ -166,7 +164,7 @@ func decodeMetrics(s *jsonl.Scanner, f *fields) error {
 		default:
 			return nil // skipped in place, however large
 		}
-		dst.present = true
+		dst.Present = true
 		if s.Null() {
 			return nil
 		}
@@ -177,8 +175,8 @@ func decodeMetrics(s *jsonl.Scanner, f *fields) error {
 			if string(k) != "value" {
 				return nil
 			}
-			v, err := readNumber(s, valueName)
-			dst.lit = v.lit
+			v, err := s.ReadNumber(valueName)
+			dst.Lit = v.Lit
 			return err
 		})
 	})
@@ -316,22 +314,4 @@ func readText(s *jsonl.Scanner, name string) (text, error) {
 		return text{}, err
 	}
 	return text{}, fmt.Errorf("%s is not a string", name)
-}
-
-// readNumber reads a number literal or null; name is the field's path.
-func readNumber(s *jsonl.Scanner, name string) (number, error) {
-	switch s.Peek() {
-	case jsonl.Null:
-		s.Null()
-		return number{present: true}, nil
-	case jsonl.Number:
-		lit, err := s.Num()
-		return number{lit: lit, present: true}, err
-	case jsonl.Invalid:
-		return number{}, s.Skip()
-	}
-	if err := s.Skip(); err != nil {
-		return number{}, err
-	}
-	return number{}, fmt.Errorf("%s is not a number", name)
 }

@@ -4,7 +4,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"time"
 
 	"github.com/dsight/dsight/internal/importer"
@@ -23,7 +25,8 @@ func build(args []string, stdout io.Writer) error {
 	fs.StringVar(&opt.Job, "job", "", "run name shown in the report (default: the run directory's name)")
 	fs.BoolVar(&opt.NoOTel, "no-otel", false, "skip OTel exports entirely, even when trace files exist")
 	fs.StringVar(&opt.Metrics, "metrics", "", "Tachometer capture (leaf directory or file) instead of <logs>/tachometer/local")
-	var tz string
+	var tz, cpuProfile string
+	fs.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the build to this file (for slow-build reports)")
 	fs.StringVar(&tz, "iteration-timezone", "", "IANA timezone of the workers' local log timestamps (log metrics are omitted without it)")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -39,6 +42,17 @@ func build(args []string, stdout io.Writer) error {
 			return fmt.Errorf("--iteration-timezone: %w", err)
 		}
 		opt.IterationTimezone = loc
+	}
+	if cpuProfile != "" {
+		f, err := os.Create(cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
 	}
 	res, err := importer.Import(opt)
 	if err != nil {

@@ -23,7 +23,7 @@ var allowed = map[string][]string{
 	"internal/model":                   {},
 	"internal/shard":                   {},
 	"internal/catalog":                 {"internal/model", "internal/shard"},
-	"internal/query":                   {"internal/model", "internal/catalog", "internal/pyramid", "internal/shard"},
+	"internal/query":                   {"internal/model", "internal/catalog", "internal/pyramid", "internal/shard", "internal/lifecycle"},
 	"internal/report":                  {"internal/model", "internal/catalog", "internal/query", "internal/shard"},
 	"internal/importer":                {"internal/model", "internal/aiperf", "internal/agentperf", "internal/otlp", "internal/dynamolog", "internal/sourcename", "internal/lifecycle", "internal/metrics"},
 	"internal/metrics":                 {"internal/model", "internal/shard", "internal/pyramid", "internal/tachometer", "internal/logmetric", "internal/sglang", "internal/tokenspeed", "internal/sourcename"},

@@ -23,6 +23,7 @@ const (
 	TableAgents        = "agents"
 	TableRequestOrder  = "request_id_order" // request indexes sorted by id, for lookups without a map
 	TableRequestServer = "request_server"   // server evidence joined to requests, one row per such request
+	TableServerChunks  = "server_chunks"    // joined server evidence, deflated, a few hundred requests per row
 	TableServerSpans   = "server_spans"     // server spans no request owns
 )
 
@@ -179,7 +180,12 @@ func Encode(d *model.Dataset) *shard.Shard {
 		strCol("workers", n, func(k int) string { return joinList(sv(k).Workers) }),
 		intCol("span_count", n, func(k int) int64 { return int64(sv(k).SpanCount) }),
 		intCol("lifecycle_available", n, func(k int) int64 { return boolInt(sv(k).LifecycleAvailable) }),
-		strCol("detail", n, func(k int) string { return deflate(sv(k).Detail) }),
+		intCol("chunk", n, func(k int) int64 { return int64(sv(k).Chunk) }),
+		intCol("slot", n, func(k int) int64 { return int64(sv(k).Slot) }),
+	}}
+	chunks := d.ServerChunks
+	chunksT := shard.Table{Name: TableServerChunks, Rows: len(chunks), Columns: []shard.Column{
+		strCol("payload", len(chunks), func(k int) string { return deflate(chunks[k]) }),
 	}}
 	ss := d.ServerSpans
 	n = len(ss)
@@ -189,7 +195,7 @@ func Encode(d *model.Dataset) *shard.Shard {
 		strCol("record", n, func(k int) string { return string(ss[k].Record) }),
 	}}
 
-	tables := []shard.Table{meta, notesT, audit, sources, requests, issuesT, sessionsT, agentsT, orderT, serverT, serverSpansT}
+	tables := []shard.Table{meta, notesT, audit, sources, requests, issuesT, sessionsT, agentsT, orderT, serverT, chunksT, serverSpansT}
 	return &shard.Shard{Kind: Kind, Tables: append(tables, encodeMetrics(d)...)}
 }
 

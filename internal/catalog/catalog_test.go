@@ -27,7 +27,7 @@ func sample() *model.Dataset {
 				Worker: ptr("worker_1"), Evidence: model.Ref{Source: 0, Line: 2}, Issues: []string{"x", "y"},
 				TimingQuality: "client export", CacheUsageEvidence: &model.Ref{Source: 0, Line: 2}, PhaseEvidence: &model.Ref{Source: 1, Line: 7},
 				IdentityEvidence: &model.Ref{Source: 2, Line: 0}, OriginalStart: ptr("1789642711.5"), OriginalEnd: ptr("1789642719.5"),
-				Server: &model.RequestServer{ServerIDs: []string{"u1", "u2"}, Workers: []string{}, SpanCount: 3, LifecycleAvailable: true, Detail: []byte(`{"spans":[]}`)},
+				Server: &model.RequestServer{ServerIDs: []string{"u1", "u2"}, Workers: []string{}, SpanCount: 3, LifecycleAvailable: true, Chunk: 1, Slot: 0},
 			},
 			{
 				ID: "r2", Session: "s1", Agent: "a2", Parent: ptr("a1"), Depth: 1, StartNS: 1, EndNS: 2,
@@ -35,8 +35,9 @@ func sample() *model.Dataset {
 			},
 			{ID: "r3", Session: "s2", Agent: "s2", StartNS: 9_000_000_000, EndNS: 9_500_000_000, CachedTokens: ptr(int64(0)), Status: model.StatusError, Evidence: model.Ref{Line: 5}},
 		},
-		Unread:      []string{"logs/worker.out"},
-		ServerSpans: []model.ServerSpan{{StartNS: 5, EndNS: 9, Record: []byte(`{"id":"s"}`)}},
+		ServerChunks: [][]byte{[]byte("chunk zero"), []byte("DSLC\x01 chunk one")},
+		Unread:       []string{"logs/worker.out"},
+		ServerSpans:  []model.ServerSpan{{StartNS: 5, EndNS: 9, Record: []byte(`{"id":"s"}`)}},
 	}
 }
 

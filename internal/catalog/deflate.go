@@ -7,10 +7,9 @@ import (
 	"io"
 )
 
-// A request's server detail (its spans, bindings and derived lifecycle as
-// JSON) is stored deflated: the page keeps the core shard decoded in
-// memory, and the JSON of a traced request is tens of KB that readers need
-// one request at a time.
+// Server evidence chunks are stored deflated: the page keeps the core shard
+// decoded in memory, and readers need one chunk at a time. Each chunk is
+// compressed on its own so a reader inflates only the one it needs.
 
 func deflate(b []byte) string {
 	var out bytes.Buffer
@@ -20,21 +19,21 @@ func deflate(b []byte) string {
 	return out.String()
 }
 
-// maxDetailBytes bounds one request's inflated detail.
-const maxDetailBytes = 64 << 20
+// maxChunkBytes bounds one inflated chunk.
+const maxChunkBytes = 64 << 20
 
 func inflate(s string) ([]byte, error) {
 	r := flate.NewReader(bytes.NewReader([]byte(s)))
 	defer r.Close()
-	b, err := io.ReadAll(io.LimitReader(r, maxDetailBytes+1))
+	b, err := io.ReadAll(io.LimitReader(r, maxChunkBytes+1))
 	if err != nil {
-		return nil, fmt.Errorf("stored server detail: %w", err)
+		return nil, fmt.Errorf("stored server evidence chunk: %w", err)
 	}
-	if len(b) > maxDetailBytes {
-		return nil, fmt.Errorf("stored server detail exceeds %d bytes", maxDetailBytes)
+	if len(b) > maxChunkBytes {
+		return nil, fmt.Errorf("stored server evidence chunk exceeds %d bytes", maxChunkBytes)
 	}
 	return b, nil
 }
 
-// DetailJSON returns row k's server detail as JSON.
-func (s *Server) DetailJSON(k int) ([]byte, error) { return inflate(s.Detail[k]) }
+// ServerChunk returns server evidence chunk k, inflated.
+func (c *Core) ServerChunk(k int) ([]byte, error) { return inflate(c.ServerChunks[k]) }

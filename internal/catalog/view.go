@@ -20,8 +20,9 @@ type Core struct {
 	Agents   Agents
 	// Server holds the server evidence of the requests that have any, and
 	// ServerSpans the spans no request owns.
-	Server      Server
-	ServerSpans ServerSpans
+	Server       Server
+	ServerChunks []string // deflated lifecycle chunks; see ServerChunk
+	ServerSpans  ServerSpans
 	// MetricFamilies is the metric catalog; Metrics its series' metadata
 	// and shard descriptors (samples stay in detail shards).
 	MetricFamilies []model.MetricFamily
@@ -34,7 +35,8 @@ type Server struct {
 	ServerIDs, Workers []string // one id per line
 	SpanCount          []int64
 	LifecycleAvailable []int64
-	Detail             []string // deflated JSON objects; see DetailJSON
+	// Chunk and Slot locate the row's evidence in ServerChunks.
+	Chunk, Slot []int64
 }
 
 // IDs splits a stored id list.
@@ -167,9 +169,9 @@ func (r *Requests) Row(i int) model.Request {
 	}
 }
 
-// Dataset materializes the whole dataset. A detail that does not inflate is
-// kept empty: Open has no reason to read every detail, and readers of one
-// request report the damage through DetailJSON.
+// Dataset materializes the whole dataset. A chunk that does not inflate is
+// kept empty: Open has no reason to read every chunk, and readers of one
+// request report the damage through ServerChunk.
 func (c *Core) Dataset() *model.Dataset {
 	d := &model.Dataset{Meta: c.Meta, Audit: c.Audit, Sources: c.Sources, Unread: c.Unread, Requests: make([]model.Request, c.Requests.N)}
 	for i := range d.Requests {
@@ -179,8 +181,12 @@ func (c *Core) Dataset() *model.Dataset {
 	for k, i := range sv.Request {
 		d.Requests[i].Server = &model.RequestServer{
 			ServerIDs: splitList(sv.ServerIDs[k]), Workers: splitList(sv.Workers[k]), SpanCount: int(sv.SpanCount[k]),
-			LifecycleAvailable: sv.LifecycleAvailable[k] == 1, Detail: mustInflate(sv.Detail[k]),
+			LifecycleAvailable: sv.LifecycleAvailable[k] == 1, Chunk: int(sv.Chunk[k]), Slot: int(sv.Slot[k]),
 		}
+	}
+	for k := range c.ServerChunks {
+		b, _ := c.ServerChunk(k)
+		d.ServerChunks = append(d.ServerChunks, b)
 	}
 	for k := range c.ServerSpans.Start {
 		d.ServerSpans = append(d.ServerSpans, model.ServerSpan{StartNS: c.ServerSpans.Start[k], EndNS: c.ServerSpans.End[k], Record: []byte(c.ServerSpans.Record[k])})
@@ -265,8 +271,12 @@ func Open(s *shard.Shard) (*Core, error) {
 	if t := o.table(TableRequestServer); t != nil {
 		c.Server = Server{
 			Request: o.ints(t, "request"), ServerIDs: o.strs(t, "server_ids"), Workers: o.strs(t, "workers"),
-			SpanCount: o.ints(t, "span_count"), LifecycleAvailable: o.ints(t, "lifecycle_available"), Detail: o.strs(t, "detail"),
+			SpanCount: o.ints(t, "span_count"), LifecycleAvailable: o.ints(t, "lifecycle_available"),
+			Chunk: o.ints(t, "chunk"), Slot: o.ints(t, "slot"),
 		}
+	}
+	if t := o.table(TableServerChunks); t != nil {
+		c.ServerChunks = o.strs(t, "payload")
 	}
 	if t := o.table(TableServerSpans); t != nil {
 		c.ServerSpans = ServerSpans{Start: o.ints(t, "start_ns"), End: o.ints(t, "end_ns"), Record: o.strs(t, "record")}
@@ -296,6 +306,7 @@ func (c *Core) checkIndexes() error {
 	}
 	for _, check := range []error{
 		within("server evidence request", c.Server.Request, r.N),
+		within("server evidence chunk", c.Server.Chunk, len(c.ServerChunks)),
 		within("request session index", r.SessionIndex, len(c.Sessions.ID)),
 		within("request agent index", r.AgentIndex, len(c.Agents.ID)),
 		within("agent session", c.Agents.Session, len(c.Sessions.ID)),
@@ -397,9 +408,4 @@ func (o *opener) requests(t *shard.Table, r *Requests) {
 		OriginalStart: o.optStrs(t, "original_start"), OriginalEnd: o.optStrs(t, "original_end"),
 		SessionIndex: o.ints(t, "session_index"), AgentIndex: o.ints(t, "agent_index"),
 	}
-}
-
-func mustInflate(s string) []byte {
-	b, _ := inflate(s)
-	return b
 }

@@ -56,7 +56,7 @@ func TestGeneratedRun(t *testing.T) {
 				Stages    []struct{ Start, End float64 }
 			}
 		}
-		if err := json.Unmarshal(r.Server.Detail, &detail); err != nil {
+		if err := json.Unmarshal(serverDetail(t, d, r), &detail); err != nil {
 			t.Fatal(err)
 		}
 		lc := detail.Lifecycle

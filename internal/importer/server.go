@@ -16,6 +16,11 @@ import (
 	"github.com/dsight/dsight/internal/sourcename"
 )
 
+// requestsPerChunk is how many requests' server evidence share one chunk:
+// large enough that chunks share their strings (paths, names, attribute
+// keys), small enough that the engine inflates one in a few milliseconds.
+const requestsPerChunk = 128
+
 // serverFiles are the server-side evidence files of a run.
 type serverFiles struct {
 	frontends, workers, otel []string // absolute paths, sorted
@@ -185,21 +190,36 @@ func (res *Result) join(d *model.Dataset, ev *serverEvidence, requests []model.R
 		d.Audit[k] += v
 	}
 	frame := lifecycle.Frame{OriginNS: originNS, Sources: sources}
+	chunk := lifecycle.NewChunkWriter()
+	flush := func() {
+		if chunk.Len() > 0 {
+			d.ServerChunks = append(d.ServerChunks, chunk.Bytes())
+			chunk = lifecycle.NewChunkWriter()
+		}
+	}
 	for i := range joined.Requests {
 		j := &joined.Requests[i]
 		if len(j.ServerIDs) == 0 && len(j.Spans) == 0 && len(j.Bindings) == 0 && len(j.Engine) == 0 {
 			continue
 		}
-		server, err := renderServer(j, frame)
-		if err != nil {
-			return err
+		// The report keeps the evidence; readers render it and derive the
+		// lifecycle again on demand. Deriving here only decides what the
+		// list views and the audit say about availability.
+		available := lifecycle.Derive(j, frame).Available
+		requests[i].Server = &model.RequestServer{
+			ServerIDs: append([]string{}, j.ServerIDs...), Workers: append([]string{}, j.Workers...),
+			SpanCount: len(j.Spans), LifecycleAvailable: available,
+			Chunk: len(d.ServerChunks), Slot: chunk.Add(j),
 		}
-		requests[i].Server = server
 		requests[i].Issues = append(requests[i].Issues, j.Issues...)
-		if server.LifecycleAvailable {
+		if available {
 			d.Audit["clients_with_lifecycle"]++
 		}
+		if chunk.Len() == requestsPerChunk {
+			flush()
+		}
 	}
+	flush()
 	for _, s := range joined.ServerSpanRecords(frame) {
 		b, err := json.Marshal(s)
 		if err != nil {
@@ -208,29 +228,6 @@ func (res *Result) join(d *model.Dataset, ev *serverEvidence, requests []model.R
 		d.ServerSpans = append(d.ServerSpans, model.ServerSpan{StartNS: parseNS(s.RawStartNS) - originNS, EndNS: parseNS(s.RawEndNS) - originNS, Record: b})
 	}
 	return nil
-}
-
-func renderServer(j *lifecycle.Request, frame lifecycle.Frame) (*model.RequestServer, error) {
-	spans, engine, bindings := j.Records(frame)
-	lc := lifecycle.Derive(j, frame)
-	bridges := make([]lifecycle.Evidence, len(j.BridgeEvidence))
-	for k, ref := range j.BridgeEvidence {
-		bridges[k] = frame.LineEvidence(ref)
-	}
-	detail, err := json.Marshal(struct {
-		BridgeEvidence []lifecycle.Evidence      `json:"bridge_evidence"`
-		Spans          []lifecycle.SpanRecord    `json:"spans"`
-		Engine         []lifecycle.EngineRecord  `json:"engine"`
-		WorkerBindings []lifecycle.BindingRecord `json:"worker_bindings"`
-		Lifecycle      lifecycle.Lifecycle       `json:"lifecycle"`
-	}{bridges, spans, engine, bindings, lc})
-	if err != nil {
-		return nil, err
-	}
-	return &model.RequestServer{
-		ServerIDs: append([]string{}, j.ServerIDs...), Workers: append([]string{}, j.Workers...),
-		SpanCount: len(spans), LifecycleAvailable: lc.Available, Detail: detail,
-	}, nil
 }
 
 func clientEvidence(d *model.Dataset, ref model.Ref) lifecycle.Evidence {

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/dsight/dsight/internal/dynamolog"
+	"github.com/dsight/dsight/internal/lifecycle"
+	"github.com/dsight/dsight/internal/model"
 	"github.com/dsight/dsight/internal/otlp"
 )
 
@@ -72,7 +74,7 @@ func TestServerEvidenceJoins(t *testing.T) {
 			} `json:"evidence"`
 		} `json:"spans"`
 	}
-	if err := json.Unmarshal(joined.Server.Detail, &detail); err != nil {
+	if err := json.Unmarshal(serverDetail(t, d, joined), &detail); err != nil {
 		t.Fatal(err)
 	}
 	lc := detail.Lifecycle
@@ -224,4 +226,27 @@ func TestBadServerInput(t *testing.T) {
 	if d.Requests[0].Server == nil || !d.Requests[0].Server.LifecycleAvailable || d.Requests[0].Server.SpanCount != 14 {
 		t.Fatalf("the good join must be unchanged: %+v", d.Requests[0].Server)
 	}
+}
+
+// serverDetail renders request r's server evidence from its chunk, as a
+// report reader does.
+func serverDetail(t *testing.T, d *model.Dataset, r model.Request) []byte {
+	t.Helper()
+	c, err := lifecycle.DecodeChunk(d.ServerChunks[r.Server.Chunk])
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := c.Request(r.Server.Slot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	frame := lifecycle.Frame{OriginNS: d.Meta.OriginNS, Sources: map[string]int{}}
+	for _, s := range d.Sources {
+		frame.Sources[s.Path] = s.ID
+	}
+	b, err := json.Marshal(j.Detail(frame))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

@@ -279,3 +279,26 @@ func collectorDir(p string) string {
 	}
 	return ""
 }
+
+// Detail is a request's joined server evidence as the contract shows it:
+// the bridge lines, the records and the derived lifecycle.
+type Detail struct {
+	BridgeEvidence []Evidence      `json:"bridge_evidence"`
+	Spans          []SpanRecord    `json:"spans"`
+	Engine         []EngineRecord  `json:"engine"`
+	WorkerBindings []BindingRecord `json:"worker_bindings"`
+	Lifecycle      Lifecycle       `json:"lifecycle"`
+}
+
+// Detail renders everything the report shows about the request's server
+// side. Readers of a report call it on a request decoded from a chunk, so
+// the page and the CLI show what the build joined.
+func (r *Request) Detail(f Frame) Detail {
+	d := Detail{BridgeEvidence: make([]Evidence, len(r.BridgeEvidence))}
+	for k, ref := range r.BridgeEvidence {
+		d.BridgeEvidence[k] = f.LineEvidence(ref)
+	}
+	d.Spans, d.Engine, d.WorkerBindings = r.Records(f)
+	d.Lifecycle = Derive(r, f)
+	return d
+}

@@ -11,6 +11,10 @@ type Dataset struct {
 	Audit    Audit
 	Sources  []Source
 	Requests []Request
+	// ServerChunks hold the joined server evidence of the requests with a
+	// RequestServer, a few hundred requests per chunk, in the encoding of
+	// internal/lifecycle's ChunkWriter (opaque here).
+	ServerChunks [][]byte
 	// ServerSpans are server spans no client request owns.
 	ServerSpans []ServerSpan
 	// MetricFamilies is the metric catalog, in display order; Metrics are

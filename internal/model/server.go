@@ -1,10 +1,10 @@
 package model
 
 // RequestServer is the server-side evidence joined to one client request:
-// the Dynamo request ids bridged to it, the workers that definitely served
-// it, and the records (spans, engine id maps, worker bindings, bridge lines
-// and the derived lifecycle) already rendered in the contract's JSON shape,
-// so every reader shows the same bytes.
+// the Dynamo request ids bridged to it and the workers that definitely
+// served it. The evidence itself (spans, engine id maps, worker bindings,
+// bridge lines) is encoded in Dataset.ServerChunks[Chunk] at Slot, from
+// which readers render records and derive the lifecycle on demand.
 type RequestServer struct {
 	ServerIDs []string
 	Workers   []string
@@ -12,9 +12,7 @@ type RequestServer struct {
 	// LifecycleAvailable says whether supported lifecycle activity joined;
 	// without it no breakdown is shown or synthesized.
 	LifecycleAvailable bool
-	// Detail is a JSON object with the keys bridge_evidence, spans, engine,
-	// worker_bindings and lifecycle.
-	Detail []byte
+	Chunk, Slot        int
 }
 
 // ServerSpan is a server span no client request owns: queryable, with no

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/dsight/dsight/internal/catalog"
+	"github.com/dsight/dsight/internal/lifecycle"
 	"github.com/dsight/dsight/internal/model"
 )
 
@@ -36,6 +37,11 @@ type Engine struct {
 
 	metricsMu sync.Mutex
 	metrics   metricStore
+
+	chunkMu   sync.Mutex
+	chunks    chunkCache
+	frameOnce sync.Once
+	lcFrame   lifecycle.Frame
 
 	searchOnce sync.Once
 	searchText []string // request index → lower-cased identities, built on first search

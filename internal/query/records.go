@@ -2,7 +2,6 @@ package query
 
 import (
 	"encoding/json"
-	"fmt"
 	"strconv"
 
 	"github.com/dsight/dsight/internal/model"
@@ -141,29 +140,3 @@ func unavailableLifecycle(id string) json.RawMessage {
 }
 
 var emptyList = json.RawMessage("[]")
-
-// detail assembles request i's full record.
-func (e *Engine) detail(i int) (RequestDetail, error) {
-	d := RequestDetail{RequestItem: e.item(i), BridgeEvidence: emptyList, Spans: emptyList, Engine: emptyList, WorkerBindings: emptyList}
-	k := e.serverRow[i]
-	if k < 0 {
-		d.Lifecycle = unavailableLifecycle(e.r.ID[i])
-		return d, nil
-	}
-	var stored struct {
-		BridgeEvidence json.RawMessage `json:"bridge_evidence"`
-		Spans          json.RawMessage `json:"spans"`
-		Engine         json.RawMessage `json:"engine"`
-		WorkerBindings json.RawMessage `json:"worker_bindings"`
-		Lifecycle      json.RawMessage `json:"lifecycle"`
-	}
-	raw, err := e.c.Server.DetailJSON(int(k))
-	if err != nil {
-		return d, fmt.Errorf("request %q: %w", e.r.ID[i], err)
-	}
-	if err := json.Unmarshal(raw, &stored); err != nil {
-		return d, fmt.Errorf("request %q: stored server evidence: %w", e.r.ID[i], err)
-	}
-	d.BridgeEvidence, d.Spans, d.Engine, d.WorkerBindings, d.Lifecycle = stored.BridgeEvidence, stored.Spans, stored.Engine, stored.WorkerBindings, stored.Lifecycle
-	return d, nil
-}

@@ -5,15 +5,42 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dsight/dsight/internal/dynamolog"
+	"github.com/dsight/dsight/internal/lifecycle"
 	"github.com/dsight/dsight/internal/model"
+	"github.com/dsight/dsight/internal/otlp"
 )
+
+// serverChunk is the joined evidence of the fixture's parent-turn: a
+// bridge line and two spans of one trace, in a chunk as the importer
+// writes it.
+func serverChunk(d *model.Dataset) (*lifecycle.Request, []byte) {
+	span := func(id string, from, to int64) lifecycle.Span {
+		return lifecycle.Span{Span: &otlp.Span{
+			TraceID: "t1", SpanID: id, Name: "request.preprocessing", StartNS: d.Meta.OriginNS + from, EndNS: d.Meta.OriginNS + to,
+			Ref: otlp.Ref{Path: "otel/c/traces.jsonl", Line: 1, Ordinal: int(from / s)},
+		}, Join: lifecycle.JoinRequestID}
+	}
+	src := 0
+	r := &lifecycle.Request{
+		Client:         lifecycle.ClientRequest{ID: "parent-turn", StartNS: d.Meta.OriginNS, EndNS: d.Meta.OriginNS + 8*s, FirstNS: ptr(d.Meta.OriginNS + 3*s), Evidence: lifecycle.Evidence{Source: &src, Path: "logs/profile_export.jsonl", Line: 1}},
+		ServerIDs:      []string{"22222222-2222-4222-8222-222222222222"},
+		BridgeEvidence: []dynamolog.Ref{{Path: "f.out", Line: 3}},
+		Spans:          []lifecycle.Span{span("a", 0, s), span("b", s, 2*s)},
+		Workers:        []string{"decode-0", "prefill-0"},
+	}
+	w := lifecycle.NewChunkWriter()
+	w.Add(r)
+	return r, w.Bytes()
+}
 
 func serverFixture() *model.Dataset {
 	d := fixture()
 	d.Meta.OTelEnabled = true
+	_, chunk := serverChunk(d)
+	d.ServerChunks = [][]byte{chunk}
 	d.Requests[0].Server = &model.RequestServer{
 		ServerIDs: []string{"22222222-2222-4222-8222-222222222222"}, Workers: []string{"decode-0", "prefill-0"}, SpanCount: 2, LifecycleAvailable: true,
-		Detail: []byte(`{"bridge_evidence":[{"source":0,"path":"f.out","line":3}],"spans":[{"id":"a"},{"id":"b"}],"engine":[],"worker_bindings":[],"lifecycle":{"request":"parent-turn","available":true,"stages":[{"id":"progress:0"}]}}`),
 	}
 	d.ServerSpans = []model.ServerSpan{
 		{StartNS: 1 * s, EndNS: 2 * s, Record: []byte(`{"id":"u1","name":"request.preprocessing"}`)},
@@ -22,16 +49,34 @@ func serverFixture() *model.Dataset {
 	return d
 }
 
+// The engine renders a request's server side from its chunk exactly as
+// lifecycle.Detail does on the joined request.
+func TestServerDetailRendersTheChunk(t *testing.T) {
+	d := serverFixture()
+	e, err := FromDataset(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	joined, _ := serverChunk(d)
+	want, _ := json.Marshal(joined.Detail(lifecycle.Frame{OriginNS: d.Meta.OriginNS, Sources: map[string]int{"logs/profile_export.jsonl": 0}}))
+	var got lifecycle.Detail
+	if err := json.Unmarshal(mustResult(t, e, `{"op":"request","args":{"id":"parent-turn"}}`), &got); err != nil {
+		t.Fatal(err)
+	}
+	if have, _ := json.Marshal(got); string(have) != string(want) {
+		t.Fatalf("rendered\n%s\nwant\n%s", have, want)
+	}
+	if lc := mustResult(t, e, `{"op":"lifecycle","args":{"id":"parent-turn"}}`); !strings.Contains(string(lc), `"request":"parent-turn"`) {
+		t.Fatalf("lifecycle: %s", lc)
+	}
+}
+
 func TestServerEvidence(t *testing.T) {
 	e, err := FromDataset(serverFixture())
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, _ := ask(t, e, `{"op":"lifecycle","args":{"id":"parent-turn"}}`)
-	if res["available"] != true || len(res["stages"].([]any)) != 1 {
-		t.Fatalf("lifecycle: %v", res)
-	}
-	res, _ = ask(t, e, `{"op":"lifecycle","args":{"id":"late"}}`)
+	res, _ := ask(t, e, `{"op":"lifecycle","args":{"id":"late"}}`)
 	if res["available"] != false || len(res["stages"].([]any)) != 0 || res["layout"] != "cumulative-milestones" {
 		t.Fatalf("a request without server evidence has an unavailable lifecycle: %v", res)
 	}

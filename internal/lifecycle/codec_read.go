@@ -1,0 +1,334 @@
+package lifecycle
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/dsight/dsight/internal/dynamolog"
+	"github.com/dsight/dsight/internal/otlp"
+)
+
+// Chunk is a decoded chunk: its shared tables are read once, each
+// request's record only when asked for.
+type Chunk struct {
+	strs      []string
+	resources []*otlp.Resource
+	scopes    []*otlp.Scope
+	records   [][]byte
+}
+
+var errTruncated = errors.New("truncated")
+
+// DecodeChunk reads a chunk written by ChunkWriter.
+func DecodeChunk(b []byte) (*Chunk, error) {
+	if len(b) < len(chunkMagic)+1 || string(b[:len(chunkMagic)]) != chunkMagic {
+		return nil, errors.New("lifecycle chunk: bad magic")
+	}
+	if v := b[len(chunkMagic)]; v != chunkVersion {
+		return nil, fmt.Errorf("lifecycle chunk: version %d, want %d", v, chunkVersion)
+	}
+	c := &Chunk{}
+	r := &chunkReader{b: b[len(chunkMagic)+1:], c: c}
+	n := r.count(1)
+	c.strs = make([]string, 0, n)
+	for range n {
+		l := r.count(1)
+		if r.err != nil {
+			break
+		}
+		c.strs = append(c.strs, string(r.b[:l]))
+		r.b = r.b[l:]
+	}
+	n = r.count(1)
+	for range n {
+		c.resources = append(c.resources, &otlp.Resource{Attrs: r.attrs(0)})
+	}
+	n = r.count(1)
+	for range n {
+		c.scopes = append(c.scopes, &otlp.Scope{Name: r.str(), Version: r.str(), Attrs: r.attrs(0)})
+	}
+	n = r.count(1)
+	lens := make([]int, 0, n)
+	for range n {
+		lens = append(lens, r.count(1))
+	}
+	for _, l := range lens {
+		if r.err != nil {
+			break
+		}
+		if l > len(r.b) {
+			r.fail(errTruncated)
+			break
+		}
+		c.records = append(c.records, r.b[:l:l])
+		r.b = r.b[l:]
+	}
+	if r.err == nil && len(r.b) != 0 {
+		r.fail(fmt.Errorf("%d trailing bytes", len(r.b)))
+	}
+	if r.err != nil {
+		return nil, fmt.Errorf("lifecycle chunk: %w", r.err)
+	}
+	return c, nil
+}
+
+// Len is the number of requests in the chunk.
+func (c *Chunk) Len() int { return len(c.records) }
+
+// Request decodes the request in slot.
+func (c *Chunk) Request(slot int) (*Request, error) {
+	if slot < 0 || slot >= len(c.records) {
+		return nil, fmt.Errorf("lifecycle chunk: slot %d of %d", slot, len(c.records))
+	}
+	r := &chunkReader{b: c.records[slot], c: c}
+	req := &Request{Client: r.client()}
+	req.ServerIDs = r.strList()
+	for range r.count(2) {
+		req.BridgeEvidence = append(req.BridgeEvidence, r.lineRef())
+	}
+	n := r.count(8)
+	if r.err == nil && n > 0 {
+		req.Spans = make([]Span, 0, n)
+		spans := make([]otlp.Span, n)
+		prev := req.Client.StartNS
+		for k := range n {
+			req.Spans = append(req.Spans, r.span(&spans[k], prev))
+			prev = spans[k].StartNS
+		}
+	}
+	for range r.count(8) {
+		req.Engine = append(req.Engine, EngineEntry{
+			Worker: r.str(), Host: r.str(), Role: r.str(), ClientID: r.str(), DisaggID: r.optStr(),
+			ServerID: r.str(), Process: r.optStr(), Ref: r.lineRef(), ObservedAtNS: r.optInt(), IdentityAmbiguous: r.bool(),
+		})
+	}
+	for range r.count(8) {
+		req.Bindings = append(req.Bindings, Binding{
+			Worker: r.str(), Host: r.str(), Role: r.str(), ServerID: r.str(), Process: r.optStr(),
+			Ref: r.lineRef(), Basis: r.str(), Ambiguous: r.bool(),
+		})
+	}
+	req.Workers = r.strList()
+	req.Issues = r.strList()
+	if r.err == nil && len(r.b) != 0 {
+		r.fail(fmt.Errorf("%d trailing bytes", len(r.b)))
+	}
+	if r.err != nil {
+		return nil, fmt.Errorf("lifecycle chunk: request %d: %w", slot, r.err)
+	}
+	return req, nil
+}
+
+// chunkReader reads varints and table references; the first error sticks
+// and every later read returns a zero value.
+type chunkReader struct {
+	b   []byte
+	c   *Chunk
+	err error
+}
+
+func (r *chunkReader) fail(err error) {
+	if r.err == nil {
+		r.err = err
+	}
+	r.b = nil
+}
+
+func (r *chunkReader) uint() uint64 {
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 {
+		r.fail(errTruncated)
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *chunkReader) int() int64 {
+	v, n := binary.Varint(r.b)
+	if n <= 0 {
+		r.fail(errTruncated)
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+// count reads a length whose items take at least minBytes each, so a
+// corrupt length never allocates beyond what the input could hold.
+func (r *chunkReader) count(minBytes int) int {
+	v := r.uint()
+	if v > uint64(len(r.b)/minBytes) {
+		r.fail(fmt.Errorf("count %d exceeds the %d bytes left", v, len(r.b)))
+		return 0
+	}
+	return int(v)
+}
+
+func (r *chunkReader) bool() bool {
+	if len(r.b) == 0 {
+		r.fail(errTruncated)
+		return false
+	}
+	v := r.b[0]
+	r.b = r.b[1:]
+	if v > 1 {
+		r.fail(fmt.Errorf("bool byte %d", v))
+	}
+	return v == 1
+}
+
+func (r *chunkReader) str() string {
+	i := r.uint()
+	if i >= uint64(len(r.c.strs)) {
+		r.fail(fmt.Errorf("string %d of %d", i, len(r.c.strs)))
+		return ""
+	}
+	return r.c.strs[i]
+}
+
+func (r *chunkReader) optStr() *string {
+	i := r.uint()
+	if i == 0 || r.err != nil {
+		return nil
+	}
+	if i > uint64(len(r.c.strs)) {
+		r.fail(fmt.Errorf("string %d of %d", i-1, len(r.c.strs)))
+		return nil
+	}
+	s := r.c.strs[i-1]
+	return &s
+}
+
+func (r *chunkReader) optInt() *int64 {
+	if !r.bool() {
+		return nil
+	}
+	v := r.int()
+	return &v
+}
+
+func (r *chunkReader) strList() []string {
+	n := r.count(1)
+	if n == 0 {
+		return nil
+	}
+	out := make([]string, 0, n)
+	for range n {
+		out = append(out, r.str())
+	}
+	return out
+}
+
+func (r *chunkReader) lineRef() dynamolog.Ref { return dynamolog.Ref{Path: r.str(), Line: r.int()} }
+
+func (r *chunkReader) spanRef() otlp.Ref {
+	return otlp.Ref{Path: r.str(), Line: r.int(), Ordinal: int(r.int())}
+}
+
+func (r *chunkReader) client() ClientRequest {
+	c := ClientRequest{ID: r.str(), StartNS: r.int()}
+	c.EndNS = c.StartNS + r.int()
+	c.FirstNS = r.optInt()
+	if src := r.uint(); src > 0 {
+		id := int(src - 1)
+		c.Evidence.Source = &id
+	}
+	c.Evidence.Path, c.Evidence.Line = r.str(), r.int()
+	if r.bool() {
+		o := int(r.int())
+		c.Evidence.Ordinal = &o
+	}
+	return c
+}
+
+func (r *chunkReader) span(s *otlp.Span, prevStart int64) Span {
+	s.TraceID, s.SpanID, s.ParentSpanID, s.TraceState, s.Name = r.str(), r.str(), r.str(), r.str(), r.str()
+	s.Kind = otlp.SpanKind(r.int())
+	s.StartNS = prevStart + r.int()
+	s.EndNS = s.StartNS + r.int()
+	s.Status = otlp.Status{Code: otlp.StatusCode(r.int()), Message: r.str()}
+	s.Attrs = r.attrs(0)
+	if i := r.uint(); i > 0 {
+		if i > uint64(len(r.c.resources)) {
+			r.fail(fmt.Errorf("resource %d of %d", i-1, len(r.c.resources)))
+		} else {
+			s.Resource = r.c.resources[i-1]
+		}
+	}
+	if i := r.uint(); i > 0 {
+		if i > uint64(len(r.c.scopes)) {
+			r.fail(fmt.Errorf("scope %d of %d", i-1, len(r.c.scopes)))
+		} else {
+			s.Scope = r.c.scopes[i-1]
+		}
+	}
+	s.Ref = r.spanRef()
+	sp := Span{Span: s, Join: r.str(), Worker: r.str(), WorkerBasis: r.str()}
+	if r.bool() {
+		sp.Routing = &RoutingContext{Phase: r.str(), RouteSpanID: r.str(), RouteRef: r.spanRef(), Basis: r.str()}
+	}
+	return sp
+}
+
+func (r *chunkReader) attrs(depth int) otlp.Attributes {
+	if depth > maxValueDepth {
+		r.fail(errors.New("attributes nested too deeply"))
+		return nil
+	}
+	n := r.count(2)
+	if n == 0 {
+		return nil
+	}
+	out := make(otlp.Attributes, 0, n)
+	for range n {
+		out = append(out, otlp.Attr{Key: r.str(), Value: r.value(depth)})
+	}
+	return out
+}
+
+func (r *chunkReader) value(depth int) otlp.Value {
+	if len(r.b) == 0 {
+		r.fail(errTruncated)
+		return otlp.Value{}
+	}
+	kind := otlp.ValueKind(r.b[0])
+	r.b = r.b[1:]
+	switch kind {
+	case otlp.KindEmpty:
+		return otlp.Value{}
+	case otlp.KindString:
+		return otlp.StringValue(r.str())
+	case otlp.KindBytes:
+		return otlp.BytesValue([]byte(r.str()))
+	case otlp.KindInt:
+		return otlp.IntValue(r.int())
+	case otlp.KindDouble:
+		if len(r.b) < 8 {
+			r.fail(errTruncated)
+			return otlp.Value{}
+		}
+		v := math.Float64frombits(binary.LittleEndian.Uint64(r.b))
+		r.b = r.b[8:]
+		return otlp.DoubleValue(v)
+	case otlp.KindBool:
+		return otlp.BoolValue(r.bool())
+	case otlp.KindArray:
+		if depth >= maxValueDepth {
+			r.fail(errors.New("values nested too deeply"))
+			return otlp.Value{}
+		}
+		n := r.count(1)
+		items := make([]otlp.Value, 0, n)
+		for range n {
+			items = append(items, r.value(depth+1))
+		}
+		return otlp.ArrayValue(items...)
+	case otlp.KindKVList:
+		return otlp.KVListValue(r.attrs(depth + 1)...)
+	}
+	r.fail(fmt.Errorf("value kind %d", kind))
+	return otlp.Value{}
+}

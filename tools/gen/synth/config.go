@@ -33,7 +33,8 @@ type Config struct {
 	// the ramp is over; zero derives it from Requests.
 	Concurrency int
 	// Hostile plants markup and quote characters in one session id, one
-	// request id and one conversation id, to exercise escaping downstream.
+	// request id, one conversation id and the model label of the
+	// frontend's Tachometer gauges, to exercise escaping downstream.
 	Hostile bool
 	// Benchmark names the artifact directory; empty derives a name from
 	// the concurrency, the way AIPerf names its artifact directories.

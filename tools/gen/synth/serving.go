@@ -31,6 +31,17 @@ const (
 	engineTokenSpeed
 )
 
+// limitPlan is what a TokenSpeed decode scheduler logs as its
+// max_batch_size after the startup configuration: nothing, a second
+// configuration with a larger limit, or one without a valid limit.
+type limitPlan uint8
+
+const (
+	limitKept    limitPlan = iota
+	limitRaised            // a second config line raises max_batch_size mid-run
+	limitDropped           // a second config line logs max_batch_size=None mid-run
+)
+
 // logStyle is how a worker's Dynamo runtime writes its binding lines.
 type logStyle uint8
 
@@ -60,6 +71,7 @@ type workerProc struct {
 	gpus       int // 4 per host
 	dp         int // attention data-parallel ranks that log their own lines; 1 = no DP prefix
 	engine     engineKind
+	limit      limitPlan // TokenSpeed decode: how max_batch_size changes mid-run
 	epoch      string
 	pid        int
 	instanceID uint64 // the Dynamo worker_id the router selects
@@ -108,6 +120,12 @@ type deployment struct {
 // at most eight). decode-0 spans two nodes with eight attention-DP ranks;
 // prefill workers run four DP ranks on one node; other decode workers run
 // TP4 without DP attention.
+//
+// With TokenSpeed among the sources there is one decode worker more, so
+// that two decode workers run TokenSpeed (the last two beside SGLang, all
+// of them without it): the first of the two reconfigures mid-run with a
+// larger max_batch_size and the last with none, so every such run shows a
+// changed limit and samples without a valid limit.
 func newDeployment(c Config) *deployment {
 	rng := rand.New(rand.NewPCG(c.Seed, deployStream))
 	n := min(8, max(1, (c.Concurrency+15)/16))
@@ -126,8 +144,16 @@ func newDeployment(c Config) *deployment {
 		})
 	}
 	tokenspeedOnly := c.Sources&SourceTokenSpeed != 0 && c.Sources&SourceSGLang == 0
+	decodeWorkers := n
+	if c.Sources.Has(SourceTokenSpeed) {
+		decodeWorkers++
+	}
 	for _, role := range []string{"prefill", "decode"} {
-		for i := range n {
+		count := n
+		if role == "decode" {
+			count = decodeWorkers
+		}
+		for i := range count {
 			w := workerProc{
 				role: role, index: i, gpus: 4, dp: 4, ms: true, counters: true,
 				epoch:      hex8(rng.Uint32()) + hex8(rng.Uint32()),
@@ -143,8 +169,16 @@ func newDeployment(c Config) *deployment {
 			case role == "decode":
 				w.dp, w.ms, w.counters = 1, false, false
 			}
-			if tokenspeedOnly || (c.Sources.Has(SourceTokenSpeed) && role == "decode" && i == n-1) {
+			if tokenspeedOnly || (c.Sources.Has(SourceTokenSpeed) && role == "decode" && i >= count-2) {
 				w.engine = engineTokenSpeed
+			}
+			if w.engine == engineTokenSpeed && role == "decode" {
+				switch i {
+				case count - 2:
+					w.limit = limitRaised
+				case count - 1:
+					w.limit = limitDropped
+				}
 			}
 			idx := len(d.workers)
 			d.workers = append(d.workers, w)

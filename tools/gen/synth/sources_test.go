@@ -272,9 +272,9 @@ func TestServerSourcesParse(t *testing.T) {
 		decodeEngines []engineKind
 	}{
 		{"sglang+tokenspeed", Config{Seed: 5, Requests: 800, Concurrency: 32, Hostile: true, Timezone: "America/Los_Angeles",
-			Sources: AllSources() &^ SourceAgentPerf}, []engineKind{engineSGLang, engineTokenSpeed}},
+			Sources: AllSources() &^ SourceAgentPerf}, []engineKind{engineSGLang, engineTokenSpeed, engineTokenSpeed}},
 		{"tokenspeed", Config{Seed: 6, Requests: 300, Sources: SourceAIPerf | SourceFrontend | SourceOTel | SourceWorkers | SourceTokenSpeed | SourceTachometer},
-			[]engineKind{engineTokenSpeed}},
+			[]engineKind{engineTokenSpeed, engineTokenSpeed}},
 		{"sglang", Config{Seed: 7, Requests: 500, Concurrency: 40, Timezone: "Asia/Tokyo"},
 			[]engineKind{engineSGLang, engineSGLang, engineSGLang}},
 	} {

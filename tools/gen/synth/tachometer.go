@@ -223,12 +223,18 @@ func (c *capture) addEngine(w int) {
 func (c *capture) addFrontend() {
 	ep := c.endpoint()
 	host := c.sv.d.frontends[0].host
+	// The frontend labels its gauges with the model name clients asked
+	// for; a hostile run has one ask for markup and quotes.
+	model := Model
+	if c.sv.p.Config.Hostile {
+		model += " " + HostileMarkup + " " + HostileQuotes
+	}
 	for _, g := range []struct {
 		name  string
 		gauge int
 	}{{"dynamo_frontend_inflight_requests", gaugeFrontendInflight}, {"dynamo_frontend_queued_requests", gaugeFrontendQueued}} {
 		c.series = append(c.series, tachometer.CaptureSeries{
-			Endpoint: "frontend", Name: g.name + `{model="` + Model + `"}`,
+			Endpoint: "frontend", Name: g.name + `{model=` + strconv.Quote(model) + `}`,
 			Extra: []string{"", host, "", "", "", ""},
 		})
 		c.models = append(c.models, seriesModel{dcgm: -1, gauge: g.gauge, worker: -1, rank: -1, endpoint: ep})

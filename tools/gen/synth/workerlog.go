@@ -8,6 +8,7 @@ import (
 	"math"
 	"path"
 	"slices"
+	"strconv"
 	"time"
 )
 
@@ -21,6 +22,7 @@ const (
 	wlPrefillStat              // SGLang ReqTimeStats, type=prefill
 	wlDecodeStat               // SGLang ReqTimeStats, type=decode
 	wlPrefillRun               // a prefill batch (req indexes the rank's batches)
+	wlSchedConfig              // a TokenSpeed scheduler reconfiguration (Worker.limit)
 )
 
 type wlEvent struct {
@@ -180,6 +182,9 @@ func writeWorkerLog(w io.Writer, sv *serving, occ *occupancy, widx, h int, loc *
 				return next, found
 			}})
 	}
+	if role == roleDecode && tokenspeed && head && wk.limit != limitKept {
+		events = append(events, wlEvent{t: reconfigureTime(sv.p, wk.limit), kind: wlSchedConfig})
+	}
 	slices.SortFunc(events, func(x, y wlEvent) int {
 		return cmp.Or(cmp.Compare(x.t, y.t), cmp.Compare(x.kind, y.kind), cmp.Compare(x.rank, y.rank), cmp.Compare(x.req, y.req), cmp.Compare(x.att, y.att))
 	})
@@ -233,6 +238,12 @@ func (wl *workerLog) event(b []byte, ev wlEvent) []byte {
 			return wl.tokenspeedPrefill(b, ev)
 		}
 		return wl.sglangPrefill(b, ev)
+	case wlSchedConfig:
+		limit := "None"
+		if wl.w.limit == limitRaised {
+			limit = strconv.Itoa(2 * tokenspeedMaxBat)
+		}
+		return wl.tokenspeedConfig(b, ev.t, limit)
 	}
 	return wl.reqTimeStats(b, ev)
 }
@@ -336,9 +347,7 @@ func (wl *workerLog) startup(b []byte, sglang, tokenspeed, head bool) []byte {
 	}
 	if tokenspeed && head {
 		wl.lines++
-		b = wl.tokenspeedLine(b, t+3*second, fmt.Sprintf(
-			"Scheduler config: prefix_granularity=%d num_device_pages=%d max_scheduled_tokens=8192 decode_input_tokens=1 overlap_schedule_depth=1 disable_l2_cache=False max_batch_size=%d (global max_num_seqs=%d, dp_size=%d) disable_prefix_cache=False prefix_replay_tokens=0 cache_groups=1",
-			tokenspeedPage, tokenspeedPages+128, tokenspeedMaxBat, tokenspeedMaxBat*w.dp, w.dp), "event_loop.py:329")
+		b = wl.tokenspeedConfig(b, t+3*second, strconv.Itoa(tokenspeedMaxBat))
 	}
 	if wl.sv.p.Config.Sources.Has(SourceWorkers) && head {
 		wl.lines++
@@ -358,4 +367,31 @@ func (wl *workerLog) startup(b []byte, sglang, tokenspeed, head bool) []byte {
 		}
 	}
 	return b
+}
+
+// reconfigureTime is when a TokenSpeed decode scheduler logs its second
+// configuration: two fifths (raised limit) or three fifths (dropped limit)
+// into the run, halfway between two decode logging ticks so that no batch
+// line shares its millisecond.
+func reconfigureTime(p *Plan, l limitPlan) int64 {
+	frac := int64(2)
+	if l == limitDropped {
+		frac = 3
+	}
+	at := (p.EndNS() - p.OriginNS) * frac / 5
+	return p.OriginNS + at/decodeLogPeriod*decodeLogPeriod + decodeLogPeriod/2
+}
+
+// tokenspeedConfig renders the scheduler configuration TokenSpeed logs when
+// a scheduler starts; maxBatch is max_batch_size as Python prints it ("64",
+// or "None" when unset); the global max_num_seqs follows it.
+func (wl *workerLog) tokenspeedConfig(b []byte, t int64, maxBatch string) []byte {
+	w := wl.w
+	global := "None"
+	if n, err := strconv.Atoi(maxBatch); err == nil {
+		global = strconv.Itoa(n * w.dp)
+	}
+	return wl.tokenspeedLine(b, t, fmt.Sprintf(
+		"Scheduler config: prefix_granularity=%d num_device_pages=%d max_scheduled_tokens=8192 decode_input_tokens=1 overlap_schedule_depth=1 disable_l2_cache=False max_batch_size=%s (global max_num_seqs=%s, dp_size=%d) disable_prefix_cache=False prefix_replay_tokens=0 cache_groups=1",
+		tokenspeedPage, tokenspeedPages+128, maxBatch, global, w.dp), "event_loop.py:329")
 }

@@ -3,62 +3,24 @@ package metrics
 import (
 	"fmt"
 	"path/filepath"
-	"sort"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/dsight/dsight/internal/model"
 	"github.com/dsight/dsight/internal/pyramid"
 	"github.com/dsight/dsight/internal/tachometer"
 )
 
-// captureSink keeps each series' points as (time, value) pairs until the
-// read ends: the reader delivers file order, which is time order except
-// where an Arrow tail overlaps its Parquet, so each series is sorted (stably,
-// keeping file then row order on ties) only when it arrived out of order.
-type captureSink struct {
-	infos  []*tachometer.SeriesInfo
-	times  [][]int64
-	values [][]float64
-	sorted []bool
-}
-
-func (s *captureSink) Series(info *tachometer.SeriesInfo) error {
-	s.infos = append(s.infos, info)
-	s.times = append(s.times, nil)
-	s.values = append(s.values, nil)
-	s.sorted = append(s.sorted, true)
-	return nil
-}
-
-func (s *captureSink) Points(ps []tachometer.Point) error {
-	for _, p := range ps {
-		i := p.Series
-		if i < 0 || int(i) >= len(s.infos) {
-			return fmt.Errorf("capture point names series %d of %d", i, len(s.infos))
-		}
-		if n := len(s.times[i]); n > 0 && s.times[i][n-1] > p.TimeNS {
-			s.sorted[i] = false
-		}
-		s.times[i] = append(s.times[i], p.TimeNS)
-		s.values[i] = append(s.values[i], p.Value)
-	}
-	return nil
-}
-
-// byTime sorts one series' pairs by time, stably.
-type byTime struct {
-	t []int64
-	v []float64
-}
-
-func (b byTime) Len() int           { return len(b.t) }
-func (b byTime) Less(i, j int) bool { return b.t[i] < b.t[j] }
-func (b byTime) Swap(i, j int) {
-	b.t[i], b.t[j] = b.t[j], b.t[i]
-	b.v[i], b.v[j] = b.v[j], b.v[i]
-}
-
 func readCapture(opt Options, res *Result) ([]model.MetricFamily, []*built, error) {
+	return readCaptureInto(opt, res, func() (pointStore, error) { return newSpillStore(0) })
+}
+
+// readCaptureInto reads the capture into a store made by newStore, then
+// summarizes its series one at a time (one per core at once), so only the
+// encoded summaries stay in memory.
+func readCaptureInto(opt Options, res *Result, newStore func() (pointStore, error)) (_ []model.MetricFamily, _ []*built, err error) {
 	root, explicit := filepath.Join(opt.LogDir, filepath.FromSlash(tachometer.DefaultRoot)), false
 	if opt.Capture != "" {
 		abs, err := filepath.Abs(opt.Capture)
@@ -80,9 +42,20 @@ func readCapture(opt Options, res *Result) ([]model.MetricFamily, []*built, erro
 			return nil, nil, err
 		}
 	}
-	sink := &captureSink{}
-	r, err := tachometer.Read(c, tachometer.Options{Window: &tachometer.Window{StartNS: opt.OriginNS, EndNS: opt.LastNS}}, sink)
+	store, err := newStore()
 	if err != nil {
+		return nil, nil, err
+	}
+	defer func() {
+		if cerr := store.close(); err == nil && cerr != nil {
+			err = cerr
+		}
+	}()
+	r, err := tachometer.Read(c, tachometer.Options{Window: &tachometer.Window{StartNS: opt.OriginNS, EndNS: opt.LastNS}}, store)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := store.endRead(); err != nil {
 		return nil, nil, err
 	}
 	res.Warnings = append(res.Warnings, c.Warnings...)
@@ -108,51 +81,104 @@ func readCapture(opt Options, res *Result) ([]model.MetricFamily, []*built, erro
 			SeriesCount: f.SeriesCount, Samples: f.Samples, Endpoints: append([]string{}, f.Endpoints...),
 		})
 	}
-	distinct := distinguishingLabels(sink.infos)
-	out := make([]*built, 0, len(sink.infos))
-	for i, info := range sink.infos {
-		t, v := sink.times[i], sink.values[i]
-		if !sink.sorted[i] {
-			sort.Stable(byTime{t, v})
-		}
-		b, err := pyramid.NewBuilder(pyramid.Options{Temporal: pyramid.Sample})
-		if err != nil {
-			return nil, nil, err
-		}
-		for k := range t {
-			if err := b.Add(t[k]-opt.OriginNS, v[k], false); err != nil {
-				return nil, nil, fmt.Errorf("capture series %s: %w", info.RawName, err)
-			}
-		}
-		sink.times[i], sink.values[i] = nil, nil // let the pairs go as soon as they are summarized
-		p := b.Finish()
-		d := desc[info.Name]
-		labels := make([]model.MetricLabel, len(info.Labels))
-		for k, l := range info.Labels {
-			labels[k] = model.MetricLabel{Key: l.Key, Value: l.Value}
-		}
-		var sources []int
-		if i < len(r.Series) {
-			for _, s := range r.Series[i].Sources {
-				if int(s) < len(sourceIDs) {
-					sources = append(sources, sourceIDs[s])
-				}
-			}
-		}
-		meta := model.MetricSeries{
-			Name: info.Name, Label: captureLabel(d.Title, info, distinct), Unit: d.Unit, ValueKind: string(d.ValueKind),
-			Component: d.Component, Group: d.Group, Description: d.Description, RawName: info.RawName,
-			Endpoint: info.Endpoint, Host: strPtr(info.Host), GPU: strPtr(info.GPU), Worker: strPtr(info.Worker),
-			Rank: strPtr(info.Rank), RankKind: strPtr(info.RankKind), WorkerProcess: strPtr(info.WorkerProcess),
-			Labels: labels, Temporal: "sample", SourceIDs: nonNilInts(sources), Samples: int64(len(t)), Rows: p.Rows(),
-		}
-		sb := &built{meta: meta, p: p, ref: -1, sortKey: seriesKey(meta)}
-		if err := sb.encode(); err != nil { // no capture series is another's limit
-			return nil, nil, err
-		}
-		out = append(out, sb)
+	infos := store.seriesInfos()
+	sc := &captureSummary{opt: opt, store: store, infos: infos, result: r, sourceIDs: sourceIDs, desc: desc, distinct: distinguishingLabels(infos)}
+	out, err := sc.all()
+	if err != nil {
+		return nil, nil, err
 	}
 	return families, out, nil
+}
+
+// captureSummary turns the stored series of a capture read into built
+// series.
+type captureSummary struct {
+	opt       Options
+	store     pointStore
+	infos     []*tachometer.SeriesInfo
+	result    *tachometer.Result
+	sourceIDs []int
+	desc      map[string]tachometer.Description
+	distinct  map[string]map[string]bool
+}
+
+// all summarizes every series, on as many goroutines as there are cores;
+// each series is built on its own, so the order of work does not change any
+// result, and the first failing series by id names the error.
+func (cs *captureSummary) all() ([]*built, error) {
+	out := make([]*built, len(cs.infos))
+	errs := make([]error, len(cs.infos))
+	var next atomic.Int64
+	var failed atomic.Bool
+	var wg sync.WaitGroup
+	for range max(1, min(runtime.GOMAXPROCS(0), len(cs.infos))) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sc := &loadScratch{}
+			for !failed.Load() {
+				i := int(next.Add(1) - 1)
+				if i >= len(cs.infos) {
+					return
+				}
+				if out[i], errs[i] = cs.one(i, sc); errs[i] != nil {
+					failed.Store(true)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// one summarizes series i and encodes its summary.
+func (cs *captureSummary) one(i int, sc *loadScratch) (*built, error) {
+	info := cs.infos[i]
+	t, v, err := cs.store.load(i, sc)
+	if err != nil {
+		return nil, err
+	}
+	b, err := pyramid.NewBuilder(pyramid.Options{Temporal: pyramid.Sample})
+	if err != nil {
+		return nil, err
+	}
+	for k := range t {
+		if err := b.Add(t[k]-cs.opt.OriginNS, v[k], false); err != nil {
+			return nil, fmt.Errorf("capture series %s: %w", info.RawName, err)
+		}
+	}
+	cs.store.release(i)
+	p := b.Finish()
+	d := cs.desc[info.Name]
+	labels := make([]model.MetricLabel, len(info.Labels))
+	for k, l := range info.Labels {
+		labels[k] = model.MetricLabel{Key: l.Key, Value: l.Value}
+	}
+	var sources []int
+	if i < len(cs.result.Series) {
+		for _, s := range cs.result.Series[i].Sources {
+			if int(s) < len(cs.sourceIDs) {
+				sources = append(sources, cs.sourceIDs[s])
+			}
+		}
+	}
+	meta := model.MetricSeries{
+		Name: info.Name, Label: captureLabel(d.Title, info, cs.distinct), Unit: d.Unit, ValueKind: string(d.ValueKind),
+		Component: d.Component, Group: d.Group, Description: d.Description, RawName: info.RawName,
+		Endpoint: info.Endpoint, Host: strPtr(info.Host), GPU: strPtr(info.GPU), Worker: strPtr(info.Worker),
+		Rank: strPtr(info.Rank), RankKind: strPtr(info.RankKind), WorkerProcess: strPtr(info.WorkerProcess),
+		Labels: labels, Temporal: "sample", SourceIDs: nonNilInts(sources), Samples: int64(len(t)), Rows: p.Rows(),
+	}
+	sb := &built{meta: meta, p: p, ref: -1, sortKey: seriesKey(meta)}
+	if err := sb.encode(); err != nil { // no capture series is another's limit
+		return nil, err
+	}
+	return sb, nil
 }
 
 func nonNilInts(s []int) []int {

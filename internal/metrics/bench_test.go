@@ -56,11 +56,16 @@ func BenchmarkReadCapture(b *testing.B) {
 			size += st.Size()
 		}
 	}
+	var spill *spillStore
 	for _, tc := range []struct {
 		name  string
 		store func() (pointStore, error)
 	}{
-		{"spill", func() (pointStore, error) { return newSpillStore(0) }},
+		{"spill", func() (pointStore, error) {
+			var err error
+			spill, err = newSpillStore(0)
+			return spill, err
+		}},
 		{"memory", func() (pointStore, error) { return &memStore{}, nil }},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
@@ -85,6 +90,9 @@ func BenchmarkReadCapture(b *testing.B) {
 			b.SetBytes(size)
 			b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(int64(b.N)*samples), "alloc-B/sample")
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(int64(b.N)*samples), "ns/sample")
+			if tc.name == "spill" {
+				b.ReportMetric(float64(spill.blocks*int64(spill.blockSize))/float64(samples), "spilled-B/sample")
+			}
 		})
 	}
 }

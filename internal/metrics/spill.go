@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"os"
 	"sort"
 
@@ -20,14 +21,25 @@ import (
 // from its blocks, in the order the reader delivered them, and summarizes
 // it. What stays in memory during the read is one buffer per series and the
 // block numbers (4 bytes per block), not the points.
+//
+// A block is the byte count it uses (uint16, little-endian) and then pairs,
+// each encoded against the series' previous pair (the first against time 0
+// and value bits 0): the change in the time step as a zigzag uvarint, then
+// the XOR of the value's IEEE bits with the previous value's, as one byte
+// giving its leading and trailing zero bytes and the bytes between them.
+// Scrapes at a steady interval and repeated or nearby values take a few
+// bytes instead of 16, which keeps the file and its reads small.
 
-// spillRecord is the size of one (time, value) pair in the file: the time
-// and the value's IEEE bits, little-endian.
-const spillRecord = 16
+// maxSpillPair is the longest encoded pair: a 10-byte uvarint, a header
+// byte and 8 value bytes.
+const maxSpillPair = binary.MaxVarintLen64 + 1 + 8
 
-// defaultSpillBlock is the bytes per block: 256 pairs. Smaller blocks cost
-// more reads in the second pass; larger ones more buffer memory per series
-// during the first.
+// spillHeader is the bytes of a block's used-length field.
+const spillHeader = 2
+
+// defaultSpillBlock is the bytes per block. Smaller blocks cost more reads in
+// the second pass; larger ones more buffer memory per series during the
+// first.
 const defaultSpillBlock = 4096
 
 // maxSpillBlocks bounds the block numbers, which are kept as uint32.
@@ -73,21 +85,95 @@ type spillStore struct {
 
 // spilledSeries is one series' place in the spill.
 type spilledSeries struct {
-	pending []byte   // pairs not yet written, fewer than a block
+	pending []byte   // the block being filled, its length field not yet set
 	blocks  []uint32 // block numbers in the file, in read order
 	n       int      // pairs in all
 	sorted  bool     // every pair arrived at or after the previous one
-	lastT   int64
+	enc     pairCodec
 }
 
-// newSpillStore creates the temporary file. blockSize must be a positive
-// multiple of spillRecord (0: defaultSpillBlock).
+// pairCodec is the previous pair of a series, which the next is encoded
+// against.
+type pairCodec struct {
+	t, step int64
+	bits    uint64
+}
+
+func (c *pairCodec) append(dst []byte, t int64, v float64) []byte {
+	step := t - c.t // wrapping, as is the decoder's sum
+	dst = binary.AppendUvarint(dst, zigzag(step-c.step))
+	b := math.Float64bits(v)
+	dst = appendXOR(dst, b^c.bits)
+	c.t, c.step, c.bits = t, step, b
+	return dst
+}
+
+// next decodes one pair from src and returns the bytes it used, or 0 when
+// src ends inside the pair.
+func (c *pairCodec) next(src []byte) (t int64, v float64, used int) {
+	d, n := binary.Uvarint(src)
+	if n <= 0 {
+		return 0, 0, 0
+	}
+	x, m := readXOR(src[n:])
+	if m == 0 {
+		return 0, 0, 0
+	}
+	c.step += unzigzag(d)
+	c.t += c.step
+	c.bits ^= x
+	return c.t, math.Float64frombits(c.bits), n + m
+}
+
+func zigzag(x int64) uint64   { return uint64(x<<1) ^ uint64(x>>63) }
+func unzigzag(u uint64) int64 { return int64(u>>1) ^ -int64(u&1) }
+
+// appendXOR writes x as a header byte, 0 for zero, else 1 + 8×(leading zero
+// bytes) + (trailing zero bytes), then the bytes between, least significant
+// first.
+func appendXOR(dst []byte, x uint64) []byte {
+	if x == 0 {
+		return append(dst, 0)
+	}
+	lead, trail := bits.LeadingZeros64(x)/8, bits.TrailingZeros64(x)/8
+	dst = append(dst, byte(1+8*lead+trail))
+	x >>= 8 * trail
+	for range 8 - lead - trail {
+		dst = append(dst, byte(x))
+		x >>= 8
+	}
+	return dst
+}
+
+// readXOR decodes what appendXOR wrote; used is 0 when src is too short or
+// the header is impossible.
+func readXOR(src []byte) (x uint64, used int) {
+	if len(src) == 0 {
+		return 0, 0
+	}
+	h := int(src[0])
+	if h == 0 {
+		return 0, 1
+	}
+	lead, trail := (h-1)/8, (h-1)%8
+	n := 8 - lead - trail
+	if h > 64 || n <= 0 || len(src) < 1+n {
+		return 0, 0
+	}
+	for i := n; i >= 1; i-- {
+		x = x<<8 | uint64(src[i])
+	}
+	return x << (8 * trail), 1 + n
+}
+
+// newSpillStore creates the temporary file. blockSize must hold at least one
+// pair and fit its length field (0: defaultSpillBlock).
 func newSpillStore(blockSize int) (*spillStore, error) {
 	if blockSize == 0 {
 		blockSize = defaultSpillBlock
 	}
-	if blockSize <= 0 || blockSize%spillRecord != 0 {
-		return nil, fmt.Errorf("spill block of %d bytes is not a positive multiple of %d", blockSize, spillRecord)
+	if blockSize < spillHeader+maxSpillPair || blockSize > math.MaxUint16 {
+		return nil, fmt.Errorf("spill block of %d bytes is outside [%d, %d]", blockSize, spillHeader+maxSpillPair, math.MaxUint16)
 	}
 	dir, err := os.MkdirTemp("", "dsight-metrics-")
 	if err != nil {
@@ -117,35 +203,37 @@ func (s *spillStore) Points(ps []tachometer.Point) error {
 			return fmt.Errorf("capture point names series %d of %d", p.Series, len(s.series))
 		}
 		ss := &s.series[p.Series]
-		if ss.n > 0 && ss.lastT > p.TimeNS {
+		if ss.n > 0 && ss.enc.t > p.TimeNS {
 			ss.sorted = false
 		}
-		ss.lastT = p.TimeNS
 		ss.n++
 		if ss.pending == nil {
-			ss.pending = make([]byte, 0, s.blockSize)
-		}
-		ss.pending = binary.LittleEndian.AppendUint64(ss.pending, uint64(p.TimeNS))
-		ss.pending = binary.LittleEndian.AppendUint64(ss.pending, math.Float64bits(p.Value))
-		if len(ss.pending) == s.blockSize {
+			ss.pending = make([]byte, spillHeader, s.blockSize)
+		} else if len(ss.pending)+maxSpillPair > s.blockSize {
 			if err := s.writeBlock(ss); err != nil {
 				return err
 			}
 		}
+		ss.pending = ss.enc.append(ss.pending, p.TimeNS, p.Value)
 	}
 	return nil
 }
 
+// writeBlock writes the series' pending block, padded to the block size.
 func (s *spillStore) writeBlock(ss *spilledSeries) error {
 	if s.blocks >= maxSpillBlocks {
 		return errors.New("metric spill: too many blocks")
 	}
+	binary.LittleEndian.PutUint16(ss.pending, uint16(len(ss.pending)))
+	used := len(ss.pending)
+	ss.pending = ss.pending[:s.blockSize]
+	clear(ss.pending[used:])
 	if _, err := s.w.Write(ss.pending); err != nil {
 		return fmt.Errorf("metric spill: %w", err)
 	}
 	ss.blocks = append(ss.blocks, uint32(s.blocks))
 	s.blocks++
-	ss.pending = ss.pending[:0]
+	ss.pending = ss.pending[:spillHeader]
 	return nil
 }
 
@@ -169,10 +257,7 @@ func (s *spillStore) load(i int, sc *loadScratch) ([]int64, []float64, error) {
 		return nil, nil, errors.New("metric spill: load before the read ended")
 	}
 	ss := &s.series[i]
-	total := len(ss.blocks)*s.blockSize + len(ss.pending)
-	if total != ss.n*spillRecord {
-		return nil, nil, fmt.Errorf("metric spill: series %d holds %d bytes for %d pairs", i, total, ss.n)
-	}
+	total := len(ss.blocks) * s.blockSize
 	if cap(sc.raw) < total {
 		sc.raw = make([]byte, total)
 	}
@@ -191,12 +276,37 @@ func (s *spillStore) load(i int, sc *loadScratch) ([]int64, []float64, error) {
 		off += n
 		k += run
 	}
-	copy(raw[off:], ss.pending)
 	times, values := grow(&sc.times, ss.n), grow(&sc.values, ss.n)
-	for k := range ss.n {
-		rec := raw[k*spillRecord : (k+1)*spillRecord]
-		times[k] = int64(binary.LittleEndian.Uint64(rec))
-		values[k] = math.Float64frombits(binary.LittleEndian.Uint64(rec[8:]))
+	var dec pairCodec
+	k := 0
+	decode := func(pairs []byte) error {
+		for len(pairs) > 0 {
+			t, v, used := dec.next(pairs)
+			if used == 0 || k == ss.n {
+				return fmt.Errorf("metric spill: series %d does not decode to its %d pairs", i, ss.n)
+			}
+			times[k], values[k] = t, v
+			pairs = pairs[used:]
+			k++
+		}
+		return nil
+	}
+	for b := 0; b < total; b += s.blockSize {
+		used := int(binary.LittleEndian.Uint16(raw[b:]))
+		if used < spillHeader || used > s.blockSize {
+			return nil, nil, fmt.Errorf("metric spill: series %d has a block of %d bytes", i, used)
+		}
+		if err := decode(raw[b+spillHeader : b+used]); err != nil {
+			return nil, nil, err
+		}
+	}
+	if len(ss.pending) > 0 {
+		if err := decode(ss.pending[spillHeader:]); err != nil {
+			return nil, nil, err
+		}
+	}
+	if k != ss.n {
+		return nil, nil, fmt.Errorf("metric spill: series %d decodes to %d of its %d pairs", i, k, ss.n)
 	}
 	if !ss.sorted {
 		sort.Stable(byTime{times, values})

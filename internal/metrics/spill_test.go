@@ -214,7 +214,7 @@ func TestSpillGivesTheInMemorySummaries(t *testing.T) {
 	if unsorted < 2 {
 		t.Fatalf("%d series arrived out of order; the capture must give more", unsorted)
 	}
-	for _, block := range []int{spillRecord, 3 * spillRecord, 1024, 0} {
+	for _, block := range []int{spillHeader + maxSpillPair, 64, 1024, 0} {
 		t.Run(fmt.Sprintf("block=%d", block), func(t *testing.T) {
 			gotRes, got, err := readAwkward(t, leaf, func() (pointStore, error) { return newSpillStore(block) })
 			if err != nil {
@@ -257,10 +257,84 @@ func TestSpillLeavesNoFiles(t *testing.T) {
 }
 
 func TestSpillBlockSize(t *testing.T) {
-	for _, size := range []int{-16, 15, 24} {
+	for _, size := range []int{-16, 0x10000, spillHeader + maxSpillPair - 1} {
 		if s, err := newSpillStore(size); err == nil {
 			s.close()
 			t.Errorf("block of %d bytes accepted", size)
 		}
 	}
+}
+
+// pairSequences are time and value sequences the codec must round-trip:
+// steady scrapes, jitter, repeats, sign changes, and time steps that wrap.
+var pairSequences = []struct {
+	times  []int64
+	values []float64
+}{
+	{[]int64{captureT0, captureT0 + captureSec, captureT0 + 2*captureSec, captureT0 + 3*captureSec + 7}, []float64{1, 1, 1.5, -2}},
+	{[]int64{5, 5, 4, 100, -3}, []float64{0, math.Copysign(0, -1), math.MaxFloat64, math.SmallestNonzeroFloat64, -math.MaxFloat64}},
+	{[]int64{math.MinInt64, math.MaxInt64, 0, math.MinInt64}, []float64{math.Inf(1), math.NaN(), 1e-300, 123456789}},
+	{[]int64{}, []float64{}},
+}
+
+func TestPairCodecRoundTrips(t *testing.T) {
+	for i, seq := range pairSequences {
+		var enc, dec pairCodec
+		var buf []byte
+		for k := range seq.times {
+			buf = enc.append(buf, seq.times[k], seq.values[k])
+		}
+		for k := range seq.times {
+			ts, v, used := dec.next(buf)
+			if used == 0 || ts != seq.times[k] || math.Float64bits(v) != math.Float64bits(seq.values[k]) {
+				t.Fatalf("sequence %d pair %d: got (%d, %v, %d), want (%d, %v)", i, k, ts, v, used, seq.times[k], seq.values[k])
+			}
+			buf = buf[used:]
+		}
+		if len(buf) != 0 {
+			t.Fatalf("sequence %d: %d bytes left", i, len(buf))
+		}
+	}
+}
+
+// FuzzPairCodec checks that any pairs round-trip and that decoding any
+// bytes never panics and never reads past its input.
+func FuzzPairCodec(f *testing.F) {
+	for _, seq := range pairSequences {
+		var enc pairCodec
+		var buf []byte
+		for k := range seq.times {
+			buf = enc.append(buf, seq.times[k], seq.values[k])
+		}
+		f.Add(buf)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var dec pairCodec
+		var times []int64
+		var bitsOf []uint64
+		for rest := data; len(rest) > 0; {
+			ts, v, used := dec.next(rest)
+			if used == 0 {
+				break
+			}
+			if used > len(rest) {
+				t.Fatalf("used %d of %d bytes", used, len(rest))
+			}
+			times, bitsOf = append(times, ts), append(bitsOf, math.Float64bits(v))
+			rest = rest[used:]
+		}
+		// Whatever decoded must encode and decode to itself.
+		var enc, again pairCodec
+		var buf []byte
+		for k := range times {
+			buf = enc.append(buf, times[k], math.Float64frombits(bitsOf[k]))
+		}
+		for k := range times {
+			ts, v, used := again.next(buf)
+			if used == 0 || ts != times[k] || math.Float64bits(v) != bitsOf[k] {
+				t.Fatalf("pair %d does not round-trip", k)
+			}
+			buf = buf[used:]
+		}
+	})
 }

@@ -183,9 +183,9 @@ func Encode(d *model.Dataset) *shard.Shard {
 		intCol("chunk", n, func(k int) int64 { return int64(sv(k).Chunk) }),
 		intCol("slot", n, func(k int) int64 { return int64(sv(k).Slot) }),
 	}}
-	chunks := d.ServerChunks
+	chunks := deflateAll(d.ServerChunks)
 	chunksT := shard.Table{Name: TableServerChunks, Rows: len(chunks), Columns: []shard.Column{
-		strCol("payload", len(chunks), func(k int) string { return deflate(chunks[k]) }),
+		strCol("payload", len(chunks), func(k int) string { return chunks[k] }),
 	}}
 	ss := d.ServerSpans
 	n = len(ss)

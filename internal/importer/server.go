@@ -203,9 +203,8 @@ func (res *Result) join(d *model.Dataset, ev *serverEvidence, requests []model.R
 			continue
 		}
 		// The report keeps the evidence; readers render it and derive the
-		// lifecycle again on demand. Deriving here only decides what the
-		// list views and the audit say about availability.
-		available := lifecycle.Derive(j, frame).Available
+		// lifecycle on demand. The build only says whether one is available.
+		available := lifecycle.Available(j)
 		requests[i].Server = &model.RequestServer{
 			ServerIDs: append([]string{}, j.ServerIDs...), Workers: append([]string{}, j.Workers...),
 			SpanCount: len(j.Spans), LifecycleAvailable: available,

@@ -117,7 +117,15 @@ func (w *ChunkWriter) Bytes() []byte {
 	}
 	shared = append(shared, w.buf...)
 
-	out := append([]byte(chunkMagic), chunkVersion)
+	size := len(chunkMagic) + 1 + len(shared) + 10*(len(w.table)+len(w.records)+2)
+	for _, s := range w.table {
+		size += len(s)
+	}
+	for _, r := range w.records {
+		size += len(r)
+	}
+	out := make([]byte, 0, size)
+	out = append(append(out, chunkMagic...), chunkVersion)
 	out = binary.AppendUvarint(out, uint64(len(w.table)))
 	for _, s := range w.table {
 		out = binary.AppendUvarint(out, uint64(len(s)))

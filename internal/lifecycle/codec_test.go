@@ -117,6 +117,9 @@ func TestChunkRoundTripRendersTheSame(t *testing.T) {
 	f := writeRunFrame()
 	got := roundTrip(t, j.Requests)
 	for i := range j.Requests {
+		if Available(got[i]) != Derive(got[i], f).Available {
+			t.Errorf("request %d: Available disagrees with Derive", i)
+		}
 		if want, have := render(t, &j.Requests[i], f), render(t, got[i], f); !bytes.Equal(want, have) {
 			t.Errorf("request %d renders differently:\n got %s\nwant %s", i, have, want)
 		}
@@ -188,7 +191,9 @@ func FuzzDecodeChunk(f *testing.F) {
 			}
 			// Whatever decodes must render without panicking.
 			r.Records(Frame{})
-			Derive(r, Frame{})
+			if Available(r) != Derive(r, Frame{}).Available {
+				t.Fatal("Available disagrees with Derive")
+			}
 		}
 	})
 }

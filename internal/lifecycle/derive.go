@@ -165,6 +165,22 @@ func Derive(r *Request, f Frame) Lifecycle {
 	}
 }
 
+// Available reports whether Derive finds supported lifecycle activity in
+// the request, without rendering anything: the build needs only this.
+func Available(r *Request) bool {
+	for k := range r.Spans {
+		s := &r.Spans[k]
+		phase := ""
+		if s.Routing != nil {
+			phase = s.Routing.Phase
+		}
+		if _, _, ok := otlp.ActivityFor(s.Name, s.Role(), phase); ok {
+			return true
+		}
+	}
+	return false
+}
+
 // activities renders the request's spans that belong to the lifecycle
 // vocabulary, sorted, with their same-trace parents.
 func activities(r *Request, f Frame) []Activity {

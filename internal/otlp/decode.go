@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 )
 
 // Format is how a trace file lays out its records.
@@ -91,7 +92,17 @@ func (f *fileDecoder) errorf(line int64, format string, args ...any) error {
 	return &LineError{Path: f.path, Line: line, Err: fmt.Errorf(format, args...)}
 }
 
-func (f *fileDecoder) run(r io.Reader) error {
+func (f *fileDecoder) run(r io.Reader) (err error) {
+	var rs *records
+	defer func() {
+		if rs == nil {
+			return
+		}
+		if err == nil {
+			err = rs.finish()
+		}
+		rs.stop()
+	}()
 	br := bufio.NewReaderSize(r, 64<<10)
 	var long []byte // a line longer than the reader's buffer
 	inLong := false
@@ -137,7 +148,10 @@ func (f *fileDecoder) run(r io.Reader) error {
 			return f.document(append(head, line...), br)
 		default:
 			started = true
-			if err := f.jsonlRecord(line, rerr == io.EOF); err != nil {
+			if rs == nil {
+				rs = f.startRecords()
+			}
+			if err := rs.add(line, f.stats.Lines, rerr == io.EOF); err != nil {
 				return err
 			}
 		}
@@ -152,47 +166,138 @@ func (f *fileDecoder) run(r io.Reader) error {
 
 func countLines(b []byte) int { return bytes.Count(b, []byte{'\n'}) }
 
-// jsonlRecord decodes one line holding one record.
-func (f *fileDecoder) jsonlRecord(line []byte, last bool) error {
-	lineNo := f.stats.Lines
-	f.s.data, f.s.pos = line, 0
-	f.rec = recordDecoder{s: f.s, path: f.path, line: lineNo, spans: f.rec.spans[:0], scratch: f.rec.scratch}
-	err := f.rec.record()
+// recordJob is one JSONL record handed to a decoding worker; done
+// receives its spans (or its error) when it is decoded.
+type recordJob struct {
+	line   []byte // owned copy of the line
+	lineNo int64
+	last   bool
+	done   chan recordResult
+}
+
+type recordResult struct {
+	spans []Span
+	err   error
+}
+
+// records decodes JSONL records on every core while the caller keeps
+// reading: a collector export is hundreds of MB of independent records.
+// Results are emitted strictly in file order, so the output, the first
+// error and the spans emitted before it are those of a sequential decode.
+type records struct {
+	f       *fileDecoder
+	jobs    chan *recordJob
+	pending []*recordJob
+	window  int
+	// free holds line buffers of emitted records: decoded spans copy
+	// their strings, so a buffer is reused once its record is emitted.
+	free [][]byte
+}
+
+func (f *fileDecoder) startRecords() *records {
+	n := runtime.GOMAXPROCS(0)
+	rs := &records{f: f, jobs: make(chan *recordJob), window: 2 * n}
+	for range n {
+		go func() {
+			s := &scanner{keys: make(map[string]string)}
+			var rec recordDecoder
+			for job := range rs.jobs {
+				spans, err := decodeJSONLRecord(s, &rec, f.path, job.line, job.lineNo, job.last)
+				job.done <- recordResult{spans, err}
+			}
+		}()
+	}
+	return rs
+}
+
+// add queues a record, emitting finished ones when the window is full.
+func (rs *records) add(line []byte, lineNo int64, last bool) error {
+	var buf []byte
+	if n := len(rs.free); n > 0 {
+		buf, rs.free = rs.free[n-1], rs.free[:n-1]
+	}
+	job := &recordJob{line: append(buf[:0], line...), lineNo: lineNo, last: last, done: make(chan recordResult, 1)}
+	rs.jobs <- job
+	rs.pending = append(rs.pending, job)
+	if len(rs.pending) >= rs.window {
+		return rs.emitOldest()
+	}
+	return nil
+}
+
+func (rs *records) emitOldest() error {
+	job := rs.pending[0]
+	rs.pending = rs.pending[1:]
+	res := <-job.done
+	rs.free = append(rs.free, job.line)
+	if res.err != nil {
+		return res.err
+	}
+	return rs.f.flush(res.spans)
+}
+
+// finish emits every queued record and stops the workers.
+func (rs *records) finish() error {
+	defer rs.stop()
+	for len(rs.pending) > 0 {
+		if err := rs.emitOldest(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// stop releases the workers; queued results are dropped.
+func (rs *records) stop() {
+	if rs.jobs != nil {
+		close(rs.jobs)
+		rs.jobs = nil
+	}
+}
+
+// decodeJSONLRecord decodes one line holding one record into fresh spans.
+func decodeJSONLRecord(s *scanner, rec *recordDecoder, path string, line []byte, lineNo int64, last bool) ([]Span, error) {
+	s.data, s.pos = line, 0
+	// The spans outlive the call (they are emitted later, in file order),
+	// so each record gets fresh ones, sized like the previous record's.
+	*rec = recordDecoder{s: s, path: path, line: lineNo, scratch: rec.scratch, spans: make([]Span, 0, len(rec.spans))}
+	err := rec.record()
 	if err == nil {
-		f.s.ws()
-		if f.s.pos < len(line) {
-			err = f.s.fail("unexpected data after the record's JSON value")
+		s.ws()
+		if s.pos < len(line) {
+			err = s.fail("unexpected data after the record's JSON value")
 		}
 	}
 	if err != nil {
 		if isSyntaxEOF(err) && last && line[len(line)-1] != '\n' {
-			return &LineError{Path: f.path, Line: lineNo, Err: fmt.Errorf(
+			return nil, &LineError{Path: path, Line: lineNo, Err: fmt.Errorf(
 				"%w: the last line ends after %d bytes inside a JSON value, without a final newline", ErrTruncated, len(line))}
 		}
-		return f.describe(err, lineNo, 0)
+		return nil, describe(err, path, FormatJSONL, lineNo, 0)
 	}
-	return f.flush()
+	return rec.spans, nil
 }
 
 // describe turns a decode error into a LineError; lineStart is the offset of
 // the failing line in the scanner's data.
-func (f *fileDecoder) describe(err error, line int64, lineStart int) error {
+func describe(err error, path string, format Format, line int64, lineStart int) error {
 	var se *syntaxError
 	if errors.As(err, &se) {
-		if se.eof && f.stats.Format == FormatJSONL {
-			return &LineError{Path: f.path, Line: line, Err: fmt.Errorf(
+		if se.eof && format == FormatJSONL {
+			return &LineError{Path: path, Line: line, Err: fmt.Errorf(
 				"invalid JSON at column %d: the line ends inside a JSON value", se.off-lineStart+1)}
 		}
-		return &LineError{Path: f.path, Line: line, Err: fmt.Errorf("invalid JSON at column %d: %w", se.off-lineStart+1, err)}
+		return &LineError{Path: path, Line: line, Err: fmt.Errorf("invalid JSON at column %d: %w", se.off-lineStart+1, err)}
 	}
-	return &LineError{Path: f.path, Line: line, Err: err}
+	return &LineError{Path: path, Line: line, Err: err}
 }
 
-func (f *fileDecoder) flush() error {
+// flush emits one decoded record's spans.
+func (f *fileDecoder) flush(spans []Span) error {
 	f.stats.Records++
-	for i := range f.rec.spans {
+	for i := range spans {
 		f.stats.Spans++
-		if err := f.emit(&f.rec.spans[i]); err != nil {
+		if err := f.emit(&spans[i]); err != nil {
 			return err
 		}
 	}
@@ -234,9 +339,9 @@ func (f *fileDecoder) document(head []byte, rest io.Reader) error {
 				return &LineError{Path: f.path, Line: line, Err: fmt.Errorf(
 					"%w: the document ends inside a JSON value after %d bytes", ErrTruncated, len(data))}
 			}
-			return f.describe(err, line, start)
+			return describe(err, f.path, f.stats.Format, line, start)
 		}
-		if err := f.flush(); err != nil {
+		if err := f.flush(f.rec.spans); err != nil {
 			return err
 		}
 	}

@@ -52,6 +52,8 @@ type recordDecoder struct {
 	spans []Span     // the record's spans so far; a span's ordinal is its index
 	// scratch is reused by attributes; it may hold stale values.
 	scratch Attributes
+	// slab backs the attributes of the record's spans; see keep.
+	slab Attributes
 }
 
 func (d *recordDecoder) lineAt(off int) int64 {

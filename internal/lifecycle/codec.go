@@ -311,4 +311,3 @@ func (w *ChunkWriter) value(v otlp.Value, depth int) {
 		w.attrs(kvs, depth+1)
 	}
 }
-

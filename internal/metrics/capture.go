@@ -143,7 +143,7 @@ func (cs *captureSummary) one(i int, sc *loadScratch) (*built, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := pyramid.NewBuilder(pyramid.Options{Temporal: pyramid.Sample})
+	b, err := pyramid.NewBuilder(pyramid.Options{Temporal: pyramid.Sample, Points: int64(len(t))})
 	if err != nil {
 		return nil, err
 	}

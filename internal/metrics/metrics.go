@@ -289,7 +289,7 @@ func readLogs(opt Options, res *Result, capFams []model.MetricFamily) ([]model.M
 	for _, i := range order {
 		s := &clipped.Series[i]
 		temporal := pyramidTemporal(s.Definition.Temporal)
-		popt := pyramid.Options{Temporal: temporal}
+		popt := pyramid.Options{Temporal: temporal, Points: int64(len(s.Points))}
 		ref := -1
 		if s.Reference != nil && s.Reference.Series >= 0 {
 			ref = s.Reference.Series

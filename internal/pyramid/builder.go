@@ -16,6 +16,10 @@ type Options struct {
 	MinBucketRows int
 	// ChunkRows caps the rows of one chunk (0: 8,192 and 512 KiB decoded).
 	ChunkRows int
+	// Points, when the caller knows it, is how many points it will add; a
+	// short series then gets chunks of the rows it can have instead of full
+	// ones. It changes no result; adding more points only costs a regrowth.
+	Points int64
 	// Limit is the paired limit or pool series, already built. When set,
 	// every sample resolves its limit while it is added: for a Setting limit
 	// the last limit row at or before the sample, otherwise a limit row at
@@ -33,6 +37,8 @@ type Builder struct {
 	levelRows int // buckets per level chunk
 	limit     *rowCursor
 	finished  bool
+	points    int64 // Options.Points
+	added     int64 // points added so far
 
 	exact []exactChunk
 	cur   exactChunk // the chunk being filled
@@ -60,10 +66,10 @@ func NewBuilder(opts Options) (*Builder, error) {
 	if !opts.Temporal.valid() {
 		return nil, fmt.Errorf("invalid temporal %d", uint8(opts.Temporal))
 	}
-	if opts.MinBucketRows < 0 || opts.ChunkRows < 0 {
-		return nil, errors.New("negative MinBucketRows or ChunkRows")
+	if opts.MinBucketRows < 0 || opts.ChunkRows < 0 || opts.Points < 0 {
+		return nil, errors.New("negative MinBucketRows, ChunkRows or Points")
 	}
-	b := &Builder{temporal: opts.Temporal, minRows: opts.MinBucketRows, finest: 64}
+	b := &Builder{temporal: opts.Temporal, minRows: opts.MinBucketRows, finest: 64, points: opts.Points}
 	if b.minRows == 0 {
 		b.minRows = DefaultMinBucketRows
 	}
@@ -94,6 +100,7 @@ func (b *Builder) Add(tNS int64, v float64, null bool) error {
 		return fmt.Errorf("time %d ns is before the previous point at %d ns", tNS, b.lastT)
 	}
 	b.started, b.lastT = true, tNS
+	b.added++
 	valid := !null && !math.IsNaN(v) && !math.IsInf(v, 0)
 	if b.temporal == Event {
 		b.appendRow(tNS, v, valid)
@@ -125,6 +132,11 @@ func (b *Builder) appendRow(t int64, v float64, valid bool) {
 	c := &b.cur
 	if c.times == nil {
 		n := b.exactRows
+		// Every row still to come is a point not yet added, or this one or
+		// the pending one.
+		if left := b.points - b.added + 2; b.points > 0 && left < int64(n) {
+			n = int(max(left, 1))
+		}
 		c.times, c.values, c.valid = make([]int64, 0, n), make([]float64, 0, n), make([]bool, 0, n)
 		if b.limit != nil {
 			c.limits, c.limitOK = make([]float64, 0, n), make([]bool, 0, n)

@@ -6,50 +6,58 @@ import (
 	"strconv"
 )
 
-// attributes reads a KeyValue list. Top-level lists are gathered in a
-// reused scratch slice and copied out at their exact size, which saves the
-// repeated growth of one slice per span.
+// attributes reads a KeyValue list. A span's attributes are decoded
+// straight into the record's slab (see keep); nested lists get their own
+// slices.
 func (d *recordDecoder) attributes(depth int) (Attributes, error) {
 	ok, err := d.openArray()
 	if !ok || err != nil {
 		return nil, err
 	}
 	var attrs Attributes
+	start := len(d.slab)
 	if depth == 0 {
-		attrs = d.scratch[:0]
+		attrs = d.slab
 	}
 	for first := true; ; first = false {
 		done, err := d.s.nextElement(first)
 		if err != nil || done {
 			if depth == 0 {
-				d.scratch = attrs[:0]
-				if len(attrs) == 0 {
-					return nil, err
-				}
-				attrs = d.keep(attrs)
+				return d.keep(attrs, start, err)
 			}
 			return attrs, err
+		}
+		if depth == 0 && len(attrs) == cap(attrs) {
+			// The slab is full: move this span's attributes so far to a
+			// fresh one.
+			fresh := make(Attributes, len(attrs)-start, max(attrSlab, 2*(len(attrs)-start)))
+			copy(fresh, attrs[start:])
+			attrs, start = fresh, 0
 		}
 		attrs = append(attrs, Attr{})
 		if err := d.keyValue(&attrs[len(attrs)-1], depth); err != nil {
 			if depth == 0 {
-				d.scratch = attrs[:0]
+				d.keep(attrs, start, err)
 			}
-			return nil, field("#"+strconv.Itoa(len(attrs)-1), err)
+			return nil, field("#"+strconv.Itoa(len(attrs)-1-start), err)
 		}
 	}
 }
 
-// keep copies a span's attributes out of the scratch buffer into a slab
-// shared by the record's spans: one allocation per few thousand attributes
-// instead of one per span, which matters at millions of spans.
-func (d *recordDecoder) keep(attrs Attributes) Attributes {
-	if len(attrs) > cap(d.slab)-len(d.slab) {
-		d.slab = make(Attributes, 0, max(attrSlab, len(attrs)))
+// keep ends a span's attributes, attrs[start:], in the slab shared by the
+// record's spans: one allocation per few thousand attributes instead of one
+// per span, which matters at millions of spans. Slab entries are never
+// rewritten once kept. On error the slab forgets the partial list.
+func (d *recordDecoder) keep(attrs Attributes, start int, err error) (Attributes, error) {
+	if err != nil {
+		d.slab = attrs[:start]
+		return nil, err
 	}
-	n := len(d.slab)
-	d.slab = append(d.slab, attrs...)
-	return d.slab[n : n+len(attrs) : n+len(attrs)]
+	d.slab = attrs
+	if len(attrs) == start {
+		return nil, nil
+	}
+	return attrs[start:len(attrs):len(attrs)], nil
 }
 
 // attrSlab is how many attributes one slab holds.

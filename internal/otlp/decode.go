@@ -260,7 +260,7 @@ func decodeJSONLRecord(s *scanner, rec *recordDecoder, path string, line []byte,
 	s.data, s.pos = line, 0
 	// The spans outlive the call (they are emitted later, in file order),
 	// so each record gets fresh ones, sized like the previous record's.
-	*rec = recordDecoder{s: s, path: path, line: lineNo, scratch: rec.scratch, spans: make([]Span, 0, len(rec.spans))}
+	*rec = recordDecoder{s: s, path: path, line: lineNo, spans: make([]Span, 0, len(rec.spans))}
 	err := rec.record()
 	if err == nil {
 		s.ws()
@@ -327,7 +327,7 @@ func (f *fileDecoder) document(head []byte, rest io.Reader) error {
 		if f.s.pos >= len(data) {
 			return nil
 		}
-		f.rec = recordDecoder{s: f.s, path: f.path, lines: lines, spans: f.rec.spans[:0], scratch: f.rec.scratch}
+		f.rec = recordDecoder{s: f.s, path: f.path, lines: lines, spans: f.rec.spans[:0]}
 		if err := f.rec.record(); err != nil {
 			off := f.s.pos
 			var se *syntaxError

@@ -50,8 +50,6 @@ type recordDecoder struct {
 	line  int64      // the record's line, for a JSONL record
 	lines *lineIndex // offsets to lines, for a multi-line document
 	spans []Span     // the record's spans so far; a span's ordinal is its index
-	// scratch is reused by attributes; it may hold stale values.
-	scratch Attributes
 	// slab backs the attributes of the record's spans; see keep.
 	slab Attributes
 }

@@ -6,6 +6,9 @@
 // shared/spec/input-formats.md §7 and reference-behaviour.md §4.3, §9), in
 // Debian's chromium from file:// and from a loopback HTTP server. A hostile
 // label value from the capture renders as text.
+//
+// CAPACITY_SEED, CAPACITY_SOURCES and CAPACITY_REQUESTS vary the generated
+// run (defaults: seed 3, every source but AgentPerf, 200 requests).
 
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
@@ -18,8 +21,8 @@ import { BIN, ROOT, OUT } from "./fixture.mjs";
 import { readTokenSpeedRun, expectCapacity, legendLines } from "./capacity.mjs";
 
 const ZONE = "America/New_York"; // UTC−4 in September: a wrong or missing zone shifts every sample by hours
-const SEED = 3;
-const SOURCES = "aiperf,frontend,otel,workers,sglang,tokenspeed,tachometer";
+const SEED = Number(process.env.CAPACITY_SEED || 3);
+const SOURCES = process.env.CAPACITY_SOURCES || "aiperf,frontend,otel,workers,sglang,tokenspeed,tachometer";
 const HOSTILE = `synth/agentic-70b <img src=x onerror=alert(1)> "quotes" & </script>`;
 
 const FAMILIES = [
@@ -38,7 +41,8 @@ before(async () => {
   work = fs.mkdtempSync(path.join(os.tmpdir(), "dsight-capacity-"));
   run = path.join(work, "run");
   report = path.join(work, "report");
-  execFileSync("go", ["run", "./tools/gen", "-out", run, "-seed", String(SEED), "-hostile", "-sources", SOURCES, "-timezone", ZONE], { cwd: ROOT, stdio: ["ignore", "ignore", "inherit"] });
+  const size = process.env.CAPACITY_REQUESTS ? ["-requests", process.env.CAPACITY_REQUESTS] : [];
+  execFileSync("go", ["run", "./tools/gen", "-out", run, "-seed", String(SEED), "-hostile", "-sources", SOURCES, "-timezone", ZONE, ...size], { cwd: ROOT, stdio: ["ignore", "ignore", "inherit"] });
   execFileSync(BIN, ["build", run, "-o", report, "--iteration-timezone", ZONE], { stdio: ["ignore", "ignore", "inherit"] });
   truth = readTokenSpeedRun(run, ZONE);
   browser = await launch();
@@ -89,6 +93,71 @@ function legendOf(page, name) {
 
 const near = (a, b) => Math.abs(a - b) <= 1e-6;
 
+// checkWindow compares both pinned families over the shown range [from, to]
+// with the independent reading; it records the legend forms seen.
+async function checkWindow(page, from, to, forms) {
+  const at = `[${from}, ${to}]`;
+  for (const f of FAMILIES) {
+    const answer = await page.evaluate((a) => traceExplorer.queryMetrics(a), { name: f.name, from, to });
+    const limits = await page.evaluate((a) => traceExplorer.queryMetrics(a), { name: f.limit, from, to });
+    const legend = await legendOf(page, f.name);
+    const scopes = truth.scopes.filter((s) => s.samples.some((x) => x[f.value] !== null));
+    assert.equal(answer.items.length, scopes.length, `${f.name} ${at}: one series per logging scope`);
+    assert.equal(legend.length, scopes.length, `${f.name} ${at}: one legend row per series`);
+    for (const scope of scopes) {
+      const want = expectCapacity(scope, f, from, to);
+      const where = `${f.name} ${scope.file} ${at}`;
+      forms.add(want.form);
+      if (want.unavailable > 0 && want.unavailable < want.samples) forms.add("partly unavailable");
+      const item = answer.items.find((s) => s.worker === scope.worker && s.rank === String(scope.rank) && s.host === scope.host);
+      assert.ok(item, `${where}: no series for ${scope.worker} rank ${scope.rank}`);
+      assert.equal(item.rank_kind, "attention_tp");
+      assert.equal(item.reference.name, f.limit);
+      assert.equal(item.reference.label, f.label);
+      // The series statistics.
+      assert.equal(item.samples, want.samples, `${where}: samples`);
+      assert.equal(item.max, want.max, `${where}: max`);
+      assert.equal(item.min, want.min, `${where}: min`);
+      if (want.samples) {
+        assert.ok(near(item.first_time, want.firstTime) && near(item.last_time, want.lastTime), `${where}: first/last ${item.first_time}/${item.last_time}, want ${want.firstTime}/${want.lastTime}`);
+      }
+      // The capacity answer.
+      const c = item.capacity;
+      assert.equal(c.samples, want.samples, `${where}: capacity samples`);
+      assert.equal(c.unavailable, want.unavailable, `${where}: samples without a valid limit`);
+      assert.equal(c.limit, want.limit, `${where}: limit kind (values ${want.limitValues})`);
+      if (want.limit !== "unavailable") assert.deepEqual([c.limit_min, c.limit_max], [want.limitMin, want.limitMax], `${where}: limit range`);
+      if (want.samples) {
+        assert.equal(c.peak[1], want.max, `${where}: peak value`);
+        assert.ok(near(c.peak[0], want.peakTime), `${where}: peak at ${c.peak[0]}, first maximum at ${want.peakTime}`);
+      }
+      if (want.usage === null) assert.ok(!c.highest_usage, `${where}: usage ${JSON.stringify(c.highest_usage)} without a valid limit`);
+      else {
+        assert.ok(c.highest_usage, `${where}: no usage, want ${want.usage}`);
+        assert.ok(Math.abs(c.highest_usage[1] - want.usage) < 1e-12, `${where}: usage ${c.highest_usage[1]}, want ${want.usage} (peak ÷ smallest limit would be ${want.max / want.limitMin})`);
+        assert.ok(near(c.highest_usage[0], want.usageTime), `${where}: usage at ${c.highest_usage[0]}, want ${want.usageTime}`);
+      }
+      // The limit series: a setting carried into the range is the
+      // last one strictly before it, never one logged later.
+      const lim = limits.items.find((s) => s.worker === scope.worker && s.rank === String(scope.rank) && s.host === scope.host);
+      assert.ok(lim && lim.id === item.reference.series_id, `${where}: reference series ${item.reference.series_id}`);
+      if (f.ref === "setting") {
+        const carried = want.carried;
+        if (carried === null) assert.ok(!lim.carried_setting, `${where}: carried ${JSON.stringify(lim.carried_setting)}`);
+        else {
+          assert.ok(lim.carried_setting && near(lim.carried_setting[0], carried.t), `${where}: carried ${JSON.stringify(lim.carried_setting)}, want ${JSON.stringify(carried)}`);
+          assert.equal(lim.carried_setting[1], carried.v, `${where}: carried value`);
+        }
+      }
+      // The legend drawn for that series.
+      const row = legend.find((r) => r.id === String(item.id));
+      assert.ok(row, `${where}: no legend row for series ${item.id}`);
+      assert.equal(row.caption, `${scope.worker} · attention_tp ${scope.rank}`);
+      assert.deepEqual(row.lines, legendLines(want, f), `${where}: legend`);
+    }
+  }
+}
+
 for (const mode of ["file", "http"]) {
   const url = () => (mode === "file" ? fileURL(report) : server.url);
 
@@ -112,67 +181,28 @@ for (const mode of ["file", "http"]) {
           traceExplorer.selectRange(from, to);
           return traceExplorer.whenMetricsReady();
         }, [from, to]);
-        const at = `[${from}, ${to}]`;
-        for (const f of FAMILIES) {
-          const answer = await page.evaluate((a) => traceExplorer.queryMetrics(a), { name: f.name, from, to });
-          const limits = await page.evaluate((a) => traceExplorer.queryMetrics(a), { name: f.limit, from, to });
-          const legend = await legendOf(page, f.name);
-          const scopes = truth.scopes.filter((s) => s.samples.some((x) => x[f.value] !== null));
-          assert.equal(answer.items.length, scopes.length, `${f.name} ${at}: one series per logging scope`);
-          assert.equal(legend.length, scopes.length, `${f.name} ${at}: one legend row per series`);
-          for (const scope of scopes) {
-            const want = expectCapacity(scope, f, from, to);
-            const where = `${f.name} ${scope.file} ${at}`;
-            forms.add(want.form);
-            if (want.unavailable > 0 && want.unavailable < want.samples) forms.add("partly unavailable");
-            const item = answer.items.find((s) => s.worker === scope.worker && s.rank === String(scope.rank) && s.host === scope.host);
-            assert.ok(item, `${where}: no series for ${scope.worker} rank ${scope.rank}`);
-            assert.equal(item.rank_kind, "attention_tp");
-            assert.equal(item.reference.name, f.limit);
-            assert.equal(item.reference.label, f.label);
-            // The series statistics.
-            assert.equal(item.samples, want.samples, `${where}: samples`);
-            assert.equal(item.max, want.max, `${where}: max`);
-            assert.equal(item.min, want.min, `${where}: min`);
-            if (want.samples) {
-              assert.ok(near(item.first_time, want.firstTime) && near(item.last_time, want.lastTime), `${where}: first/last ${item.first_time}/${item.last_time}, want ${want.firstTime}/${want.lastTime}`);
-            }
-            // The capacity answer.
-            const c = item.capacity;
-            assert.equal(c.samples, want.samples, `${where}: capacity samples`);
-            assert.equal(c.unavailable, want.unavailable, `${where}: samples without a valid limit`);
-            assert.equal(c.limit, want.limit, `${where}: limit kind (values ${want.limitValues})`);
-            if (want.limit !== "unavailable") assert.deepEqual([c.limit_min, c.limit_max], [want.limitMin, want.limitMax], `${where}: limit range`);
-            if (want.samples) {
-              assert.equal(c.peak[1], want.max, `${where}: peak value`);
-              assert.ok(near(c.peak[0], want.peakTime), `${where}: peak at ${c.peak[0]}, first maximum at ${want.peakTime}`);
-            }
-            if (want.usage === null) assert.ok(!c.highest_usage, `${where}: usage ${JSON.stringify(c.highest_usage)} without a valid limit`);
-            else {
-              assert.ok(c.highest_usage, `${where}: no usage, want ${want.usage}`);
-              assert.ok(Math.abs(c.highest_usage[1] - want.usage) < 1e-12, `${where}: usage ${c.highest_usage[1]}, want ${want.usage} (peak ÷ smallest limit would be ${want.max / want.limitMin})`);
-              assert.ok(near(c.highest_usage[0], want.usageTime), `${where}: usage at ${c.highest_usage[0]}, want ${want.usageTime}`);
-            }
-            // The limit series: a setting carried into the range is the
-            // last one strictly before it, never one logged later.
-            const lim = limits.items.find((s) => s.worker === scope.worker && s.rank === String(scope.rank) && s.host === scope.host);
-            assert.ok(lim && lim.id === item.reference.series_id, `${where}: reference series ${item.reference.series_id}`);
-            if (f.ref === "setting") {
-              const carried = want.carried;
-              if (carried === null) assert.ok(!lim.carried_setting, `${where}: carried ${JSON.stringify(lim.carried_setting)}`);
-              else {
-                assert.ok(lim.carried_setting && near(lim.carried_setting[0], carried.t), `${where}: carried ${JSON.stringify(lim.carried_setting)}, want ${JSON.stringify(carried)}`);
-                assert.equal(lim.carried_setting[1], carried.v, `${where}: carried value`);
-              }
-            }
-            // The legend drawn for that series.
-            const row = legend.find((r) => r.id === String(item.id));
-            assert.ok(row, `${where}: no legend row for series ${item.id}`);
-            assert.equal(row.caption, `${scope.worker} · attention_tp ${scope.rank}`);
-            assert.deepEqual(row.lines, legendLines(want, f), `${where}: legend`);
-          }
-        }
+        await checkWindow(page, from, to, forms);
       }
+      // A range whose ends are sample times holds both samples.
+      const edges = truth.scopes.find((x) => x.settings.some((y) => y.v === 128)).samples.filter((x) => x.running !== null && x.t > 0);
+      const [a, b] = [edges[Math.floor(edges.length / 3)].t, edges[Math.floor((2 * edges.length) / 3)].t];
+      await page.evaluate(([from, to]) => {
+        traceExplorer.selectRange(from, to);
+        return traceExplorer.whenMetricsReady();
+      }, [a, b]);
+      await checkWindow(page, a, b, forms);
+      // Dragging across a chart zooms every pinned chart to the dragged range.
+      const over = page.locator(`.metric-card[data-metric-name="${FAMILIES[0].name}"] .u-over`);
+      await over.scrollIntoViewIfNeeded();
+      const box = await over.boundingBox();
+      await page.mouse.move(box.x + box.width * 0.2, box.y + box.height / 2);
+      await page.mouse.down();
+      await page.mouse.move(box.x + box.width * 0.7, box.y + box.height / 2, { steps: 5 });
+      await page.mouse.up();
+      await page.evaluate(() => traceExplorer.whenMetricsReady());
+      const dragged = await page.evaluate(() => traceExplorer.getState());
+      assert.ok(dragged.from > a && dragged.to < b, `dragged range ${dragged.from}–${dragged.to} inside [${a}, ${b}]`);
+      await checkWindow(page, dragged.from, dragged.to, forms);
       // The windows exercise every legend form at least once.
       const seen = forms;
       for (const form of ["constant", "changed", "unavailable", "partly unavailable"]) assert.ok(seen.has(form), `no window showed a ${form} limit; forms seen ${[...seen]}`);

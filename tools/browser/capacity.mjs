@@ -130,9 +130,12 @@ export function expectCapacity(scope, f, from, to) {
   // and those logged inside it; or the pool totals logged inside it.
   const values = [];
   if (f.ref === "setting") {
+    // The carried setting is drawn from the left edge unless a setting was
+    // logged exactly there.
     const carried = scope.settings.filter((s) => s.t < from).pop();
     if (carried) out.carried = { t: carried.t, v: carried.v };
-    if (carried && carried.v !== null) values.push(carried.v);
+    const atEdge = scope.settings.some((s) => s.t === from);
+    if (carried && carried.v !== null && !atEdge) values.push(carried.v);
     for (const s of scope.settings) if (s.t >= from && s.t <= to && s.v !== null) values.push(s.v);
   } else {
     for (const s of scope.samples) if (s.t >= from && s.t <= to && s.total !== null) values.push(s.total);

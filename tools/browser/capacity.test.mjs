@@ -56,9 +56,9 @@ after(async () => {
   if (work) fs.rmSync(work, { recursive: true, force: true });
 });
 
-// windows picks the zoomed ranges from the logged reconfigurations: one
-// before any, one spanning both, one after the limit was dropped, and the
-// whole run.
+// windows picks the zoomed ranges from the logged reconfigurations: the
+// whole run, one spanning both, one before any, one after the limit was
+// dropped, and two with an end on a reconfiguration.
 function windows(d) {
   const changes = truth.scopes.flatMap((s) => s.settings.filter((x) => x.t > 0).map((x) => x.t)).sort((a, b) => a - b);
   assert.equal(changes.length, 2, `two mid-run reconfigurations, got ${changes}`);
@@ -68,6 +68,9 @@ function windows(d) {
     [raised - 90.25, dropped + 60.25],
     [Math.max(0, raised - 120.25), raised - 0.25],
     [dropped + 0.25, Math.min(d, dropped + 150.25)],
+    // Ranges that start or end on a reconfiguration.
+    [raised, raised + 60.25],
+    [dropped - 60.25, dropped],
   ];
 }
 
@@ -204,8 +207,7 @@ for (const mode of ["file", "http"]) {
       assert.ok(dragged.from > a && dragged.to < b, `dragged range ${dragged.from}–${dragged.to} inside [${a}, ${b}]`);
       await checkWindow(page, dragged.from, dragged.to, forms);
       // The windows exercise every legend form at least once.
-      const seen = forms;
-      for (const form of ["constant", "changed", "unavailable", "partly unavailable"]) assert.ok(seen.has(form), `no window showed a ${form} limit; forms seen ${[...seen]}`);
+      for (const form of ["constant", "changed", "unavailable", "partly unavailable"]) assert.ok(forms.has(form), `no window showed a ${form} limit; forms seen ${[...forms]}`);
       if (mode === "file") await page.locator(".metric-card").first().screenshot({ path: path.join(OUT, "capacity-pinned.png") });
       assert.deepEqual(dialogs, []);
       assert.deepEqual(problems, []);
@@ -229,7 +231,9 @@ for (const mode of ["file", "http"]) {
       }, name);
       const card = page.locator(`.metric-card[data-metric-name="${name}"]`);
       await card.locator(".ds-metric-labels summary").first().click();
-      const pre = await card.locator(".ds-metric-labels pre").first().textContent();
+      const labels = card.locator(".ds-metric-labels pre").first();
+      assert.equal(await labels.evaluate((el) => el.childElementCount), 0, "the Labels disclosure holds text only");
+      const pre = await labels.textContent();
       const shown = JSON.parse(pre);
       assert.ok(shown.labels.some((l) => l.key === "metric.model" && l.value === HOSTILE), pre);
       assert.ok(shown.raw_name.includes(HOSTILE.replace(/"/g, '\\"')), shown.raw_name);

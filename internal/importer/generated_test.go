@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/dsight/dsight/internal/lifecycle"
 	"github.com/dsight/dsight/tools/gen/synth"
 )
 
@@ -32,6 +33,23 @@ func TestGeneratedRun(t *testing.T) {
 	}
 	if d.Audit["duplicate_spans"] != sum.Spans {
 		t.Fatalf("duplicate_spans %d, the replica holds %d", d.Audit["duplicate_spans"], sum.Spans)
+	}
+	// Every request finds its own evidence at its chunk and slot; the run
+	// spans several chunks, encoded in parallel.
+	if len(d.ServerChunks) < 2 {
+		t.Fatalf("%d server chunks; the test needs several", len(d.ServerChunks))
+	}
+	for _, r := range d.Requests {
+		if r.Server == nil {
+			continue
+		}
+		c, err := lifecycle.DecodeChunk(d.ServerChunks[r.Server.Chunk])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if j, err := c.Request(r.Server.Slot); err != nil || j.Client.ID != r.ID {
+			t.Fatalf("%s: chunk %d slot %d holds another request (%v)", r.ID, r.Server.Chunk, r.Server.Slot, err)
+		}
 	}
 	odd := map[string]bool{}
 	oddKind := map[string]string{}

@@ -6,8 +6,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/dsight/dsight/internal/dynamolog"
 	"github.com/dsight/dsight/internal/lifecycle"
@@ -190,13 +192,8 @@ func (res *Result) join(d *model.Dataset, ev *serverEvidence, requests []model.R
 		d.Audit[k] += v
 	}
 	frame := lifecycle.Frame{OriginNS: originNS, Sources: sources}
-	chunk := lifecycle.NewChunkWriter()
-	flush := func() {
-		if chunk.Len() > 0 {
-			d.ServerChunks = append(d.ServerChunks, chunk.Bytes())
-			chunk = lifecycle.NewChunkWriter()
-		}
-	}
+	// Requests with server evidence, grouped requestsPerChunk at a time.
+	var traced []int
 	for i := range joined.Requests {
 		j := &joined.Requests[i]
 		if len(j.ServerIDs) == 0 && len(j.Spans) == 0 && len(j.Bindings) == 0 && len(j.Engine) == 0 {
@@ -208,17 +205,15 @@ func (res *Result) join(d *model.Dataset, ev *serverEvidence, requests []model.R
 		requests[i].Server = &model.RequestServer{
 			ServerIDs: append([]string{}, j.ServerIDs...), Workers: append([]string{}, j.Workers...),
 			SpanCount: len(j.Spans), LifecycleAvailable: available,
-			Chunk: len(d.ServerChunks), Slot: chunk.Add(j),
+			Chunk: len(traced) / requestsPerChunk, Slot: len(traced) % requestsPerChunk,
 		}
 		requests[i].Issues = append(requests[i].Issues, j.Issues...)
 		if available {
 			d.Audit["clients_with_lifecycle"]++
 		}
-		if chunk.Len() == requestsPerChunk {
-			flush()
-		}
+		traced = append(traced, i)
 	}
-	flush()
+	d.ServerChunks = encodeChunks(joined.Requests, traced)
 	for _, s := range joined.ServerSpanRecords(frame) {
 		b, err := json.Marshal(s)
 		if err != nil {
@@ -227,6 +222,34 @@ func (res *Result) join(d *model.Dataset, ev *serverEvidence, requests []model.R
 		d.ServerSpans = append(d.ServerSpans, model.ServerSpan{StartNS: parseNS(s.RawStartNS) - originNS, EndNS: parseNS(s.RawEndNS) - originNS, Record: b})
 	}
 	return nil
+}
+
+// encodeChunks encodes the requests at the given indexes, requestsPerChunk
+// to a chunk, on every core; chunks are independent, so the result is the
+// same in any schedule.
+func encodeChunks(reqs []lifecycle.Request, idx []int) [][]byte {
+	chunks := make([][]byte, (len(idx)+requestsPerChunk-1)/requestsPerChunk)
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for c := range next {
+				w := lifecycle.NewChunkWriter()
+				for _, i := range idx[c*requestsPerChunk : min(len(idx), (c+1)*requestsPerChunk)] {
+					w.Add(&reqs[i])
+				}
+				chunks[c] = w.Bytes()
+			}
+		}()
+	}
+	for c := range chunks {
+		next <- c
+	}
+	close(next)
+	wg.Wait()
+	return chunks
 }
 
 func clientEvidence(d *model.Dataset, ref model.Ref) lifecycle.Evidence {

@@ -3,9 +3,12 @@
 // shard sizes) and the page from file:// (navigation → trace-explorer:ready
 // in fresh profiles, and API call times). Prints one JSON document.
 //
-//   node tools/browser/bench.mjs [--requests 100000] [--loads 3] [--calls 30] [--sources aiperf,frontend,otel,workers]
+//   node tools/browser/bench.mjs [--requests 100000] [--loads 3] [--calls 30] [--sources aiperf,frontend,otel,workers] [--run DIR]
 //
-// With server sources the report is traced, and the lifecycle calls are timed too.
+// With server sources the report is traced, and the lifecycle calls are timed
+// too, on requests spread over the whole run (so most land in a chunk of
+// server evidence the engine has not decoded yet). --run reuses a generated
+// run directory instead of generating one.
 
 import { execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -24,10 +27,13 @@ const calls = arg("calls", 30);
 const sourcesAt = process.argv.indexOf("--sources");
 const sources = sourcesAt > 0 ? process.argv[sourcesAt + 1] : "aiperf";
 
+const runAt = process.argv.indexOf("--run");
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "dsight-bench-"));
-const run = path.join(work, "run");
+const run = runAt > 0 ? path.resolve(process.argv[runAt + 1]) : path.join(work, "run");
 const report = path.join(work, "report");
-execFileSync("go", ["run", "./tools/gen", "-out", run, "-seed", "3", "-requests", String(requests), "-sources", sources], { cwd: ROOT, stdio: ["ignore", "ignore", "inherit"] });
+if (runAt < 0) {
+  execFileSync("go", ["run", "./tools/gen", "-out", run, "-seed", "3", "-requests", String(requests), "-sources", sources], { cwd: ROOT, stdio: ["ignore", "ignore", "inherit"] });
+}
 const inputBytes = fs.readdirSync(path.join(run, "logs"), { recursive: true }).map((f) => path.join(run, "logs", f)).filter((f) => fs.statSync(f).isFile()).reduce((n, f) => n + fs.statSync(f).size, 0);
 
 // /usr/bin/time reports the build's wall time and peak RSS on stderr.
@@ -67,7 +73,13 @@ for (let i = 0; i < loads; i++) {
         };
         const items = x.queryRequests({ limit: 1000 }).items;
         const ids = items.map((r) => r.id);
-        const traced = items.filter((r) => r.span_count > 0).map((r) => r.id);
+        // Traced requests spread over the whole run, picked before timing.
+        const traced = [];
+        for (let k = 0; k < calls; k++) {
+          const [a, b] = rnd(k * 31 + 7);
+          const hit = x.queryRequests({ from: a, to: b, limit: 200 }).items.find((r) => r.span_count > 0 && !traced.includes(r.id));
+          if (hit) traced.push(hit.id);
+        }
         const lifecycle = traced.length
           ? {
               "selectRequest(expand, fit) + lifecycle render": time((k) => x.selectRequest(traced[k % traced.length], { expand: true, fit: true })),
@@ -96,7 +108,7 @@ for (let i = 0; i < loads; i++) {
 
 const summarize = (xs) => ({ p50: +median(xs).toFixed(2), p95: +p95(xs).toFixed(2), max: +Math.max(...xs).toFixed(2) });
 const out = {
-  requests,
+  requests: manifest.summary.counts?.requests ?? requests,
   input_bytes: inputBytes,
   build: { wall_s: wall, mb_per_s: +(inputBytes / 1e6 / wall).toFixed(1), peak_rss_mb: +(rssKB / 1024).toFixed(1) },
   report: {

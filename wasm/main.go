@@ -21,6 +21,7 @@ func main() {
 	api.Set("load", js.FuncOf(load))
 	api.Set("handle", js.FuncOf(handle))
 	api.Set("loadShard", js.FuncOf(loadShard))
+	api.Set("plot", js.FuncOf(plot))
 	js.Global().Set("dsightEngine", api)
 	if ready := js.Global().Get("__dsightEngineReady"); ready.Type() == js.TypeFunction {
 		ready.Invoke()
@@ -78,6 +79,25 @@ func loadShard(_ js.Value, args []js.Value) any {
 		return string(errorEnvelope(err.Error()))
 	}
 	return `{"ok":true}`
+}
+
+// plot(request: string) answers a metric chart: a Uint8Array of
+// little-endian float64s (see internal/query.Plot.Encode), or a JSON error
+// envelope string, which lists the shards to load when that is the cause.
+func plot(_ js.Value, args []js.Value) any {
+	if engine == nil {
+		return string(errorEnvelope("engine has no data loaded"))
+	}
+	if len(args) != 1 || args[0].Type() != js.TypeString {
+		return string(errorEnvelope("plot takes one JSON string"))
+	}
+	bin, env := engine.HandlePlot([]byte(args[0].String()))
+	if env != nil {
+		return string(env)
+	}
+	out := js.Global().Get("Uint8Array").New(len(bin))
+	js.CopyBytesToJS(out, bin)
+	return out
 }
 
 func errorEnvelope(msg string) []byte {

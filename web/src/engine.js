@@ -27,3 +27,14 @@ function unwrap(text) {
 export function loadShard(id, bytes) {
   unwrap(engine.loadShard(id, bytes));
 }
+
+// plot asks for a metric chart's columns (internal/query.Plot.Encode): a
+// Uint8Array of float64s, or {shards} naming the metric shards to load
+// first; other failures throw.
+export function plot(args) {
+  const r = engine.plot(JSON.stringify(args));
+  if (typeof r !== "string") return r;
+  const env = JSON.parse(r);
+  if (env.shards) return { shards: env.shards };
+  throw new Error(env.error);
+}

@@ -1,14 +1,28 @@
-// One metric family's chart: every series of the family on one uPlot plot,
+// One metric family's chart: the family's shown series on one uPlot plot,
 // a legend row per series with a toggle and its current value, and the
 // capacity summary for series with a limit. Exposed as
 // window.DSightMetricCharts.mount(host, opts) so automation can observe
 // mounts; the page looks the mounter up through window at render time.
+//
+// Series are drawn from plot columns (metricplot.js) by metricdraw.js.
+// Handed the chart it replaces (opts.previous) for the same family, mount
+// updates it in place — new columns, values and notes — instead of
+// rebuilding the legend, so a zoom costs the answer and one redraw.
 
 import { h, clear } from "./dom.js";
+import { linePath, countLabels, yRange, pointAt } from "./metricdraw.js";
 
 export const PALETTE = ["#2f6fdb", "#e0a030", "#1f9e8f", "#c2417b", "#7a5cc7", "#5b8c2a", "#d9622b", "#2a9bd0", "#9c6b3c", "#4b5563", "#b8a200", "#e0567a"];
 
-const fmtNum = (v, digits = 4) => (v === null || v === undefined ? "unknown" : v.toLocaleString("en-US", { maximumFractionDigits: digits }));
+// One formatter per digit count: toLocaleString builds one per call, which
+// shows on a legend of hundreds of rows redrawn per zoom.
+const formats = new Map();
+const fmtNum = (v, digits = 4) => {
+  if (v === null || v === undefined) return "unknown";
+  let f = formats.get(digits);
+  if (!f) formats.set(digits, (f = new Intl.NumberFormat("en-US", { maximumFractionDigits: digits })));
+  return f.format(v);
+};
 const withUnit = (v, unit) => (unit ? `${fmtNum(v)} ${unit}` : fmtNum(v));
 
 // caption names a series by where it was recorded; duplicates are told
@@ -20,55 +34,25 @@ function captions(items) {
     if (s.rank !== null && s.rank !== undefined) parts.push(`${s.rank_kind || "rank"} ${s.rank}`);
     return parts.join(" · ");
   });
+  const byCaption = new Map();
+  base.forEach((c, i) => byCaption.set(c, [...(byCaption.get(c) || []), i]));
   const keyOrder = ["rank", "dp_rank", "global_rank", "worker_process", "pid", "gpu", "host", "endpoint", "stage", "mode"];
+  const labels = (s) => new Map((s.labels || []).map((l) => [l.key, l.value]));
   return base.map((c, i) => {
-    const twins = items.filter((_, j) => j !== i && base[j] === c);
+    const twins = byCaption.get(c).filter((j) => j !== i).map((j) => labels(items[j]));
     if (!twins.length) return c;
-    const labels = (s) => new Map((s.labels || []).map((l) => [l.key, l.value]));
     const mine = labels(items[i]);
-    const keys = [...keyOrder, ...[...mine.keys()].sort()];
-    for (const k of keys) {
-      if (!mine.has(k)) continue;
-      if (twins.every((t) => labels(t).get(k) !== mine.get(k))) return `${c} · ${k}=${mine.get(k)}`;
+    for (const k of [...keyOrder, ...[...mine.keys()].sort()]) {
+      if (mine.has(k) && twins.every((t) => t.get(k) !== mine.get(k))) return `${c} · ${k}=${mine.get(k)}`;
     }
     return `${c} · series ${items[i].id}`;
   });
 }
 
-// firstPerTime keeps the first point at each timestamp (uPlot needs
-// ascending, unique x); non-finite values are already null from the engine.
 function fmtBucket(s) {
   if (s >= 1) return `${+s.toPrecision(3)} s`;
   if (s >= 1e-3) return `${+(s * 1e3).toPrecision(3)} ms`;
   return `${+(s * 1e6).toPrecision(3)} µs`;
-}
-
-function firstPerTime(points) {
-  const xs = [];
-  const ys = [];
-  for (const [t, v] of points || []) {
-    if (xs.length && xs[xs.length - 1] === t) continue;
-    xs.push(t);
-    ys.push(v);
-  }
-  return [xs, ys];
-}
-
-// heldLine draws a setting as held across the view: the setting carried
-// into the range starts it at the left edge and the last one runs to the
-// right edge (display only; the values are the recorded ones).
-function heldLine(s, from, to) {
-  const [xs, ys] = firstPerTime(s.points);
-  if (s.temporal !== "setting") return [xs, ys];
-  if (s.carried_setting && (!xs.length || xs[0] > from)) {
-    xs.unshift(from);
-    ys.unshift(s.carried_setting[1]);
-  }
-  if (xs.length && xs[xs.length - 1] < to) {
-    xs.push(to);
-    ys.push(ys[ys.length - 1]);
-  }
-  return [xs, ys];
 }
 
 function kindWord(s) {
@@ -76,193 +60,316 @@ function kindWord(s) {
 }
 
 // capacityLines renders the engine's capacity answer for the visible range.
-function capacityLines(item, refLabel) {
-  const c = item.capacity;
-  const label = refLabel || item.reference?.label || "Limit";
+function capacityLines(item, c) {
+  const label = item.reference?.label || "Limit";
   if (!c.samples) return [`No observed value in range · ${label} shown where recorded`];
   const out = [];
   out.push(`Peak observed ${withUnit(c.peak?.[1] ?? null, item.unit)}`);
   if (c.limit === "constant") out.push(`${label} ${fmtNum(c.limit_min)}`);
   else if (c.limit === "changed") out.push(`${label} ${fmtNum(c.limit_min)}–${fmtNum(c.limit_max)} (changed)`);
   else out.push(`${label} unavailable`);
-  if (c.highest_usage) out.push(`Highest observed usage ${(c.highest_usage[1] * 100).toLocaleString("en-US", { maximumFractionDigits: 1 })}%`);
+  if (c.highest_usage) out.push(`Highest observed usage ${fmtNum(c.highest_usage[1] * 100, 1)}%`);
   if (c.unavailable > 0) out.push(`Limit unavailable for ${c.unavailable}/${c.samples} samples`);
   return out;
 }
 
-// GRID_ABOVE is the point count past which a chart is drawn on a grid.
-const GRID_ABOVE = 200000;
+// fromItem turns a "metrics" answer item with points (the documented
+// query shape) into plot columns, so mount also draws such answers.
+function fromItem(s) {
+  const pts = s.points || [];
+  const times = new Float64Array(pts.length);
+  const values = new Float64Array(pts.length);
+  pts.forEach(([t, v], k) => {
+    times[k] = t;
+    values[k] = v === null || v === undefined ? NaN : v;
+  });
+  return {
+    id: s.id, temporal: s.temporal, exact: !s.points_bucket_seconds, medians: false, bucket_seconds: s.points_bucket_seconds ?? null,
+    points_total: s.points_total ?? pts.length, points_truncated: !!s.points_truncated, samples: s.samples ?? 0,
+    min: s.min ?? null, max: s.max ?? null, last: s.last ?? null, last_count: 1, last_time: s.last_time ?? null,
+    carried_setting: s.carried_setting ?? null, capacity: s.capacity ?? null, times, values, counts: null,
+  };
+}
 
-// grid places every table's points on `slots` equal time slots over
-// [from, to], keeping per series and slot the value farthest from the
-// series' previous slot, so spikes survive and gaps stay gaps. It returns
-// uPlot's aligned data directly.
-function grid(tables, from, to, slots) {
-  const span = to - from || 1;
-  const xs = new Array(slots);
-  for (let j = 0; j < slots; j++) xs[j] = from + ((j + 0.5) * span) / slots;
-  const out = [xs];
-  for (const [tx, ty] of tables) {
-    const ys = new Array(slots).fill(undefined);
-    let prev = null;
-    for (let k = 0; k < tx.length; k++) {
-      const j = Math.min(slots - 1, Math.max(0, Math.floor(((tx[k] - from) / span) * slots)));
-      const v = ty[k];
-      if (v === null) {
-        if (ys[j] === undefined) ys[j] = null;
-        continue;
-      }
-      const cur = ys[j];
-      if (cur === undefined || cur === null || (prev !== null && Math.abs(v - prev) > Math.abs(cur - prev))) ys[j] = v;
-      if (k + 1 === tx.length || Math.floor(((tx[k + 1] - from) / span) * slots) !== j) prev = ys[j];
-    }
-    out.push(ys);
+// mount draws one family into host. opts: {from, to, unit, items (series
+// metadata, or "metrics" items with points), plot (Map id → plot series
+// from metricplot.js; without it the items' points are drawn), references
+// (id → "metrics" item, with items), hidden (Set of series ids as strings:
+// not asked for and not drawn), onSelect(from, to), onToggle(id, hidden),
+// onShowAll(), onShowFirst(n), firstN, syncKey, previous}. Returns
+// {destroy(), uplot, drawnIds, update(opts)}.
+export function mount(host, opts) {
+  const prev = opts.previous;
+  if (prev && prev.host === host && prev.fits && prev.fits(opts)) {
+    prev.update(opts);
+    return prev;
   }
+  prev?.destroy();
+  return build(host, opts);
+}
+
+function columns(opts, items) {
+  if (opts.plot) return opts.plot;
+  const out = new Map();
+  for (const s of items) out.set(s.id, fromItem(s));
+  for (const [id, r] of opts.references || []) out.set(id, fromItem(r));
   return out;
 }
 
-// mount draws one family into host. opts: {from, to, items (engine metrics
-// items with points), references (id → item with points), hidden (Set of
-// series ids as strings), onSelect(from, to), onToggle(id, hidden), syncKey}.
-// Returns {destroy(), uplot, drawnIds}.
-export function mount(host, opts) {
-  const { from, to, unit } = opts;
+function build(host, opts) {
+  const { unit } = opts;
   const items = [...opts.items].sort((a, b) => a.id - b.id);
-  const refs = opts.references || new Map();
-  const hidden = opts.hidden || new Set();
   clear(host);
   if (!items.length) {
     host.appendChild(h("p", { class: "muted" }, "No recorded series for this metric."));
-    return { destroy() {}, uplot: null, drawnIds: [] };
+    return { host, destroy() {}, uplot: null, drawnIds: [], fits: () => false };
   }
-  const shownCount = items.filter((s) => !hidden.has(String(s.id))).length;
-  host.appendChild(h("div", { class: "ds-metric-count muted" }, `${shownCount} shown / ${items.length} recorded series`));
-  const cut = items.filter((s) => s.points_truncated);
-  if (cut.length) host.appendChild(h("div", { class: "ds-metric-note muted" }, `Drawn: the first ${cut[0].points.length.toLocaleString("en-US")} of ${cut[0].points_total.toLocaleString("en-US")} recorded rows in range${cut.length > 1 ? ` (and ${cut.length - 1} more series cut the same way)` : ""}; narrow the range to see the rest. Statistics and values below cover the whole range.`));
-  const summarized = items.find((s) => s.points_bucket_seconds);
-  if (summarized) host.appendChild(h("div", { class: "ds-metric-note muted" }, `Drawn from each ${fmtBucket(summarized.points_bucket_seconds)} bucket's recorded minimum and maximum samples (${summarized.points_total.toLocaleString("en-US")} rows in range); zoom in for every row.`));
-  const anySamples = items.some((s) => s.samples > 0);
-  const chartBox = h("div", { class: "ds-metric-chart" });
-  host.appendChild(chartBox);
-  if (!anySamples) chartBox.appendChild(h("p", { class: "muted" }, "No metric sample in this time range. Widen the shared time range."));
-
-  // Tables: one per observed series, then one per reference line.
-  const tables = [];
-  const series = [{}];
-  const owner = []; // uPlot series index → observed series id (as string)
-  const capacity = items.some((s) => s.capacity);
+  const ids = items.map((s) => s.id).join(",");
   const caps = captions(items);
+  const color = (k) => PALETTE[k % PALETTE.length];
+  const refOf = (s) => s.reference?.series_id ?? null;
+  let cur = null; // {from, to, plot, hidden, yRange}
+  const shownOf = (s) => !cur.hidden.has(String(s.id));
+
+  const count = h("div", { class: "ds-metric-count muted" });
+  const controls = h("div", { class: "ds-metric-controls" });
+  const notes = h("div", { class: "ds-metric-notes" });
+  const hover = h("div", { class: "ds-metric-hover muted", "aria-live": "off" }, "\u00a0");
+  const chartBox = h("div", { class: "ds-metric-chart" });
+  const empty = h("p", { class: "muted" }, "No metric sample in this time range. Widen the shared time range.");
+  host.append(count, controls, notes, hover, chartBox);
+
+  // uPlot series: per item its line, then its limit line when it has one.
+  const series = [{}];
+  const lines = []; // uPlot index - 1 → {item, k, ref}
   items.forEach((s, k) => {
-    const color = PALETTE[k % PALETTE.length];
-    tables.push(heldLine(s, from, to));
-    series.push({ label: caps[k], stroke: color, width: 1.5, show: !hidden.has(String(s.id)), spanGaps: false, points: { show: s.temporal !== "setting", size: 3 }, ...(s.temporal === "setting" ? { dash: [6, 3] } : {}) });
-    owner.push(String(s.id));
-    const ref = s.capacity && s.capacity.reference_series_id !== null ? refs.get(s.capacity.reference_series_id) : null;
-    if (ref) {
-      tables.push(heldLine(ref, from, to));
-      series.push({ label: `${caps[k]} ${s.reference?.label || "limit"}`, stroke: color, width: 1, dash: [6, 4], show: !hidden.has(String(s.id)), spanGaps: false, points: { show: false }, paths: window.uPlot.paths.stepped({ align: 1 }) });
-      owner.push(String(s.id));
+    const stepped = s.temporal === "setting";
+    lines.push({ item: s, k, ref: false });
+    series.push({ label: caps[k], stroke: color(k), width: 1.5, ...(stepped ? { dash: [6, 3] } : {}), show: true, points: { show: false }, paths: pathFor(lines.length - 1) });
+    if (refOf(s) !== null || (!opts.plot && s.capacity?.reference_series_id != null)) {
+      lines.push({ item: s, k, ref: true });
+      series.push({ label: `${caps[k]} ${s.reference?.label || "limit"}`, stroke: color(k), width: 1, dash: [6, 4], show: true, points: { show: false }, paths: pathFor(lines.length - 1) });
     }
   });
-  const width = Math.max(160, Math.floor(chartBox.getBoundingClientRect().width || host.clientWidth || 600));
-  // uPlot aligns every series on the union of their times: with hundreds of
-  // series (one per GPU) that union times the series count would not fit in
-  // memory, so many points are drawn on a grid of two slots per pixel.
-  const total = tables.reduce((n, [xs]) => n + xs.length, 0);
-  const gridded = tables.length > 1 && total > GRID_ABOVE;
-  if (gridded) host.insertBefore(h("div", { class: "ds-metric-note muted" }, `Drawn on a grid of ${2 * width} time slots (${tables.length} lines, ${total.toLocaleString("en-US")} points); hover values are the slot's most extreme recorded sample.`), chartBox);
-  const joined = gridded ? grid(tables, from, to, 2 * width) : tables.map(([xs, ys]) => [xs.length ? xs : [from], xs.length ? ys : [null]]);
-  let data = tables.length ? (gridded ? joined : window.uPlot.join(joined)) : [[from]];
-  let yMin = Infinity;
-  let yMax = -Infinity;
-  for (let i = 1; i < data.length; i++) for (const v of data[i]) if (v !== null && v !== undefined) (yMin = Math.min(yMin, v)), (yMax = Math.max(yMax, v));
-  const yRange = capacity ? [Math.min(0, Number.isFinite(yMin) ? yMin : 0), Math.max(1, 1.08 * (Number.isFinite(yMax) ? yMax : 0))] : null;
-  const selectCb = opts.onSelect;
-  const hover = h("div", { class: "ds-metric-hover muted", "aria-live": "off" }, "\u00a0");
-  host.insertBefore(hover, chartBox);
-  const showHover = (uu) => {
-    const i = uu.cursor.idx;
-    if (i === null || i === undefined) {
+  function columnsOf(line) {
+    const id = line.ref ? refOf(line.item) ?? line.item.capacity?.reference_series_id : line.item.id;
+    return id === null || id === undefined ? null : cur.plot.get(id) || null;
+  }
+  function pathFor(li) {
+    return (u) => {
+      const line = lines[li];
+      const s = columnsOf(line);
+      const stroke = s && (s.times.length || s.carried_setting) ? linePath(u, s, { from: cur.from, to: cur.to, stepped: line.ref || s.temporal === "setting", markers: !line.ref && s.temporal !== "setting" && s.times.length * 8 < u.bbox.width }) : null;
+      return { stroke, fill: null, clip: null, band: null, gaps: null, flags: 0 };
+    };
+  }
+  const nulls = [null, null];
+  const data = () => [[cur.from, cur.to], ...lines.map(() => nulls)];
+
+  const showHover = (u) => {
+    const left = u.cursor.left;
+    if (left === null || left === undefined || left < 0) {
       hover.textContent = "\u00a0";
       return;
     }
-    const parts = [`${uu.data[0][i].toFixed(3)} s`];
-    for (let k = 1; k < uu.series.length; k++) {
-      const v = uu.data[k][i];
-      if (uu.series[k].show && v !== null && v !== undefined) parts.push(`${uu.series[k].label}: ${withUnit(v, unit)}`);
+    const t = u.posToVal(left, "x");
+    const parts = [`${t.toFixed(3)} s`];
+    const near = (u.posToVal(left + 8, "x") - t) || 0;
+    let listed = 0;
+    for (const line of lines) {
+      if (line.ref || !shownOf(line.item)) continue;
+      const s = columnsOf(line);
+      if (!s) continue;
+      const setting = s.temporal === "setting";
+      const k = pointAt(s, t, setting);
+      if (k < 0 || (!setting && Math.abs(s.times[k] - t) > near)) continue;
+      if (++listed > 12) {
+        parts.push("…");
+        break;
+      }
+      const n = s.counts ? s.counts[k] : 1;
+      parts.push(`${caps[line.k]}: ${n > 1 ? `median ${withUnit(s.values[k], unit)} of ${n} events` : withUnit(s.values[k], unit)}`);
     }
     hover.textContent = parts.join(" · ");
   };
-  const u = new window.uPlot(
+  const selectCb = () => opts.onSelect;
+  const width = Math.max(160, Math.floor(chartBox.getBoundingClientRect().width || host.clientWidth || 600));
+  let u = null;
+
+  // Legend rows: toggle, caption, current value (and capacity summary).
+  const legend = h("div", { class: "ds-metric-legend", style: items.length > 24 ? { maxHeight: "24em", overflowY: "auto" } : null });
+  const rows = items.map((s, k) => {
+    const id = String(s.id);
+    const toggle = h("button", { type: "button", class: "ds-metric-legend-toggle", "aria-pressed": "true", title: s.label }, h("i", { class: "swatch", style: { background: color(k) } }), caps[k]);
+    toggle.addEventListener("click", () => {
+      const nowShown = toggle.getAttribute("aria-pressed") !== "true";
+      toggle.setAttribute("aria-pressed", String(nowShown));
+      nowShown ? cur.hidden.delete(id) : cur.hidden.add(id);
+      if (nowShown && !cur.plot.has(s.id)) {
+        // Not asked for yet: the page asks again and updates this chart.
+        opts.onToggle?.(id, false);
+        return;
+      }
+      lines.forEach((line, i) => line.item === s && u.setSeries(i + 1, { show: nowShown }));
+      markDrawn();
+      opts.onToggle?.(id, !nowShown);
+    });
+    const value = h("span", { class: "ds-metric-value" });
+    const cap = s.reference || s.capacity ? h("div", { class: "ds-capacity" }) : null;
+    const row = h("div", { class: "ds-metric-legend-row", "data-series-id": id }, toggle, value, cap);
+    row.appendChild(h("details", { class: "ds-metric-labels" }, h("summary", null, "Labels"), h("pre", null, JSON.stringify({ label: s.label, raw_name: s.raw_name, endpoint: s.endpoint, host: s.host, worker: s.worker, gpu: s.gpu, rank: s.rank, labels: s.labels }, null, 1))));
+    legend.appendChild(row);
+    return { s, k, toggle, value, cap };
+  });
+  host.appendChild(legend);
+
+  function renderValue(r) {
+    const { s, k, value, cap } = r;
+    const p = cur.plot.get(s.id);
+    let text = "not drawn";
+    let title = null;
+    if (p && p.last !== null && p.last_time !== null) {
+      const n = p.last_count ?? 1;
+      const shown = n > 1 ? `median ${withUnit(p.last, s.unit)} (${n} events)` : withUnit(p.last, s.unit);
+      title = `Recorded ${kindWord(s)} at ${p.last_time} elapsed seconds: ${shown}${n > 1 ? " (median is derived)" : ""}`;
+      text = `${shown} @ ${p.last_time.toFixed(3)} s`;
+    } else if (p) text = "no sample in range";
+    if (r.text !== text) {
+      value.textContent = r.text = text;
+      value.classList.toggle("muted", title === null);
+    }
+    if (title === null) value.removeAttribute("title");
+    else if (value.title !== title) value.title = title;
+    const capKey = cap ? JSON.stringify(p?.capacity ?? null) : null;
+    if (cap && r.capKey !== capKey) {
+      r.capKey = capKey;
+      clear(cap);
+      if (p?.capacity) cap.append(h("span", { class: "ds-limit-key" }, h("i", { class: "dash", style: { borderColor: color(k) } }), `${s.reference?.label || "Limit"} (dashed)`), ...capacityLines(s, p.capacity).map((t) => h("span", null, t)));
+    }
+  }
+
+  function markDrawn() {
+    const ids = items.filter((s) => shownOf(s) && (cur.plot.get(s.id)?.samples ?? 0) > 0).map((s) => String(s.id)).join(",");
+    if (chartBox.dataset.drawnIds !== ids) chartBox.dataset.drawnIds = ids;
+  }
+
+  // renderChrome brings the count, controls, notes and legend up to date,
+  // touching only what changed: a zoom usually changes the values alone.
+  let chromeKey = null;
+  function renderChrome() {
+    const shown = items.filter(shownOf);
+    const hiddenCount = items.length - shown.length;
+    const firstN = opts.firstN || PALETTE.length;
+    const drawn = shown.map((s) => cur.plot.get(s.id)).filter(Boolean);
+    const cut = drawn.filter((p) => p.points_truncated);
+    const summarized = drawn.find((p) => p.bucket_seconds);
+    const medians = drawn.some((p) => p.medians && p.counts.some((n) => n > 1));
+    const noteTexts = [
+      cut.length ? `Drawn: the first ${cut[0].times.length.toLocaleString("en-US")} of ${cut[0].points_total.toLocaleString("en-US")} recorded rows in range${cut.length > 1 ? ` (and ${cut.length - 1} more series cut the same way)` : ""}; narrow the range to see the rest. Statistics and values below cover the whole range.` : null,
+      summarized ? `Drawn from each ${fmtBucket(summarized.bucket_seconds)} bucket's recorded minimum and maximum samples (${summarized.points_total.toLocaleString("en-US")} rows in range); zoom in for every row.` : null,
+    ];
+    const key = JSON.stringify([shown.length, hiddenCount, noteTexts, medians]);
+    if (key !== chromeKey) {
+      chromeKey = key;
+      count.textContent = `${shown.length} shown / ${items.length} recorded series`;
+      clear(controls);
+      if (hiddenCount > 0 && opts.onShowAll) controls.appendChild(h("button", { type: "button", class: "ds-metric-show-all", onclick: () => opts.onShowAll() }, `${hiddenCount} more series hidden — show all`));
+      if (shown.length > firstN && opts.onShowFirst) controls.appendChild(h("button", { type: "button", class: "ds-metric-show-first", onclick: () => opts.onShowFirst(firstN) }, `Show only the first ${firstN}`));
+      clear(notes);
+      for (const t of noteTexts) if (t) notes.appendChild(h("div", { class: "ds-metric-note muted" }, t));
+      if (medians) notes.appendChild(h("div", { class: "ds-metric-derived muted" }, "Request events sharing a timestamp are drawn as their median (derived, marked ×N with the event count); queries return every event."));
+    }
+    const any = drawn.some((p) => p.samples > 0);
+    if (!any && !empty.isConnected) chartBox.before(empty);
+    if (any && empty.isConnected) empty.remove();
+    for (const r of rows) {
+      const pressed = String(shownOf(r.s));
+      if (r.toggle.getAttribute("aria-pressed") !== pressed) r.toggle.setAttribute("aria-pressed", pressed);
+      renderValue(r);
+    }
+    markDrawn();
+  }
+
+  function setCurrent(o) {
+    const plot = columns(o, items);
+    const hidden = new Set(o.hidden || []);
+    cur = { from: o.from, to: o.to, plot, hidden, yRange: [0, 1] };
+    const shown = lines.filter((line) => shownOf(line.item)).map(columnsOf).filter(Boolean);
+    cur.yRange = yRange(shown, items.some((s) => shownOf(s) && plot.get(s.id)?.capacity));
+  }
+
+  setCurrent(opts);
+  u = new window.uPlot(
     {
       width,
       height: 180,
       legend: { show: false },
-      cursor: { sync: { key: opts.syncKey || "dsight-metrics" }, drag: { x: true, y: false, setScale: false } },
-      scales: { x: { time: false, range: () => [from, to] }, ...(yRange ? { y: { range: () => yRange } } : {}) },
+      cursor: { sync: { key: opts.syncKey || "dsight-metrics" }, drag: { x: true, y: false, setScale: false }, points: { show: false } },
+      scales: { x: { time: false, range: () => [cur.from, cur.to] }, y: { range: () => cur.yRange } },
       axes: [{ label: "", size: 30 }, { size: 56, label: unit || "" }],
-      series,
+      series: series.map((s, i) => (i === 0 ? s : { ...s, show: shownOf(lines[i - 1].item) })),
       hooks: {
         setCursor: [showHover],
+        draw: [
+          (uu) => {
+            for (const line of lines) {
+              const s = !line.ref && shownOf(line.item) ? columnsOf(line) : null;
+              if (s?.counts) countLabels(uu, s, color(line.k));
+            }
+          },
+        ],
         setSelect: [
           (uu) => {
             const sel = uu.select;
-            if (sel.width >= 4 && selectCb) {
+            const cb = selectCb();
+            if (sel.width >= 4 && cb) {
               const a = uu.posToVal(sel.left, "x");
               const b = uu.posToVal(sel.left + sel.width, "x");
               uu.setSelect({ left: 0, width: 0, top: 0, height: 0 }, false);
-              if (b > a) selectCb(Math.max(a, 0), b);
+              if (b > a) cb(Math.max(a, 0), b);
             } else uu.setSelect({ left: 0, width: 0, top: 0, height: 0 }, false);
           },
         ],
       },
     },
-    data,
+    data(),
     chartBox,
   );
-  const drawnIds = items.filter((s) => !hidden.has(String(s.id)) && s.samples > 0).map((s) => String(s.id));
-  chartBox.dataset.drawnIds = drawnIds.join(",");
+  renderChrome();
 
-  // Legend rows: toggle, caption, current value.
-  const legend = h("div", { class: "ds-metric-legend" });
-  items.forEach((s, k) => {
-    const id = String(s.id);
-    const shown = !hidden.has(id);
-    const toggle = h("button", { type: "button", class: "ds-metric-legend-toggle", "aria-pressed": String(shown), title: s.label }, h("i", { class: "swatch", style: { background: PALETTE[k % PALETTE.length] } }), caps[k]);
-    toggle.addEventListener("click", () => {
-      const nowShown = toggle.getAttribute("aria-pressed") !== "true";
-      toggle.setAttribute("aria-pressed", String(nowShown));
-      owner.forEach((o, idx) => o === id && u.setSeries(idx + 1, { show: nowShown }));
-      const ids = items.filter((x) => u.series[owner.indexOf(String(x.id)) + 1].show && x.samples > 0).map((x) => String(x.id));
-      chartBox.dataset.drawnIds = ids.join(",");
-      opts.onToggle?.(id, !nowShown);
-    });
-    const value =
-      s.last !== null && s.last_time !== null
-        ? h("span", { class: "ds-metric-value", title: `Recorded ${kindWord(s)} at ${s.last_time} elapsed seconds: ${withUnit(s.last, s.unit)}` }, `${withUnit(s.last, s.unit)} @ ${s.last_time.toFixed(3)} s`)
-        : h("span", { class: "ds-metric-value muted" }, "no sample in range");
-    const row = h("div", { class: "ds-metric-legend-row", "data-series-id": id }, toggle, value);
-    if (s.capacity) {
-      const key = h("span", { class: "ds-limit-key" }, h("i", { class: "dash", style: { borderColor: PALETTE[k % PALETTE.length] } }), `${s.reference?.label || "Limit"} (dashed)`);
-      row.appendChild(h("div", { class: "ds-capacity" }, key, capacityLines(s, s.reference?.label).map((t) => h("span", null, t))));
-    }
-    row.appendChild(h("details", { class: "ds-metric-labels" }, h("summary", null, "Labels"), h("pre", null, JSON.stringify({ label: s.label, raw_name: s.raw_name, endpoint: s.endpoint, host: s.host, worker: s.worker, gpu: s.gpu, rank: s.rank, labels: s.labels }, null, 1))));
-    legend.appendChild(row);
-  });
-  host.appendChild(legend);
   const onResize = () => {
     const w = Math.floor(chartBox.getBoundingClientRect().width);
     if (w > 0 && Math.abs(w - u.width) > 2) u.setSize({ width: w, height: 180 });
   };
   window.addEventListener("resize", onResize);
-  return {
+  const chart = {
+    host,
     uplot: u,
-    drawnIds,
+    get drawnIds() {
+      return (chartBox.dataset.drawnIds || "").split(",").filter(Boolean);
+    },
+    // fits: the same family's series, drawn the same way.
+    fits: (o) => !!o.plot === !!opts.plot && o.unit === unit && [...o.items].sort((a, b) => a.id - b.id).map((s) => s.id).join(",") === ids,
+    update(o) {
+      opts = { ...opts, ...o, previous: undefined };
+      setCurrent(o);
+      u.batch(() => {
+        lines.forEach((line, i) => {
+          const show = shownOf(line.item);
+          if (u.series[i + 1].show !== show) u.setSeries(i + 1, { show }, false);
+        });
+        u.setData(data());
+      });
+      renderChrome();
+    },
     destroy() {
+      if (!u) return;
       window.removeEventListener("resize", onResize);
       u.destroy();
+      u = null;
     },
   };
+  return chart;
 }
 
 window.DSightMetricCharts = { mount };

@@ -2,9 +2,12 @@
 // (metric_plan), load the missing ones in parallel through the detail
 // loader, hand them over, then ask the question (metrics), exactly as
 // `dsight query REPORT metrics` does. Shards stay loaded once handed over.
+// Charts take a shorter path (plotSeries): they name the series they draw,
+// load only those series' shards, and get columns of numbers back.
 
-import { ask, loadShard as handOver } from "./engine.js";
+import { ask, loadShard as handOver, plot as enginePlot } from "./engine.js";
 import { loadShard } from "./loader.js";
+import { decodePlot } from "./metricplot.js";
 
 const loaded = new Set(); // shard ids the engine holds
 const inflight = new Map(); // shard id → promise of its hand-over
@@ -66,6 +69,49 @@ export async function queryMetrics(args) {
   }
   if (name !== undefined) familiesLoaded.add(name);
   return ask("metrics", args);
+}
+
+const familyMeta = new Map(); // family name → its series' metadata
+
+// familySeries lists a family's series metadata in catalog order (asked
+// once per family: it does not change with the range).
+export function familySeries(name) {
+  let items = familyMeta.get(name);
+  if (!items) {
+    items = [];
+    for (let offset = 0; ; offset += 1000) {
+      const page = ask("metric_series", { name, offset, limit: 1000 });
+      items.push(...page.items);
+      if (items.length >= page.total || page.items.length === 0) break;
+    }
+    familyMeta.set(name, items);
+  }
+  return items;
+}
+
+// plotSeries resolves to the decoded plot (metricplot.js) of the series
+// ids over [from, to] for a chart pixels wide, loading first the shards
+// of those series and of their limit series, and only those. family names
+// the family for metricDataStatus.
+export async function plotSeries({ from, to, pixels, ids, family }) {
+  const args = { from, to, pixels, series: ids };
+  for (let round = 0; ; round++) {
+    const r = enginePlot(args);
+    if (r instanceof Uint8Array) {
+      if (family !== undefined) familiesLoaded.add(family);
+      return decodePlot(r);
+    }
+    if (round > 0) throw new Error(`metric shards did not load: ${r.shards.map((s) => s.id).join(", ")}`);
+    if (family !== undefined) familiesPending.set(family, (familiesPending.get(family) || 0) + 1);
+    try {
+      await Promise.all(r.shards.map(ensureShard));
+    } finally {
+      if (family !== undefined) {
+        const n = familiesPending.get(family) - 1;
+        n > 0 ? familiesPending.set(family, n) : familiesPending.delete(family);
+      }
+    }
+  }
 }
 
 export function metricDataStatus() {

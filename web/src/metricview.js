@@ -1,17 +1,22 @@
 // The Metrics section: a searchable, grouped family picker with Pin/Unpin,
 // and one card per shown family (pinned families in pin order, then the
-// current one). Cards follow the shared range: each range change reloads
-// the visible window through queryMetrics and redraws through
-// window.DSightMetricCharts.mount, looked up at render time.
+// current one). Cards follow the shared range: each range change asks the
+// engine for the plot of the shown series only (plotSeries) and redraws
+// through window.DSightMetricCharts.mount, looked up at render time, which
+// updates the card's chart in place.
 
 import { $, h, clear } from "./dom.js";
 import { ask } from "./engine.js";
-import { queryMetrics } from "./metricdata.js";
+import { familySeries, plotSeries } from "./metricdata.js";
 import "./metricchart.js";
 
 const COMPONENT_ORDER = ["Frontend", "Router", "Workers", "GPU", "Host"];
 
 export const chartKey = (name) => JSON.stringify(["metric", name]);
+
+// FIRST_SERIES is how many series a family shows before its legend is
+// touched (one per palette colour); the rest are listed, off.
+export const FIRST_SERIES = 12;
 
 // sortFamilies orders families by component (Frontend, Router, Workers, GPU,
 // Host, then others by name), then group_order, group, order and name.
@@ -45,6 +50,9 @@ export class MetricsSection {
     this.cards = new Map(); // name → {el, panel, chart, drawnFor, gen}
     this.filter = "";
     this.build();
+    window.addEventListener("resize", () => {
+      for (const card of this.cards.values()) card.width = 0; // read again at the next load
+    });
   }
 
   build() {
@@ -175,7 +183,7 @@ export class MetricsSection {
     const panel = h("div", { class: "dsight-metric-panel", "data-metric-key": chartKey(name) });
     const head = h("div", { class: "metric-card-head" });
     const el = h("article", { class: "metric-card", "data-metric-name": name }, head, panel);
-    return { el, head, panel, chart: null, drawnFor: null, gen: 0 };
+    return { el, head, panel, chart: null, drawnFor: null, gen: 0, width: 0 };
   }
 
   renderHeader(card, name, k, pinned) {
@@ -197,52 +205,73 @@ export class MetricsSection {
     }
   }
 
+  // hiddenFor is a chart's hidden series (ids as strings): its saved
+  // legend state, else every series after the first FIRST_SERIES in
+  // catalog order, so a family of hundreds of series (one per GPU) opens
+  // with a readable chart and asks only for what it draws.
+  hiddenFor(name, series) {
+    const entry = this.view.state.metricCharts[chartKey(name)];
+    if (entry) return new Set(entry.hidden.map(String));
+    return new Set(series.slice(FIRST_SERIES).map((s) => String(s.id)));
+  }
+
+  setHidden(name, hidden) {
+    this.view.state.metricCharts[chartKey(name)] = { hidden: [...hidden].map(String).sort((x, y) => Number(x) - Number(y)) };
+    this.view.announce();
+    this.view.renderMetrics();
+  }
+
   async load(card, name) {
     const st = this.view.state;
-    const key = chartKey(name);
-    const hidden = new Set(st.metricCharts[key]?.hidden || []);
-    const want = `${st.from}|${st.to}|${[...hidden].join(",")}`;
+    const series = familySeries(name);
+    const hidden = this.hiddenFor(name, series);
+    const panel = card.panel;
+    // The width is read once per card and after a resize: reading it on
+    // every zoom would force a layout of the freshly re-rendered page.
+    if (!card.width) card.width = Math.min(Math.max(Math.round(panel.clientWidth), 100), 4096);
+    const width = card.width;
+    const want = `${st.from}|${st.to}|${[...hidden].join(",")}|${width}`;
     if (card.drawnFor === want && card.chart) return;
     const gen = ++card.gen;
     const { from, to } = st;
-    const panel = card.panel;
-    panel.style.minHeight = `${panel.offsetHeight}px`; // keep the height while reloading
-    if (!card.chart) clear(panel).appendChild(h("p", { class: "muted" }, "Loading recorded metric samples…"));
+    const started = performance.now();
+    if (!card.chart) {
+      panel.style.minHeight = `${panel.offsetHeight}px`; // keep the height while loading
+      clear(panel).appendChild(h("p", { class: "muted" }, "Loading recorded metric samples…"));
+    }
     try {
-      // A family of hundreds of series (one per GPU) draws them overlapping:
-      // fewer points each keep the answer small without losing any peak.
-      const width = Math.min(Math.max(Math.round(panel.clientWidth), 100), 4096);
-      const fam = this.byName.get(name);
-      const pixels = Math.max(64, Math.min(width, Math.floor((width * 24) / Math.max(1, fam?.series_count || 1))));
-      const answer = await queryMetrics({ from, to, name, points: true, pixels, limit: 1000 });
-      const refs = new Map();
-      const refNames = new Set(answer.items.filter((s) => s.capacity && s.reference).map((s) => s.reference.name));
-      for (const rn of refNames) {
-        const ra = await queryMetrics({ from, to, name: rn, points: true, pixels, limit: 1000 });
-        for (const r of ra.items) refs.set(r.id, r);
-      }
+      // Only the shown series (and their limit series) are asked for. A
+      // plot of width/2 pixels has at least one bucket per pixel, each
+      // drawn by its recorded min and max; many shown series share a
+      // budget of points instead (still each bucket's real extremes).
+      const shown = series.filter((s) => !hidden.has(String(s.id)));
+      const ids = [...new Set(shown.flatMap((s) => (s.reference?.series_id != null ? [s.id, s.reference.series_id] : [s.id])))];
+      const pixels = Math.max(64, Math.min(width, Math.floor((6 * width) / Math.max(1, shown.length))));
+      const answer = await plotSeries({ from, to, pixels, ids, family: name });
       if (gen !== card.gen) return; // a newer load replaced this one
-      card.chart?.destroy();
+      performance.measure("dsight:metric-answer", { start: started });
       const f = this.byName.get(name);
       card.chart = window.DSightMetricCharts.mount(panel, {
         from,
         to,
         unit: f.unit,
-        items: answer.items,
-        references: refs,
+        items: series,
+        plot: answer.series,
         hidden,
+        previous: card.chart,
+        firstN: FIRST_SERIES,
         onSelect: (a, b) => this.guard(() => this.view.commitRange(a, b)),
         onToggle: (id, isHidden) => {
-          const entry = st.metricCharts[key] || { hidden: [] };
-          const set = new Set(entry.hidden);
-          isHidden ? set.add(id) : set.delete(id);
-          st.metricCharts[key] = { hidden: [...set].sort((x, y) => Number(x) - Number(y)) };
-          card.drawnFor = `${from}|${to}|${st.metricCharts[key].hidden.join(",")}`;
-          this.view.announce();
+          const next = this.hiddenFor(name, series);
+          isHidden ? next.add(id) : next.delete(id);
+          this.setHidden(name, next);
         },
+        onShowAll: () => this.guard(() => this.setHidden(name, [])),
+        onShowFirst: (n) => this.guard(() => this.setHidden(name, series.slice(n).map((s) => String(s.id)))),
       });
       card.drawnFor = want;
       panel.style.minHeight = "";
+      performance.measure("dsight:metric-chart", { start: started, detail: { name, series: ids.length, pixels } });
     } catch (err) {
       if (gen !== card.gen) return;
       card.chart?.destroy();

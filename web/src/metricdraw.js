@@ -1,0 +1,119 @@
+// Drawing a metric series straight from its plot columns: uPlot keeps the
+// axes, cursor, selection and canvas, and each series supplies its own path
+// built from Float64Arrays (times, values with NaN gaps), so no aligned
+// table of every series' timestamps is ever made. Every vertex is a point
+// the engine returned: a recorded row, a bucket's recorded min or max, or
+// (events) the labelled median of events sharing a timestamp.
+
+// transform maps (seconds, value) to canvas pixels for u's current scales.
+function transform(u) {
+  const { left, top, width, height } = u.bbox;
+  const sx = u.scales.x;
+  const sy = u.scales.y;
+  const kx = width / (sx.max - sx.min || 1);
+  const ky = height / (sy.max - sy.min || 1);
+  return { x: (t) => left + (t - sx.min) * kx, y: (v) => top + (sy.max - v) * ky, left, right: left + width };
+}
+
+// linePath joins the points, breaking at gaps; a setting is a step held
+// until its next point and, as display only, from the setting carried into
+// the view (at the left edge) to the right edge. markers adds a small box
+// per point (sparse sample series), as uPlot's point markers would.
+export function linePath(u, s, { from, to, stepped = false, markers = false }) {
+  const p = new Path2D();
+  const { x, y } = transform(u);
+  const ts = s.times;
+  const vs = s.values;
+  let pen = false;
+  let py = 0;
+  const to_ = (px, ny) => {
+    if (!pen) p.moveTo(px, ny);
+    else if (stepped) {
+      p.lineTo(px, py);
+      p.lineTo(px, ny);
+    } else p.lineTo(px, ny);
+    pen = true;
+    py = ny;
+  };
+  const carried = s.carried_setting;
+  if (stepped && carried && carried[1] !== null && (!ts.length || ts[0] > from)) to_(x(from), y(carried[1]));
+  for (let k = 0; k < ts.length; k++) {
+    const v = vs[k];
+    if (v !== v) {
+      // A gap: for a setting, a cleared value ends the held line here.
+      if (stepped && pen) p.lineTo(x(ts[k]), py);
+      pen = false;
+      continue;
+    }
+    to_(x(ts[k]), y(v));
+  }
+  if (stepped && pen && (!ts.length || ts[ts.length - 1] < to)) p.lineTo(x(to), py);
+  if (markers) {
+    for (let k = 0; k < ts.length; k++) {
+      const v = vs[k];
+      if (v !== v) continue;
+      const px = x(ts[k]);
+      const ny = y(v);
+      p.moveTo(px - 1.5, ny - 1.5);
+      p.rect(px - 1.5, ny - 1.5, 3, 3);
+    }
+  }
+  return p;
+}
+
+// countLabels writes "×N" over each event median standing for several
+// events, when few enough to read.
+export function countLabels(u, s, color, max = 60) {
+  if (!s.counts) return;
+  const idx = [];
+  for (let k = 0; k < s.counts.length && idx.length <= max; k++) if (s.counts[k] > 1) idx.push(k);
+  if (!idx.length || idx.length > max) return;
+  const { x, y } = transform(u);
+  const ctx = u.ctx;
+  ctx.save();
+  ctx.fillStyle = color;
+  ctx.font = `${Math.round(10 * devicePixelRatio)}px system-ui, sans-serif`;
+  ctx.textAlign = "center";
+  for (const k of idx) ctx.fillText(`×${s.counts[k]}`, x(s.times[k]), y(s.values[k]) - 5 * devicePixelRatio);
+  ctx.restore();
+}
+
+// yRange spans the in-range extremes of the shown series (the engine's
+// exact min and max, which are among the drawn points) and the settings
+// carried into the view; capacity charts start at zero and leave room
+// above the limit.
+export function yRange(shown, capacity) {
+  let lo = Infinity;
+  let hi = -Infinity;
+  const add = (v) => {
+    if (v === null || v === undefined || Number.isNaN(v)) return;
+    if (v < lo) lo = v;
+    if (v > hi) hi = v;
+  };
+  for (const s of shown) {
+    add(s.min);
+    add(s.max);
+    if (s.carried_setting) add(s.carried_setting[1]);
+  }
+  if (capacity) return [Math.min(0, Number.isFinite(lo) ? lo : 0), Math.max(1, 1.08 * (Number.isFinite(hi) ? hi : 0))];
+  if (!Number.isFinite(lo)) return [0, 1];
+  if (lo === hi) return [lo - (Math.abs(lo) || 1) * 0.1, hi + (Math.abs(hi) || 1) * 0.1];
+  const pad = (hi - lo) * 0.05;
+  return [lo - pad, hi + pad];
+}
+
+// pointAt is the index of the point of s nearest to time t, or of the last
+// one at or before it for a setting; -1 when none (or a gap).
+export function pointAt(s, t, setting) {
+  const ts = s.times;
+  let lo = 0;
+  let hi = ts.length; // first index with time > t
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (ts[mid] <= t) lo = mid + 1;
+    else hi = mid;
+  }
+  let k = lo - 1;
+  if (!setting && lo < ts.length && (k < 0 || ts[lo] - t < t - ts[k])) k = lo;
+  return k >= 0 && s.values[k] === s.values[k] ? k : -1;
+}

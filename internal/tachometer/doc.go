@@ -7,7 +7,8 @@
 // from file contents, the inline label grammar of metric_name, series
 // identity, duplicate and conflict detection, and the dashboard taxonomy
 // (Describe). Reading streams record batches into a caller-supplied Sink, so
-// memory does not grow with the number of samples.
+// memory does not grow with the number of samples; the next batch is decoded
+// on a second goroutine while the current one is read.
 //
 // Timestamps stay absolute UTC epoch nanoseconds; relating them to a run
 // origin is the caller's job. Captures without timestamp_ns cannot be aligned

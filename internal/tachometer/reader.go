@@ -223,10 +223,16 @@ func (r *reader) readFile(source int32, path string) (rows int64, err error) {
 	r.rows = map[string]*rowEntry{}
 	var offset int64
 	var b batch
+	pf := prefetch(src)
+	defer pf.stop() // before src.close, deferred earlier
 	for {
-		rec, err := src.next()
+		rec, err := pf.next()
 		if errors.Is(err, io.EOF) {
 			return offset, nil
+		}
+		var corrupt *decodePanic
+		if errors.As(err, &corrupt) {
+			return 0, fmt.Errorf("%s: %w", path, corrupt)
 		}
 		if err != nil {
 			return 0, fmt.Errorf("%s: after row %d: %w", path, offset, err)

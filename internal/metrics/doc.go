@@ -12,6 +12,13 @@
 // (built with pyramid Options.Limit so usage stays exact at any zoom).
 // Registering files as sources stays with the importer, through a callback.
 //
+// A capture is read in two passes (spill.go): the read spills each series'
+// points, compactly encoded, to a file in its own os.MkdirTemp directory
+// (removed on every return), then series are summarized one at a time per
+// core. Memory during the read is a 4 KiB buffer per series, not the points;
+// afterwards it is the encoded summaries. The result does not depend on the
+// spill: the same points reach each summary in the same order.
+//
 // Imports: internal/model, internal/shard, internal/pyramid,
 // internal/tachometer, internal/logmetric and its adapters (internal/sglang,
 // internal/tokenspeed), internal/sourcename.

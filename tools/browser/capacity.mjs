@@ -162,3 +162,20 @@ export function legendLines(want, f) {
   if (want.unavailable > 0) out.push(`Limit unavailable for ${want.unavailable}/${want.samples} samples`);
   return out;
 }
+
+// heldLimits lists the stretches of [from, to] over which a valid limit
+// setting holds in the scope: {x0, x1, v}, from the setting in force at
+// from (or logged inside the range) to the next setting or the right edge.
+export function heldLimits(scope, from, to) {
+  const out = [];
+  let cur = null;
+  for (const s of scope.settings) {
+    if (s.t <= from) cur = { x0: from, v: s.v };
+    else if (s.t <= to) {
+      if (cur && cur.v !== null) out.push({ ...cur, x1: s.t });
+      cur = { x0: s.t, v: s.v };
+    }
+  }
+  if (cur && cur.v !== null) out.push({ ...cur, x1: to });
+  return out;
+}

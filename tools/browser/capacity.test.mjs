@@ -18,7 +18,7 @@ import os from "node:os";
 import path from "node:path";
 import { launch, open, serve, fileURL } from "./harness.mjs";
 import { BIN, ROOT, OUT } from "./fixture.mjs";
-import { readTokenSpeedRun, expectCapacity, legendLines } from "./capacity.mjs";
+import { readTokenSpeedRun, expectCapacity, legendLines, heldLimits } from "./capacity.mjs";
 
 const ZONE = "America/New_York"; // UTC−4 in September: a wrong or missing zone shifts every sample by hours
 const SEED = Number(process.env.CAPACITY_SEED || 3);
@@ -46,6 +46,18 @@ before(async () => {
   execFileSync(BIN, ["build", run, "-o", report, "--iteration-timezone", ZONE], { stdio: ["ignore", "ignore", "inherit"] });
   truth = readTokenSpeedRun(run, ZONE);
   browser = await launch();
+  // Keep every uPlot the page makes, to find where a limit is drawn.
+  await browser.context.addInitScript(() => {
+    const made = (window.__dsightPlots = []);
+    let U;
+    Object.defineProperty(window, "uPlot", {
+      configurable: true,
+      get: () => U,
+      set: (v) => {
+        U = new Proxy(v, { construct: (t, args, nt) => made[made.push(Reflect.construct(t, args, nt)) - 1] });
+      },
+    });
+  });
   server = await serve(report);
   fs.mkdirSync(OUT, { recursive: true });
 });
@@ -161,6 +173,65 @@ async function checkWindow(page, from, to, forms) {
   }
 }
 
+// limitCoverage measures, on the chart of family name, the share of pixels
+// along each held limit stretch {x0, x1, v, colors} that carry one of the
+// legend colours of the series holding that limit there.
+function limitCoverage(page, name, stretches) {
+  return page.evaluate(
+    ([name, stretches]) => {
+      const card = document.querySelector(`.metric-card[data-metric-name="${name}"]`);
+      const u = window.__dsightPlots.filter((p) => card.contains(p.root)).pop();
+      const canvas = u.root.querySelector("canvas");
+      const ctx = canvas.getContext("2d");
+      const rgb = (css) => css.match(/\d+/g).slice(0, 3).map(Number);
+      return stretches.map((s) => {
+        const colors = s.colors.map(rgb);
+        const y = Math.round(u.valToPos(s.v, "y", true));
+        const a = Math.ceil(u.valToPos(s.x0, "x", true)) + 2;
+        const b = Math.floor(u.valToPos(s.x1, "x", true)) - 2;
+        if (b - a < 20) return null;
+        const img = ctx.getImageData(a, y - 1, b - a, 3).data;
+        let hit = 0;
+        for (let x = 0; x < b - a; x++) {
+          let on = false;
+          for (let r = 0; r < 3 && !on; r++) {
+            const i = (r * (b - a) + x) * 4;
+            on = img[i + 3] > 0 && colors.some((c) => Math.abs(c[0] - img[i]) + Math.abs(c[1] - img[i + 1]) + Math.abs(c[2] - img[i + 2]) < 90);
+          }
+          if (on) hit++;
+        }
+        return hit / (b - a);
+      });
+    },
+    [name, stretches],
+  );
+}
+
+// checkLimitLines lists the held limits of the decode family's series that
+// are not drawn as a dashed line across the stretch they hold.
+async function checkLimitLines(page, from, to) {
+  const f = FAMILIES[0];
+  const rows = await page.$$eval(`.metric-card[data-metric-name="${f.name}"] .ds-metric-legend-row`, (rs) => rs.map((r) => ({ caption: r.querySelector(".ds-metric-legend-toggle").textContent, color: getComputedStyle(r.querySelector(".swatch")).backgroundColor })));
+  const held = truth.scopes
+    .filter((s) => s.samples.some((x) => x.running !== null))
+    .flatMap((s) => heldLimits(s, from, to).map((h) => ({ ...h, caption: `${s.worker} · attention_tp ${s.rank}` })));
+  const color = (caption) => rows.find((r) => r.caption === caption).color;
+  // Where two series hold the same limit the later one covers the other:
+  // cut the stretches where their holders change and accept any holder's
+  // colour on each piece.
+  const pieces = [];
+  for (const v of new Set(held.map((h) => h.v))) {
+    const same = held.filter((h) => h.v === v);
+    const cuts = [...new Set(same.flatMap((h) => [h.x0, h.x1]))].sort((a, b) => a - b);
+    for (let k = 1; k < cuts.length; k++) {
+      const holders = same.filter((h) => h.x0 <= cuts[k - 1] && cuts[k] <= h.x1);
+      if (holders.length) pieces.push({ x0: cuts[k - 1], x1: cuts[k], v, who: holders.map((h) => h.caption).join(" or "), colors: holders.map((h) => color(h.caption)) });
+    }
+  }
+  const cover = await limitCoverage(page, f.name, pieces);
+  return pieces.flatMap((p, i) => (cover[i] === null || cover[i] > 0.3 ? [] : [`view [${from.toFixed(3)}, ${to.toFixed(3)}]: ${p.who} holds limit ${p.v} over [${p.x0.toFixed(3)}, ${p.x1.toFixed(3)}], drawn over ${(cover[i] * 100).toFixed(0)}% of it`]));
+}
+
 for (const mode of ["file", "http"]) {
   const url = () => (mode === "file" ? fileURL(report) : server.url);
 
@@ -210,6 +281,33 @@ for (const mode of ["file", "http"]) {
       for (const form of ["constant", "changed", "unavailable", "partly unavailable"]) assert.ok(forms.has(form), `no window showed a ${form} limit; forms seen ${[...forms]}`);
       if (mode === "file") await page.locator(".metric-card").first().screenshot({ path: path.join(OUT, "capacity-pinned.png") });
       assert.deepEqual(dialogs, []);
+      assert.deepEqual(problems, []);
+    } finally {
+      await page.close();
+    }
+  });
+
+  // A known gap in the page: a limit held until a configuration without a
+  // valid limit is not drawn (its stepped segment ends on a null point), so
+  // the held stretch before the invalidation is missing from the chart.
+  const todo = "page: a setting held until a null setting is not drawn (metricchart.js heldLine + stepped paths)";
+  test(`${mode}: each held decode batch limit is drawn across the stretch it holds`, { todo }, async () => {
+    const { page, problems } = await open(browser.context, url());
+    try {
+      const d = (await page.evaluate(() => traceExplorer.describe())).meta.duration;
+      await page.evaluate((name) => {
+        traceExplorer.setState({ pinnedMetrics: [name], metric: name });
+        return traceExplorer.whenMetricsReady();
+      }, FAMILIES[0].name);
+      const missing = [];
+      for (const [from, to] of windows(d)) {
+        await page.evaluate(([from, to]) => {
+          traceExplorer.selectRange(from, to);
+          return traceExplorer.whenMetricsReady();
+        }, [from, to]);
+        missing.push(...(await checkLimitLines(page, from, to)));
+      }
+      assert.deepEqual(missing, []);
       assert.deepEqual(problems, []);
     } finally {
       await page.close();

@@ -121,7 +121,7 @@ func (cs *captureSummary) all() ([]*built, error) {
 				if i >= len(cs.infos) {
 					return
 				}
-				if out[i], errs[i] = cs.one(i, sc); errs[i] != nil {
+				if out[i], errs[i] = cs.oneSafely(i, sc); errs[i] != nil {
 					failed.Store(true)
 				}
 			}
@@ -134,6 +134,17 @@ func (cs *captureSummary) all() ([]*built, error) {
 		}
 	}
 	return out, nil
+}
+
+// oneSafely is one with a panic turned into the series' error, so that a
+// worker goroutine cannot end the process before the spill is removed.
+func (cs *captureSummary) oneSafely(i int, sc *loadScratch) (b *built, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			b, err = nil, fmt.Errorf("capture series %s: %v", cs.infos[i].RawName, p)
+		}
+	}()
+	return cs.one(i, sc)
 }
 
 // one summarizes series i and encodes its summary.

@@ -14,7 +14,8 @@
 //
 // A capture is read in two passes (spill.go): the read spills each series'
 // points, compactly encoded, to a file in its own os.MkdirTemp directory
-// (removed on every return), then series are summarized one at a time per
+// (unlinked once open where the system allows it, else removed on every
+// return), then series are summarized one at a time per
 // core. Memory during the read is a 4 KiB buffer per series, not the points;
 // afterwards it is the encoded summaries. The result does not depend on the
 // spill: the same points reach each summary in the same order.

@@ -72,6 +72,7 @@ type loadScratch struct {
 
 // spillStore is the pointStore of a read: a tachometer.Sink that spills
 // fixed-size blocks of pairs to a file in its own temporary directory.
+// dir is "" once the file and directory are unlinked while the file is open.
 type spillStore struct {
 	dir       string
 	f         *os.File
@@ -183,6 +184,11 @@ func newSpillStore(blockSize int) (*spillStore, error) {
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("metric spill: %w", err)
+	}
+	// Where an open file can be unlinked (not on Windows), nothing is left
+	// behind even if the process is killed; elsewhere close removes it.
+	if os.Remove(f.Name()) == nil && os.Remove(dir) == nil {
+		dir = ""
 	}
 	return &spillStore{dir: dir, f: f, w: bufio.NewWriterSize(f, 1<<20), blockSize: blockSize}, nil
 }
@@ -323,8 +329,10 @@ func (s *spillStore) close() error {
 		return nil
 	}
 	err := s.f.Close()
-	if rerr := os.RemoveAll(s.dir); err == nil {
-		err = rerr
+	if s.dir != "" {
+		if rerr := os.RemoveAll(s.dir); err == nil {
+			err = rerr
+		}
 	}
 	s.f, s.w = nil, nil
 	return err

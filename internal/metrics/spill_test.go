@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"sort"
 	"testing"
@@ -253,6 +254,24 @@ func TestSpillLeavesNoFiles(t *testing.T) {
 				t.Fatalf("%d entries left in the temporary directory, e.g. %s", len(left), left[0].Name())
 			}
 		})
+	}
+}
+
+// TestSpillUnlinksEarly: where an open file can be unlinked, the spill is
+// invisible from the start, so a killed build leaves nothing behind.
+func TestSpillUnlinksEarly(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("an open file cannot be unlinked")
+	}
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	s, err := newSpillStore(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.close()
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Fatalf("the spill is visible while open: %s", left[0].Name())
 	}
 }
 

@@ -81,6 +81,9 @@ func loadShard(_ js.Value, args []js.Value) any {
 	return `{"ok":true}`
 }
 
+// plotBuf is reused by every plot answer: each is copied out at once.
+var plotBuf []byte
+
 // plot(request: string) answers a metric chart: a Uint8Array of
 // little-endian float64s (see internal/query.Plot.Encode), or a JSON error
 // envelope string, which lists the shards to load when that is the cause.
@@ -91,10 +94,11 @@ func plot(_ js.Value, args []js.Value) any {
 	if len(args) != 1 || args[0].Type() != js.TypeString {
 		return string(errorEnvelope("plot takes one JSON string"))
 	}
-	bin, env := engine.HandlePlot([]byte(args[0].String()))
+	bin, env := engine.AppendPlot(plotBuf[:0], []byte(args[0].String()))
 	if env != nil {
 		return string(env)
 	}
+	plotBuf = bin
 	out := js.Global().Get("Uint8Array").New(len(bin))
 	js.CopyBytesToJS(out, bin)
 	return out

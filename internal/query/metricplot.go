@@ -100,6 +100,12 @@ type Plot struct {
 // statistics and plot columns. Every shard it needs must be loaded;
 // otherwise it returns a *ShardsNeededError listing them.
 func (e *Engine) MetricPlot(r PlotRequest) (*Plot, error) {
+	return e.metricPlot(r, nil)
+}
+
+// metricPlot is MetricPlot taking the point columns of non-event series
+// from columns when given (a scratch slice the caller reuses).
+func (e *Engine) metricPlot(r PlotRequest, columns *[]float64) (*Plot, error) {
 	w, err := e.window(Args{From: r.From, To: r.To})
 	if err != nil {
 		return nil, err
@@ -120,7 +126,7 @@ func (e *Engine) MetricPlot(r PlotRequest) (*Plot, error) {
 	}
 	out := &Plot{From: w.from, To: w.to, Series: make([]PlotSeries, 0, len(r.Series))}
 	for _, id := range r.Series {
-		s, err := e.plotSeries(id, w, r.Pixels)
+		s, err := e.plotSeries(id, w, r.Pixels, columns)
 		if err != nil {
 			return nil, fmt.Errorf("metric series %d (%s): %w", id, e.c.Metrics[id].Name, err)
 		}
@@ -129,7 +135,7 @@ func (e *Engine) MetricPlot(r PlotRequest) (*Plot, error) {
 	return out, nil
 }
 
-func (e *Engine) plotSeries(id int, w window, pixels int) (PlotSeries, error) {
+func (e *Engine) plotSeries(id int, w window, pixels int, columns *[]float64) (PlotSeries, error) {
 	m := &e.c.Metrics[id]
 	nan := math.NaN()
 	s := PlotSeries{ID: id, BucketSeconds: nan, Min: nan, Max: nan, Mean: nan, FirstTime: nan, LastTime: nan,
@@ -164,7 +170,14 @@ func (e *Engine) plotSeries(id int, w window, pixels int) (PlotSeries, error) {
 	} else {
 		// Bucket envelopes keep each bucket's recorded min and max, also
 		// for events: a median would hide the extremes.
-		s.Times, s.Values = make([]float64, len(v.Times)), make([]float64, len(v.Times))
+		n := len(v.Times)
+		if columns == nil {
+			s.Times, s.Values = make([]float64, n), make([]float64, n)
+		} else {
+			at := len(*columns)
+			*columns = slices.Grow(*columns, 2*n)[:at+2*n]
+			s.Times, s.Values = (*columns)[at:at+n:at+n], (*columns)[at+n:at+2*n:at+2*n]
+		}
 		for k, t := range v.Times {
 			s.Times[k], s.Values[k] = seconds(t), plotValue(v.Values[k], v.Valid[k])
 		}
@@ -204,6 +217,9 @@ func (e *Engine) plotSeries(id int, w window, pixels int) (PlotSeries, error) {
 // per zoom would otherwise allocate (and clear) their buckets and columns
 // every time.
 var views = sync.Pool{New: func() any { return new(pyramid.View) }}
+
+// scratchColumns holds the point columns of a plot until it is encoded.
+var scratchColumns = sync.Pool{New: func() any { return new([]float64) }}
 
 func plotValue(v float64, valid bool) float64 {
 	if !valid || math.IsInf(v, 0) {
@@ -287,14 +303,17 @@ const (
 //	  time, usage value, reference series id, point count n;
 //	  then n times, n values and, with PlotEventMedians, n counts.
 //
-// Unknown numbers are NaN. web/src/metricdata.js decodes it.
-func (p *Plot) Encode() []byte {
+// Unknown numbers are NaN. web/src/metricplot.js decodes it.
+func (p *Plot) Encode() []byte { return p.AppendEncoded(nil) }
+
+// AppendEncoded appends Encode's layout to dst.
+func (p *Plot) AppendEncoded(dst []byte) []byte {
 	series := p.Series
 	size := PlotHeaderFields
 	for k := range series {
 		size += PlotSeriesFields + 3*len(series[k].Times)
 	}
-	out := make([]byte, 0, 8*size)
+	out := slices.Grow(dst, 8*size)
 	put := func(x float64) { out = binary.LittleEndian.AppendUint64(out, math.Float64bits(x)) }
 	putAll := func(xs []float64) {
 		for _, x := range xs {
@@ -349,13 +368,25 @@ func (p *Plot) Encode() []byte {
 // (Plot.Encode), or else a JSON envelope {"ok": false, "error": …}, which
 // names the shards to load in "shards" when that is what is missing.
 func (e *Engine) HandlePlot(req []byte) (plot []byte, envelope []byte) {
+	return e.AppendPlot(nil, req)
+}
+
+// AppendPlot is HandlePlot appending the plot to dst, so a caller that
+// copies each answer out (the wasm adapter) reuses one buffer across
+// zooms instead of leaving a megabyte to the collector each time.
+func (e *Engine) AppendPlot(dst, req []byte) (plot []byte, envelope []byte) {
 	var r PlotRequest
 	dec := json.NewDecoder(bytes.NewReader(req))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&r); err != nil {
 		return nil, failure(fmt.Errorf("bad plot request: %w", err))
 	}
-	answer, err := e.MetricPlot(r)
+	columns := scratchColumns.Get().(*[]float64)
+	defer func() {
+		*columns = (*columns)[:0]
+		scratchColumns.Put(columns)
+	}()
+	answer, err := e.metricPlot(r, columns)
 	var need *ShardsNeededError
 	if errors.As(err, &need) {
 		out, _ := json.Marshal(struct {
@@ -368,5 +399,5 @@ func (e *Engine) HandlePlot(req []byte) (plot []byte, envelope []byte) {
 	if err != nil {
 		return nil, failure(err)
 	}
-	return answer.Encode(), nil
+	return answer.AppendEncoded(dst), nil
 }

@@ -197,7 +197,12 @@ function build(host, opts) {
   let u = null;
 
   // Legend rows: toggle, caption, current value (and capacity summary).
-  const legend = h("div", { class: "ds-metric-legend", style: items.length > 24 ? { maxHeight: "24em", overflowY: "auto" } : null });
+  // A long legend lists the drawn series only, until asked to list all:
+  // hundreds of rendered rows would be restyled on every zoom.
+  const LONG = 24;
+  let listAll = false;
+  const listToggle = items.length > LONG ? h("button", { type: "button", class: "ds-metric-list-all" }) : null;
+  const legend = h("div", { class: "ds-metric-legend", style: items.length > LONG ? { maxHeight: "24em", overflowY: "auto" } : null });
   const rows = items.map((s, k) => {
     const id = String(s.id);
     const toggle = h("button", { type: "button", class: "ds-metric-legend-toggle", "aria-pressed": "true", title: s.label }, h("i", { class: "swatch", style: { background: color(k) } }), caps[k]);
@@ -219,8 +224,15 @@ function build(host, opts) {
     const row = h("div", { class: "ds-metric-legend-row", "data-series-id": id }, toggle, value, cap);
     row.appendChild(h("details", { class: "ds-metric-labels" }, h("summary", null, "Labels"), h("pre", null, JSON.stringify({ label: s.label, raw_name: s.raw_name, endpoint: s.endpoint, host: s.host, worker: s.worker, gpu: s.gpu, rank: s.rank, labels: s.labels }, null, 1))));
     legend.appendChild(row);
-    return { s, k, toggle, value, cap };
+    return { s, k, row, toggle, value, cap, listed: true };
   });
+  if (listToggle) {
+    listToggle.addEventListener("click", () => {
+      listAll = !listAll;
+      renderChrome();
+    });
+    host.appendChild(listToggle);
+  }
   host.appendChild(legend);
 
   function renderValue(r) {
@@ -282,7 +294,10 @@ function build(host, opts) {
     const any = drawn.some((p) => p.samples > 0);
     if (!any && !empty.isConnected) chartBox.before(empty);
     if (any && empty.isConnected) empty.remove();
+    if (listToggle) listToggle.textContent = listAll ? "List drawn series only" : `List all ${items.length} series`;
     for (const r of rows) {
+      const listed = !listToggle || listAll || shownOf(r.s);
+      if (r.listed !== listed) r.row.style.display = (r.listed = listed) ? "" : "none";
       const pressed = String(shownOf(r.s));
       if (r.toggle.getAttribute("aria-pressed") !== pressed) r.toggle.setAttribute("aria-pressed", pressed);
       renderValue(r);

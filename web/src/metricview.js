@@ -211,7 +211,7 @@ export class MetricsSection {
   // with a readable chart and asks only for what it draws.
   hiddenFor(name, series) {
     const entry = this.view.state.metricCharts[chartKey(name)];
-    if (entry) return new Set(entry.hidden.map(String));
+    if (entry) return new Set((entry.hidden || []).map(String));
     return new Set(series.slice(FIRST_SERIES).map((s) => String(s.id)));
   }
 

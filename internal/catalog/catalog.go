@@ -186,6 +186,7 @@ func Encode(d *model.Dataset) *shard.Shard {
 	chunks := deflateAll(d.ServerChunks)
 	chunksT := shard.Table{Name: TableServerChunks, Rows: len(chunks), Columns: []shard.Column{
 		strCol("payload", len(chunks), func(k int) string { return chunks[k] }),
+		intCol("bytes", len(chunks), func(k int) int64 { return int64(len(d.ServerChunks[k])) }),
 	}}
 	ss := d.ServerSpans
 	n = len(ss)

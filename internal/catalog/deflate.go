@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"strings"
 	"sync"
 
 	kflate "github.com/klauspost/compress/flate"
@@ -48,18 +49,27 @@ func deflateAll(chunks [][]byte) []string {
 // maxChunkBytes bounds one inflated chunk.
 const maxChunkBytes = 64 << 20
 
-func inflate(s string) ([]byte, error) {
-	r := flate.NewReader(bytes.NewReader([]byte(s)))
+// inflate reads a chunk of the recorded inflated size into one buffer of
+// exactly that size: the engine does this on the first question about any
+// request of the chunk, so it must not grow a buffer as it reads.
+func inflate(s string, size int64) ([]byte, error) {
+	if size < 0 || size > maxChunkBytes {
+		return nil, fmt.Errorf("stored server evidence chunk: size %d outside 0..%d", size, maxChunkBytes)
+	}
+	r := flate.NewReader(strings.NewReader(s))
 	defer r.Close()
-	b, err := io.ReadAll(io.LimitReader(r, maxChunkBytes+1))
-	if err != nil {
+	b := make([]byte, size)
+	if _, err := io.ReadFull(r, b); err != nil {
 		return nil, fmt.Errorf("stored server evidence chunk: %w", err)
 	}
-	if len(b) > maxChunkBytes {
-		return nil, fmt.Errorf("stored server evidence chunk exceeds %d bytes", maxChunkBytes)
+	var extra [1]byte
+	if n, err := r.Read(extra[:]); n != 0 || err != io.EOF {
+		return nil, fmt.Errorf("stored server evidence chunk: longer than its recorded %d bytes", size)
 	}
 	return b, nil
 }
 
 // ServerChunk returns server evidence chunk k, inflated.
-func (c *Core) ServerChunk(k int) ([]byte, error) { return inflate(c.ServerChunks[k]) }
+func (c *Core) ServerChunk(k int) ([]byte, error) {
+	return inflate(c.ServerChunks[k], c.ServerChunkBytes[k])
+}

@@ -22,7 +22,9 @@ type Core struct {
 	// ServerSpans the spans no request owns.
 	Server       Server
 	ServerChunks []string // deflated lifecycle chunks; see ServerChunk
-	ServerSpans  ServerSpans
+	// ServerChunkBytes are the chunks' inflated sizes.
+	ServerChunkBytes []int64
+	ServerSpans      ServerSpans
 	// MetricFamilies is the metric catalog; Metrics its series' metadata
 	// and shard descriptors (samples stay in detail shards).
 	MetricFamilies []model.MetricFamily
@@ -276,7 +278,7 @@ func Open(s *shard.Shard) (*Core, error) {
 		}
 	}
 	if t := o.table(TableServerChunks); t != nil {
-		c.ServerChunks = o.strs(t, "payload")
+		c.ServerChunks, c.ServerChunkBytes = o.strs(t, "payload"), o.ints(t, "bytes")
 	}
 	if t := o.table(TableServerSpans); t != nil {
 		c.ServerSpans = ServerSpans{Start: o.ints(t, "start_ns"), End: o.ints(t, "end_ns"), Record: o.strs(t, "record")}

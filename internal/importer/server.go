@@ -21,7 +21,7 @@ import (
 // requestsPerChunk is how many requests' server evidence share one chunk:
 // large enough that chunks share their strings (paths, names, attribute
 // keys), small enough that the engine inflates one in a few milliseconds.
-const requestsPerChunk = 128
+const requestsPerChunk = 64
 
 // serverFiles are the server-side evidence files of a run.
 type serverFiles struct {

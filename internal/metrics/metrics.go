@@ -14,6 +14,7 @@ import (
 	"github.com/dsight/dsight/internal/model"
 	"github.com/dsight/dsight/internal/pyramid"
 	"github.com/dsight/dsight/internal/sglang"
+	"github.com/dsight/dsight/internal/shard"
 	"github.com/dsight/dsight/internal/sourcename"
 	"github.com/dsight/dsight/internal/tachometer"
 	"github.com/dsight/dsight/internal/tokenspeed"
@@ -174,7 +175,12 @@ func (b *built) encode() error {
 	if err != nil {
 		return fmt.Errorf("metric series %s: %w", b.meta.Name, err)
 	}
-	b.meta.Pyramid, b.meta.Shard, b.p = raw, shardBounds(b.p), nil
+	gz, err := shard.Compress(raw)
+	if err != nil {
+		return fmt.Errorf("metric series %s: %w", b.meta.Name, err)
+	}
+	b.meta.Pyramid, b.meta.Shard = gz, shardBounds(b.p)
+	b.meta.Shard.DecodedBytes, b.p = len(raw), nil
 	return nil
 }
 

@@ -146,7 +146,11 @@ func TestCapacitySeriesHasItsLimit(t *testing.T) {
 		if lim.Name != "log_tokenspeed_decode_request_limit" || *lim.Worker != *s.Worker || *lim.Rank != *s.Rank || lim.Temporal != "setting" {
 			t.Fatalf("%s is paired with %s (%v/%v)", s.Label, lim.Label, lim.Worker, lim.Rank)
 		}
-		sh, err := shard.Decode(s.Pyramid)
+		raw, err := shard.Decompress(s.Pyramid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sh, err := shard.Decode(raw)
 		if err != nil {
 			t.Fatal(err)
 		}

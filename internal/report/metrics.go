@@ -22,14 +22,12 @@ func addMetricShards(files map[string][]byte, d *model.Dataset) (*model.Dataset,
 		if m.Pyramid == nil {
 			return nil, fmt.Errorf("metric series %d (%s) has no summary", m.ID, m.Name)
 		}
-		sh, err := addShard(files, m.Pyramid)
-		if err != nil {
-			return nil, err
+		if m.Shard == nil {
+			return nil, fmt.Errorf("metric series %d (%s) has no shard bounds", m.ID, m.Name)
 		}
-		ms := &model.MetricShard{ID: sh.ID, Bytes: sh.Bytes, DecodedBytes: sh.DecodedBytes}
-		if m.Shard != nil { // chunk count and row bounds, from the importer
-			ms.Chunks, ms.FirstNS, ms.LastNS = m.Shard.Chunks, m.Shard.FirstNS, m.Shard.LastNS
-		}
+		sh := addCompressedShard(files, m.Pyramid, m.Shard.DecodedBytes)
+		// Chunk count and row bounds come from the importer.
+		ms := &model.MetricShard{ID: sh.ID, Bytes: sh.Bytes, DecodedBytes: sh.DecodedBytes, Chunks: m.Shard.Chunks, FirstNS: m.Shard.FirstNS, LastNS: m.Shard.LastNS}
 		for _, p := range sh.Parts {
 			ms.Parts = append(ms.Parts, model.MetricShardPart{ID: p.ID, Path: p.Path, Bytes: p.Bytes})
 		}

@@ -161,7 +161,13 @@ func addShard(files map[string][]byte, raw []byte) (Shard, error) {
 	if err != nil {
 		return Shard{}, err
 	}
-	sh := Shard{ID: shard.ID(gz), Bytes: len(gz), DecodedBytes: len(raw)}
+	return addCompressedShard(files, gz, len(raw)), nil
+}
+
+// addCompressedShard is addShard for a payload already compressed with
+// shard.Compress, decodedBytes long once decompressed.
+func addCompressedShard(files map[string][]byte, gz []byte, decodedBytes int) Shard {
+	sh := Shard{ID: shard.ID(gz), Bytes: len(gz), DecodedBytes: decodedBytes}
 	for off := 0; off < len(gz); off += PartBytes {
 		part := gz[off:min(off+PartBytes, len(gz))]
 		id := shard.ID(part)
@@ -169,7 +175,7 @@ func addShard(files map[string][]byte, raw []byte) (Shard, error) {
 		files[p] = shard.Envelope(id, part)
 		sh.Parts = append(sh.Parts, Part{ID: id, Path: p, Bytes: len(part)})
 	}
-	return sh, nil
+	return sh
 }
 
 // boot is the record the page reads before anything else.

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"testing"
+
+	"github.com/dsight/dsight/internal/query"
+	"github.com/dsight/dsight/internal/report"
+	"github.com/dsight/dsight/tools/gen/synth"
+)
+
+// BenchmarkLifecycleAnswer times the engine's lifecycle answer on a built
+// traced report: cold asks a request of a different server evidence chunk
+// each time (more chunks than the engine keeps decoded), warm asks one
+// request again. The page adds only the JS → wasm call (~25 µs) and the
+// JSON parse; run it under wasm with
+// GOOS=js GOARCH=wasm go test -run X -bench Lifecycle -exec "$(go env GOROOT)/lib/wasm/go_js_wasm_exec" ./cmd/build
+// (the synthetic run and report are written to a temporary directory).
+func BenchmarkLifecycleAnswer(b *testing.B) {
+	if testing.Short() {
+		b.Skip("builds a 3,000-request traced report")
+	}
+	dir := b.TempDir()
+	run := filepath.Join(dir, "run")
+	if _, err := synth.WriteRun(run, synth.Config{Seed: 4, Requests: 3000, Sources: synth.SourceAIPerf | synth.SourceFrontend | synth.SourceOTel | synth.SourceWorkers}); err != nil {
+		b.Fatal(err)
+	}
+	out := filepath.Join(dir, "report")
+	if err := build([]string{run, "-o", out}, io.Discard); err != nil {
+		b.Skip("report not built (page assets missing? run `make assets`): ", err)
+	}
+	core, _, err := report.OpenDir(out)
+	if err != nil {
+		b.Fatal(err)
+	}
+	n := len(core.Server.Request)
+	var ids []string
+	for k := 0; k < n; k += 64 { // one request per chunk
+		ids = append(ids, core.Requests.ID[core.Server.Request[k]])
+	}
+	if len(ids) < 10 {
+		b.Fatalf("only %d chunks", len(ids))
+	}
+	ask := func(id string) []byte { return []byte(fmt.Sprintf(`{"op":"lifecycle","args":{"id":%q}}`, id)) }
+	same := ask(ids[0])
+	for _, c := range []struct {
+		name string
+		q    func(i int) []byte
+	}{
+		{"cold", func(i int) []byte { return ask(ids[i%len(ids)]) }},
+		{"warm", func(int) []byte { return same }},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			e, err := query.New(core)
+			if err != nil {
+				b.Fatal(err)
+			}
+			qs := make([][]byte, b.N)
+			for i := range qs {
+				qs[i] = c.q(i)
+			}
+			b.ResetTimer()
+			for i := range b.N {
+				e.Handle(qs[i])
+			}
+		})
+	}
+}

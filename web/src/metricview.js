@@ -241,12 +241,14 @@ export class MetricsSection {
     }
     try {
       // Only the shown series (and their limit series) are asked for. A
-      // plot of width/2 pixels has at least one bucket per pixel, each
-      // drawn by its recorded min and max; many shown series share a
-      // budget of points instead (still each bucket's real extremes).
+      // plot of width/2 pixels has at least one bucket per pixel (two to
+      // four per plot pixel), each drawn by its recorded min and max: the
+      // exact rows while they are at most one per pixel. Many shown series
+      // share a budget of points instead (still each bucket's real
+      // extremes, in wider buckets).
       const shown = series.filter((s) => !hidden.has(String(s.id)));
       const ids = [...new Set(shown.flatMap((s) => (s.reference?.series_id != null ? [s.id, s.reference.series_id] : [s.id])))];
-      const pixels = Math.max(64, Math.min(width, Math.floor((6 * width) / Math.max(1, shown.length))));
+      const pixels = Math.max(64, Math.min(Math.ceil(width / 2), Math.floor((3 * width) / Math.max(1, shown.length))));
       const answer = await plotSeries({ from, to, pixels, ids, family: name });
       if (gen !== card.gen) return; // a newer load replaced this one
       performance.measure("dsight:metric-answer", { start: started });

@@ -12,7 +12,7 @@ import (
 // addMetricShards writes each series' summary as its own detail shard,
 // named by content, and returns a shallow copy of d whose series carry
 // their shard descriptors, so a reader loads only the series a query needs.
-func addMetricShards(files map[string][]byte, d *model.Dataset) (*model.Dataset, error) {
+func addMetricShards(files *stageFiles, d *model.Dataset) (*model.Dataset, error) {
 	if len(d.Metrics) == 0 {
 		return d, nil
 	}

@@ -289,7 +289,8 @@ func TestManifestSorted(t *testing.T) {
 // A payload larger than PartBytes is split into parts that reassemble
 // exactly; a missing or swapped part is an error, never a partial read.
 func TestLargeShardParts(t *testing.T) {
-	files := map[string][]byte{}
+	dir := t.TempDir()
+	files := &stageFiles{dir: dir}
 	raw := make([]byte, 5*PartBytes)
 	for i := range raw {
 		raw[i] = byte(i*7919>>3) ^ byte(i>>11) // poorly compressible
@@ -301,10 +302,8 @@ func TestLargeShardParts(t *testing.T) {
 	if len(sh.Parts) < 2 {
 		t.Fatalf("%d parts for %d payload bytes", len(sh.Parts), sh.Bytes)
 	}
-	dir := t.TempDir()
-	for name, b := range files {
-		os.MkdirAll(filepath.Join(dir, filepath.Dir(name)), 0o755)
-		os.WriteFile(filepath.Join(dir, name), b, 0o644)
+	if files.err != nil {
+		t.Fatal(files.err)
 	}
 	got, err := readShard(dir, sh)
 	if err != nil || !bytes.Equal(got, raw) {

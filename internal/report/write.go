@@ -11,6 +11,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -37,10 +38,6 @@ func Write(d *model.Dataset, assets fs.FS, dir string, opt Options) (*Manifest, 
 	if err := checkTarget(dir, d.Meta.SourceRoot); err != nil {
 		return nil, err
 	}
-	files, m, err := render(d, assets)
-	if err != nil {
-		return nil, err
-	}
 	removeAbandonedStages(dir)
 	stage, err := os.MkdirTemp(filepath.Dir(dir), stagePrefix(dir)+strconv.Itoa(os.Getpid())+"-")
 	if err != nil {
@@ -50,19 +47,9 @@ func Write(d *model.Dataset, assets fs.FS, dir string, opt Options) (*Manifest, 
 	if err := os.Chmod(stage, 0o755); err != nil { // MkdirTemp is private; a report is for publishing
 		return nil, err
 	}
-	names := make([]string, 0, len(files))
-	for name := range files {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		p := filepath.Join(stage, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return nil, err
-		}
-		if err := os.WriteFile(p, files[name], 0o644); err != nil {
-			return nil, fmt.Errorf("stage report: %w", err)
-		}
+	m, err := render(d, assets, &stageFiles{dir: stage})
+	if err != nil {
+		return nil, err
 	}
 	if opt.Verify != nil {
 		if err := opt.Verify(); err != nil {
@@ -75,20 +62,46 @@ func Write(d *model.Dataset, assets fs.FS, dir string, opt Options) (*Manifest, 
 	return m, nil
 }
 
-// render produces every output file in memory, keyed by slash path.
-func render(d *model.Dataset, assets fs.FS) (map[string][]byte, *Manifest, error) {
-	files := map[string][]byte{}
+// stageFiles writes report files into the stage as they are produced, so
+// the build never holds the whole report (hundreds of MB for large runs)
+// in memory, and lists them for the manifest.
+type stageFiles struct {
+	dir     string
+	entries []FileEntry
+	err     error // the first write error; later puts do nothing
+}
+
+// put writes one file, named by slash path.
+func (f *stageFiles) put(name string, b []byte) {
+	if f.err != nil {
+		return
+	}
+	p := filepath.Join(f.dir, filepath.FromSlash(name))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		f.err = err
+		return
+	}
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		f.err = fmt.Errorf("stage report: %w", err)
+		return
+	}
+	sum := sha256.Sum256(b)
+	f.entries = append(f.entries, FileEntry{Path: name, Bytes: int64(len(b)), SHA256: hex.EncodeToString(sum[:])})
+}
+
+// render produces every output file into out and returns the manifest.
+func render(d *model.Dataset, assets fs.FS, out *stageFiles) (*Manifest, error) {
 	wasm, err := fs.ReadFile(assets, AssetEngine)
 	if err != nil {
-		return nil, nil, fmt.Errorf("page assets: %w (run `make assets`)", err)
+		return nil, fmt.Errorf("page assets: %w (run `make assets`)", err)
 	}
-	engine, err := addShard(files, wasm)
+	engine, err := addShard(out, wasm)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	d, err = addMetricShards(files, d)
+	d, err = addMetricShards(out, d)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	coreShard := catalog.Encode(d)
 	raw, err := shard.Encode(coreShard)
@@ -99,29 +112,29 @@ func render(d *model.Dataset, assets fs.FS) (map[string][]byte, *Manifest, error
 				traced++
 			}
 		}
-		// Joined server evidence is stored per request in the core today
-		// (tens of KB per traced request), which bounds the run size.
-		return nil, nil, fmt.Errorf("encode core shard: %w (the run has %d requests with joined server evidence; reports carry a few thousand today: rebuild with --no-otel to keep client timing, bridges and bindings)", err, traced)
+		// The joined server evidence lives in the core (about 0.85 KB per
+		// traced request), which bounds the run size.
+		return nil, fmt.Errorf("encode core shard: %w (the run has %d requests with joined server evidence; rebuild with --no-otel to keep client timing, bridges and bindings)", err, traced)
 	}
-	core, err := addShard(files, raw)
+	core, err := addShard(out, raw)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	view, err := catalog.Open(coreShard)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	eng, err := query.New(view)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	summary := eng.Summary()
 	entry := Entry{Engine: engine, Core: core}
 	html, err := renderIndex(assets, d, entry, summary)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	files[IndexFile] = html
+	out.put(IndexFile, html)
 
 	m := &Manifest{
 		Generator: Generator, FormatVersion: FormatVersion, Schema: model.Schema,
@@ -130,21 +143,17 @@ func render(d *model.Dataset, assets fs.FS) (map[string][]byte, *Manifest, error
 	for _, s := range d.Sources {
 		m.Sources = append(m.Sources, query.SourceItem{ID: s.ID, Path: s.Path, Kind: s.Kind, Bytes: s.Bytes, SHA256: s.SHA256})
 	}
-	names := make([]string, 0, len(files))
-	for name := range files {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		sum := sha256.Sum256(files[name])
-		m.Files = append(m.Files, FileEntry{Path: name, Bytes: int64(len(files[name])), SHA256: hex.EncodeToString(sum[:])})
-	}
+	// Content-named parts shared by two shards are written twice with the
+	// same bytes; the manifest lists each file once.
+	m.Files = out.entries
+	sort.Slice(m.Files, func(i, j int) bool { return m.Files[i].Path < m.Files[j].Path })
+	m.Files = slices.CompactFunc(m.Files, func(a, b FileEntry) bool { return a.Path == b.Path })
 	mb, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	files[ManifestFile] = append(mb, '\n')
-	return files, m, nil
+	out.put(ManifestFile, append(mb, '\n'))
+	return m, out.err
 }
 
 func nonNil[T any](s []T) []T {
@@ -156,7 +165,7 @@ func nonNil[T any](s []T) []T {
 
 // addShard compresses raw and stores it as detail scripts of at most
 // PartBytes of payload each, every one named by the hash of its content.
-func addShard(files map[string][]byte, raw []byte) (Shard, error) {
+func addShard(files *stageFiles, raw []byte) (Shard, error) {
 	gz, err := shard.Compress(raw)
 	if err != nil {
 		return Shard{}, err
@@ -166,13 +175,13 @@ func addShard(files map[string][]byte, raw []byte) (Shard, error) {
 
 // addCompressedShard is addShard for a payload already compressed with
 // shard.Compress, decodedBytes long once decompressed.
-func addCompressedShard(files map[string][]byte, gz []byte, decodedBytes int) Shard {
+func addCompressedShard(files *stageFiles, gz []byte, decodedBytes int) Shard {
 	sh := Shard{ID: shard.ID(gz), Bytes: len(gz), DecodedBytes: decodedBytes}
 	for off := 0; off < len(gz); off += PartBytes {
 		part := gz[off:min(off+PartBytes, len(gz))]
 		id := shard.ID(part)
 		p := path.Join(DetailDir, id+".js")
-		files[p] = shard.Envelope(id, part)
+		files.put(p, shard.Envelope(id, part))
 		sh.Parts = append(sh.Parts, Part{ID: id, Path: p, Bytes: len(part)})
 	}
 	return sh

@@ -34,7 +34,10 @@ func Compress(raw []byte) ([]byte, error) {
 	if err := zw.Close(); err != nil {
 		return nil, fmt.Errorf("compress shard: %w", err)
 	}
-	return out.Bytes(), nil
+	// Callers keep compressed shards (a build holds thousands of metric
+	// summaries); return exactly the compressed bytes, not the buffer sized
+	// for half the input.
+	return bytes.Clone(out.Bytes()), nil
 }
 
 // Decompress inflates one gzip member, refusing output beyond the largest raw

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/klauspost/compress/gzip"
 )
@@ -22,10 +23,16 @@ const compressionLevel = 6
 func Compress(raw []byte) ([]byte, error) {
 	var out bytes.Buffer
 	out.Grow(len(raw)/2 + 64)
-	zw, err := gzip.NewWriterLevel(&out, compressionLevel)
-	if err != nil {
-		return nil, fmt.Errorf("compress shard: %w", err)
+	zw, _ := writers.Get().(*gzip.Writer)
+	if zw == nil {
+		var err error
+		if zw, err = gzip.NewWriterLevel(&out, compressionLevel); err != nil {
+			return nil, fmt.Errorf("compress shard: %w", err)
+		}
+	} else {
+		zw.Reset(&out)
 	}
+	defer writers.Put(zw)
 	// A single Write: the compressed bytes may depend on how the input is
 	// split across calls, so always split it the same way.
 	if _, err := zw.Write(raw); err != nil {
@@ -39,6 +46,12 @@ func Compress(raw []byte) ([]byte, error) {
 	// for half the input.
 	return bytes.Clone(out.Bytes()), nil
 }
+
+// writers pools gzip writers: each holds about 1 MB of encoder tables, and
+// a capture with 100k series compresses 100k summaries (a fresh writer per
+// call allocated ~100 GB over such a build). A reset writer writes the same
+// bytes as a new one.
+var writers sync.Pool
 
 // Decompress inflates one gzip member, refusing output beyond the largest raw
 // shard and any bytes after the member. It serves native readers and tests;

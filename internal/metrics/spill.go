@@ -8,6 +8,7 @@ import (
 	"math"
 	"math/bits"
 	"os"
+	"slices"
 	"sort"
 
 	"github.com/dsight/dsight/internal/tachometer"
@@ -214,7 +215,9 @@ func (s *spillStore) Points(ps []tachometer.Point) error {
 		}
 		ss.n++
 		if ss.pending == nil {
-			ss.pending = make([]byte, spillHeader, s.blockSize)
+			// Start small: a capture of 100k short series would otherwise
+			// hold a whole block per series before any is full.
+			ss.pending = make([]byte, spillHeader, min(s.blockSize, 64))
 		} else if len(ss.pending)+maxSpillPair > s.blockSize {
 			if err := s.writeBlock(ss); err != nil {
 				return err
@@ -232,7 +235,7 @@ func (s *spillStore) writeBlock(ss *spilledSeries) error {
 	}
 	binary.LittleEndian.PutUint16(ss.pending, uint16(len(ss.pending)))
 	used := len(ss.pending)
-	ss.pending = ss.pending[:s.blockSize]
+	ss.pending = slices.Grow(ss.pending, s.blockSize-used)[:s.blockSize]
 	clear(ss.pending[used:])
 	if _, err := s.w.Write(ss.pending); err != nil {
 		return fmt.Errorf("metric spill: %w", err)

@@ -251,7 +251,7 @@ export class MetricsSection {
       const pixels = Math.max(64, Math.min(Math.ceil(width / 2), Math.floor((3 * width) / Math.max(1, shown.length))));
       const answer = await plotSeries({ from, to, pixels, ids, family: name });
       if (gen !== card.gen) return; // a newer load replaced this one
-      performance.measure("dsight:metric-answer", { start: started });
+      measure("dsight:metric-answer", { start: started });
       const f = this.byName.get(name);
       card.chart = window.DSightMetricCharts.mount(panel, {
         from,
@@ -273,7 +273,7 @@ export class MetricsSection {
       });
       card.drawnFor = want;
       panel.style.minHeight = "";
-      performance.measure("dsight:metric-chart", { start: started, detail: { name, series: ids.length, pixels } });
+      measure("dsight:metric-chart", { start: started, detail: { name, series: ids.length, pixels } });
     } catch (err) {
       if (gen !== card.gen) return;
       card.chart?.destroy();
@@ -284,4 +284,11 @@ export class MetricsSection {
       throw err;
     }
   }
+}
+
+// measure records a user-timing entry for benchmarks and devtools, keeping
+// at most the latest few hundred per name over a long session.
+function measure(name, options) {
+  if (performance.getEntriesByName(name, "measure").length >= 256) performance.clearMeasures(name);
+  performance.measure(name, options);
 }

@@ -38,17 +38,15 @@ const (
 type ChunkWriter struct {
 	strs      map[string]uint64
 	table     []string
-	resources map[*otlp.Resource]uint64
-	resList   []*otlp.Resource
-	scopes    map[*otlp.Scope]uint64
-	scopeList []*otlp.Scope
+	resources shared[otlp.Resource]
+	scopes    shared[otlp.Scope]
 	records   [][]byte
 	buf       []byte
 }
 
 // NewChunkWriter returns an empty chunk.
 func NewChunkWriter() *ChunkWriter {
-	return &ChunkWriter{strs: map[string]uint64{}, resources: map[*otlp.Resource]uint64{}, scopes: map[*otlp.Scope]uint64{}}
+	return &ChunkWriter{strs: map[string]uint64{}}
 }
 
 // Len is the number of requests added.
@@ -105,12 +103,12 @@ func (w *ChunkWriter) Bytes() []byte {
 	// string table is written out.
 	var shared []byte
 	w.buf, shared = w.buf[:0], nil
-	w.uint(uint64(len(w.resList)))
-	for _, res := range w.resList {
+	w.uint(uint64(len(w.resources.list)))
+	for _, res := range w.resources.list {
 		w.attrs(res.Attrs, 0)
 	}
-	w.uint(uint64(len(w.scopeList)))
-	for _, sc := range w.scopeList {
+	w.uint(uint64(len(w.scopes.list)))
+	for _, sc := range w.scopes.list {
 		w.str(sc.Name)
 		w.str(sc.Version)
 		w.attrs(sc.Attrs, 0)
@@ -233,8 +231,8 @@ func (w *ChunkWriter) span(sp *Span, prevStart int64) {
 	w.int(int64(s.Status.Code))
 	w.str(s.Status.Message)
 	w.attrs(s.Attrs, 0)
-	w.uint(w.resource(s.Resource))
-	w.uint(w.scope(s.Scope))
+	w.uint(w.resources.id(s.Resource))
+	w.uint(w.scopes.id(s.Scope))
 	w.spanRef(s.Ref)
 	w.str(sp.Join)
 	w.str(sp.Worker)
@@ -248,28 +246,26 @@ func (w *ChunkWriter) span(sp *Span, prevStart int64) {
 	}
 }
 
-func (w *ChunkWriter) resource(r *otlp.Resource) uint64 {
-	if r == nil {
-		return 0
-	}
-	i, ok := w.resources[r]
-	if !ok {
-		w.resList = append(w.resList, r)
-		i = uint64(len(w.resList))
-		w.resources[r] = i
-	}
-	return i
+// shared numbers the resources (or scopes) spans point to, 1.. in order of
+// first use; a nil pointer is 0. Spans of one resourceSpans group share
+// the pointer, so each group is written once per chunk.
+type shared[T any] struct {
+	ids  map[*T]uint64
+	list []*T
 }
 
-func (w *ChunkWriter) scope(s *otlp.Scope) uint64 {
-	if s == nil {
+func (s *shared[T]) id(p *T) uint64 {
+	if p == nil {
 		return 0
 	}
-	i, ok := w.scopes[s]
+	i, ok := s.ids[p]
 	if !ok {
-		w.scopeList = append(w.scopeList, s)
-		i = uint64(len(w.scopeList))
-		w.scopes[s] = i
+		if s.ids == nil {
+			s.ids = map[*T]uint64{}
+		}
+		s.list = append(s.list, p)
+		i = uint64(len(s.list))
+		s.ids[p] = i
 	}
 	return i
 }

@@ -251,26 +251,27 @@ func (r *chunkReader) span(s *otlp.Span, prevStart int64) Span {
 	s.EndNS = s.StartNS + r.int()
 	s.Status = otlp.Status{Code: otlp.StatusCode(r.int()), Message: r.str()}
 	s.Attrs = r.attrs(0)
-	if i := r.uint(); i > 0 {
-		if i > uint64(len(r.c.resources)) {
-			r.fail(fmt.Errorf("resource %d of %d", i-1, len(r.c.resources)))
-		} else {
-			s.Resource = r.c.resources[i-1]
-		}
-	}
-	if i := r.uint(); i > 0 {
-		if i > uint64(len(r.c.scopes)) {
-			r.fail(fmt.Errorf("scope %d of %d", i-1, len(r.c.scopes)))
-		} else {
-			s.Scope = r.c.scopes[i-1]
-		}
-	}
+	s.Resource = sharedRef(r, r.c.resources, "resource")
+	s.Scope = sharedRef(r, r.c.scopes, "scope")
 	s.Ref = r.spanRef()
 	sp := Span{Span: s, Join: r.str(), Worker: r.str(), WorkerBasis: r.str()}
 	if r.bool() {
 		sp.Routing = &RoutingContext{Phase: r.str(), RouteSpanID: r.str(), RouteRef: r.spanRef(), Basis: r.str()}
 	}
 	return sp
+}
+
+// sharedRef reads a shared resource or scope number: 0 is nil.
+func sharedRef[T any](r *chunkReader, table []*T, what string) *T {
+	i := r.uint()
+	if i == 0 {
+		return nil
+	}
+	if i > uint64(len(table)) {
+		r.fail(fmt.Errorf("%s %d of %d", what, i-1, len(table)))
+		return nil
+	}
+	return table[i-1]
 }
 
 func (r *chunkReader) attrs(depth int) otlp.Attributes {

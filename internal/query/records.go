@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strconv"
 
+	"github.com/dsight/dsight/internal/lifecycle"
 	"github.com/dsight/dsight/internal/model"
 )
 
@@ -63,21 +64,6 @@ type RequestDetail struct {
 	Lifecycle      json.RawMessage `json:"lifecycle"`
 }
 
-// Lifecycle is the request's server-side breakdown. Without correlated
-// server spans it is unavailable and every list is empty: no breakdown is
-// ever synthesized from client timing.
-type Lifecycle struct {
-	Request    string   `json:"request"`
-	Available  bool     `json:"available"`
-	Layout     string   `json:"layout"`
-	Stages     []any    `json:"stages"`
-	Activities []any    `json:"activities"`
-	Milestones []any    `json:"milestones"`
-	Issues     []string `json:"issues"`
-	Rows       []any    `json:"rows"`
-	Timing     string   `json:"timing"`
-}
-
 func (e *Engine) item(i int) RequestItem {
 	row := e.r.Row(i)
 	r := &row
@@ -131,11 +117,10 @@ func nonNil[T any](s []T) []T {
 	return s
 }
 
+// unavailableLifecycle is the answer for a request without server evidence:
+// every list empty, never a breakdown synthesized from client timing.
 func unavailableLifecycle(id string) json.RawMessage {
-	b, _ := json.Marshal(Lifecycle{
-		Request: id, Layout: "cumulative-milestones",
-		Stages: []any{}, Activities: []any{}, Milestones: []any{}, Issues: []string{}, Rows: []any{},
-	})
+	b, _ := json.Marshal(lifecycle.Unavailable(id))
 	return b
 }
 

@@ -139,3 +139,24 @@ func TestDefaultRequestPrefersTraced(t *testing.T) {
 		t.Fatalf("default request %v, want the traced parent-turn", id)
 	}
 }
+
+// A damaged evidence chunk is a clear error for the requests it holds, never
+// a crash or an empty answer presented as the truth.
+func TestDamagedServerChunk(t *testing.T) {
+	d := serverFixture()
+	d.ServerChunks[0] = []byte("DSLC\x01 not a chunk")
+	e, err := FromDataset(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{`{"op":"request","args":{"id":"parent-turn"}}`, `{"op":"lifecycle","args":{"id":"parent-turn"}}`} {
+		_, errText := ask(t, e, q)
+		if !strings.Contains(errText, "parent-turn") || !strings.Contains(errText, "stored server evidence") {
+			t.Errorf("%s: error %q", q, errText)
+		}
+	}
+	// Requests without server evidence still answer.
+	if _, errText := ask(t, e, `{"op":"lifecycle","args":{"id":"late"}}`); errText != "" {
+		t.Fatal(errText)
+	}
+}

@@ -38,13 +38,21 @@ type Entry struct {
 	Core   Shard `json:"core"`
 }
 
-// Shard describes one gzip payload, stored as one or more detail scripts.
+// Shard describes one payload, stored as one or more detail scripts.
 type Shard struct {
-	ID           string `json:"id"`            // sha256 of the whole gzip payload
-	Bytes        int    `json:"bytes"`         // gzip payload bytes
+	ID           string `json:"id"`            // sha256 of the whole payload
+	Bytes        int    `json:"bytes"`         // payload bytes
 	DecodedBytes int    `json:"decoded_bytes"` // after gunzip
 	Parts        []Part `json:"parts"`         // concatenated in order, they are the payload
+	// Encoding is "" for a gzip payload and EncodingIdentity for one
+	// stored as is, because gzip did not make it meaningfully smaller.
+	Encoding string `json:"encoding,omitempty"`
 }
+
+// EncodingIdentity marks a shard stored uncompressed. A core holding
+// pre-deflated lifecycle evidence gains ~1 % from gzip, and the page
+// spent 2.4 s inflating the 102 MB core of a 2M-span run for it.
+const EncodingIdentity = "identity"
 
 // Part is one detail script holding a slice of a shard's payload.
 type Part struct {

@@ -47,7 +47,7 @@ func Open(path string) (*catalog.Core, error) {
 // readShard reassembles a shard's payload from its parts, checking each
 // part's hash, the whole payload's hash and its decoded size.
 func readShard(dir string, sh Shard) ([]byte, error) {
-	var gz []byte
+	var payload []byte
 	for _, p := range sh.Parts {
 		file := filepath.Join(dir, filepath.FromSlash(p.Path))
 		script, err := os.ReadFile(file)
@@ -61,14 +61,21 @@ func readShard(dir string, sh Shard) ([]byte, error) {
 		if id != p.ID {
 			return nil, fmt.Errorf("%s holds part %s, manifest expects %s", file, id, p.ID)
 		}
-		gz = append(gz, part...)
+		payload = append(payload, part...)
 	}
-	if id := shard.ID(gz); id != sh.ID {
+	if id := shard.ID(payload); id != sh.ID {
 		return nil, fmt.Errorf("parts assemble to %s, manifest expects %s", id, sh.ID)
 	}
-	raw, err := shard.Decompress(gz)
-	if err != nil {
-		return nil, err
+	raw := payload
+	switch sh.Encoding {
+	case "":
+		var err error
+		if raw, err = shard.Decompress(payload); err != nil {
+			return nil, err
+		}
+	case EncodingIdentity:
+	default:
+		return nil, fmt.Errorf("unknown shard encoding %q", sh.Encoding)
 	}
 	if len(raw) != sh.DecodedBytes {
 		return nil, fmt.Errorf("decoded %d bytes, manifest expects %d", len(raw), sh.DecodedBytes)

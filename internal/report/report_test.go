@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -317,5 +318,38 @@ func TestLargeShardParts(t *testing.T) {
 	os.Remove(filepath.Join(dir, sh.Parts[1].Path))
 	if _, err := readShard(dir, sh); err == nil {
 		t.Fatal("missing part accepted")
+	}
+}
+
+// A payload gzip cannot shrink is stored as is and reads back the same;
+// one it can is stored gzipped.
+func TestStoredShardEncoding(t *testing.T) {
+	dir := t.TempDir()
+	files := &stageFiles{dir: dir}
+	random := make([]byte, 3*PartBytes/2)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range random {
+		random[i] = byte(rng.Uint32())
+	}
+	text := bytes.Repeat([]byte("compressible core rows "), 50000)
+	for _, c := range []struct {
+		raw  []byte
+		want string
+	}{{random, EncodingIdentity}, {text, ""}} {
+		sh, err := addStoredShard(files, c.raw)
+		if err != nil || files.err != nil {
+			t.Fatal(err, files.err)
+		}
+		if sh.Encoding != c.want {
+			t.Errorf("encoding %q, want %q", sh.Encoding, c.want)
+		}
+		got, err := readShard(dir, sh)
+		if err != nil || !bytes.Equal(got, c.raw) {
+			t.Fatalf("read back (%q): %v", sh.Encoding, err)
+		}
+	}
+	odd := Shard{ID: "x", Encoding: "brotli"}
+	if _, err := readShard(dir, odd); err == nil {
+		t.Error("an unknown encoding was read")
 	}
 }

@@ -116,7 +116,7 @@ func render(d *model.Dataset, assets fs.FS, out *stageFiles) (*Manifest, error) 
 		// traced request), which bounds the run size.
 		return nil, fmt.Errorf("encode core shard: %w (the run has %d requests with joined server evidence; rebuild with --no-otel to keep client timing, bridges and bindings)", err, traced)
 	}
-	core, err := addShard(out, raw)
+	core, err := addStoredShard(out, raw)
 	if err != nil {
 		return nil, err
 	}
@@ -171,6 +171,23 @@ func addShard(files *stageFiles, raw []byte) (Shard, error) {
 		return Shard{}, err
 	}
 	return addCompressedShard(files, gz, len(raw)), nil
+}
+
+// addStoredShard is addShard for a payload the page reads at start: when
+// gzip saves less than an eighth of it, it is stored as is, and the page
+// skips inflating it. The choice depends only on the bytes, so identical
+// inputs still give identical reports.
+func addStoredShard(files *stageFiles, raw []byte) (Shard, error) {
+	gz, err := shard.Compress(raw)
+	if err != nil {
+		return Shard{}, err
+	}
+	if len(gz) < len(raw)-len(raw)/8 {
+		return addCompressedShard(files, gz, len(raw)), nil
+	}
+	sh := addCompressedShard(files, raw, len(raw))
+	sh.Encoding = EncodingIdentity
+	return sh, nil
 }
 
 // addCompressedShard is addShard for a payload already compressed with

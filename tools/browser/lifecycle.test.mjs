@@ -9,7 +9,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { launch, open, serve, fileURL } from "./harness.mjs";
-import { buildLifecycleRun, buildFrom, cli, OUT } from "./fixture.mjs";
+import { execFileSync } from "node:child_process";
+import { buildLifecycleRun, buildFrom, cli, OUT, ROOT } from "./fixture.mjs";
 
 const JOINED = "11111111-1111-4111-8111-111111111111";
 let work, traced, untraced, otelOnly, browser, server;
@@ -155,5 +156,43 @@ test("OTel only: empty timeline, coverage and queries kept", async () => {
     assert.deepEqual(problems, []);
   } finally {
     await page.close();
+  }
+});
+
+// A run with thousands of traced requests keeps its server evidence in
+// pre-deflated chunks, so its core is stored uncompressed ("identity"):
+// it opens from file:// and over HTTP, and lifecycles from several chunks
+// equal the CLI's.
+test("a traced run with an uncompressed core opens; lifecycles across chunks equal the CLI's", async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "dsight-identity-"));
+  const srvs = [];
+  try {
+    const run = path.join(dir, "run");
+    execFileSync("go", ["run", "./tools/gen", "-out", run, "-seed", "5", "-requests", "3000", "-sources", "aiperf,frontend,otel,workers"], { cwd: ROOT, stdio: ["ignore", "ignore", "inherit"] });
+    const report = buildFrom(run, path.join(dir, "report"));
+    const manifest = JSON.parse(fs.readFileSync(path.join(report, "manifest.json"), "utf8"));
+    assert.equal(manifest.entry.core.encoding, "identity");
+    const srv = await serve(report);
+    srvs.push(srv);
+    for (const url of [fileURL(report), srv.url]) {
+      const { page, problems } = await open(browser.context, url);
+      try {
+        const ids = await page.evaluate(() => {
+          const traced = traceExplorer.queryRequests({ limit: 1000, sort: "start" }).items.filter((r) => r.span_count > 0);
+          return [traced[0].id, traced[Math.floor(traced.length / 2)].id, traced.at(-1).id];
+        });
+        for (const id of ids) {
+          const got = await page.evaluate((id) => traceExplorer.getLifecycle(id), id);
+          assert.equal(got.available, true, id);
+          assert.deepEqual(got, cli(report, "lifecycle", { request: id }));
+        }
+        assert.deepEqual(problems, []);
+      } finally {
+        await page.close();
+      }
+    }
+  } finally {
+    for (const s of srvs) await s.close();
+    fs.rmSync(dir, { recursive: true, force: true });
   }
 });

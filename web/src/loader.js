@@ -57,12 +57,28 @@ async function loadParts(desc) {
   return b64s.map(base64ToBytes);
 }
 
+// concat joins a stored (identity-encoded) shard's parts.
+function concat(parts) {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
 // loadShard resolves to the decompressed bytes of a shard descriptor
-// {id, parts: [{id, path}], decoded_bytes}, checking the decoded length
-// when the descriptor states it (metric plans leave it to the engine, whose
-// decoder checks every column's CRC).
+// {id, parts: [{id, path}], decoded_bytes, encoding}, checking the decoded
+// length when the descriptor states it (metric plans leave it to the
+// engine, whose decoder checks every column's CRC). A shard gzip could not
+// shrink is stored as is ("identity") and needs no inflating.
 export async function loadShard(desc) {
-  const bytes = await gunzip(await loadParts(desc));
+  const parts = await loadParts(desc);
+  let bytes;
+  if (desc.encoding === "identity") bytes = parts.length === 1 ? parts[0] : concat(parts);
+  else if (!desc.encoding) bytes = await gunzip(parts);
+  else throw new Error(`shard ${desc.id}: unknown encoding ${desc.encoding}; this page is older than its report`);
   if (desc.decoded_bytes !== undefined && bytes.length !== desc.decoded_bytes) {
     throw new Error(`shard ${desc.id}: decoded ${bytes.length} bytes, expected ${desc.decoded_bytes}; republish the report's detail/ directory`);
   }

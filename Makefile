@@ -53,10 +53,11 @@ test-browser: build browser-deps
 	node --test tools/browser/
 
 bench:
-	$(GO) test -run='^$$' -bench=. -benchmem ./internal/...
+	$(GO) test -run='^$$' -bench=. -benchmem ./internal/... ./cmd/...
 
 bench-browser: build browser-deps
 	node tools/browser/bench.mjs
+	node tools/browser/bench-metrics.mjs
 
 fuzz:
 	@for pkg in $$($(GO) list ./internal/...); do \

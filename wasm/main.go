@@ -21,6 +21,7 @@ func main() {
 	api.Set("load", js.FuncOf(load))
 	api.Set("handle", js.FuncOf(handle))
 	api.Set("loadShard", js.FuncOf(loadShard))
+	api.Set("loadEvidence", js.FuncOf(loadEvidence))
 	api.Set("plot", js.FuncOf(plot))
 	js.Global().Set("dsightEngine", api)
 	if ready := js.Global().Get("__dsightEngineReady"); ready.Type() == js.TypeFunction {
@@ -77,6 +78,28 @@ func loadShard(_ js.Value, args []js.Value) any {
 	js.CopyBytesToGo(raw, args[1])
 	if err := engine.LoadShard(args[0].String(), raw); err != nil {
 		return string(errorEnvelope(err.Error()))
+	}
+	return `{"ok":true}`
+}
+
+// loadEvidence(bytes: Uint8Array) hands the engine the decoded evidence
+// shard of the report's traced requests; it returns {"ok":true} or an
+// error envelope.
+func loadEvidence(_ js.Value, args []js.Value) any {
+	if engine == nil {
+		return string(errorEnvelope("engine has no data loaded"))
+	}
+	if len(args) != 1 {
+		return string(errorEnvelope("loadEvidence takes one Uint8Array"))
+	}
+	raw := make([]byte, args[0].Get("length").Int())
+	js.CopyBytesToGo(raw, args[0])
+	s, err := shard.Decode(raw)
+	if err == nil {
+		err = engine.AttachEvidence(s)
+	}
+	if err != nil {
+		return string(errorEnvelope("evidence shard: " + err.Error()))
 	}
 	return `{"ok":true}`
 }

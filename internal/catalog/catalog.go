@@ -11,6 +11,11 @@ import (
 // Kind names the core shard.
 const Kind = "core"
 
+// EvidenceKind names the shard of server evidence chunks. It is separate
+// from the core so the page can draw the timeline while it still loads:
+// at 2M spans it is 100 MB, the core without it a few.
+const EvidenceKind = "evidence"
+
 // Table names of the core shard, in the order they are written.
 const (
 	TableMeta          = "meta"
@@ -183,11 +188,6 @@ func Encode(d *model.Dataset) *shard.Shard {
 		intCol("chunk", n, func(k int) int64 { return int64(sv(k).Chunk) }),
 		intCol("slot", n, func(k int) int64 { return int64(sv(k).Slot) }),
 	}}
-	chunks := deflateAll(d.ServerChunks)
-	chunksT := shard.Table{Name: TableServerChunks, Rows: len(chunks), Columns: []shard.Column{
-		strCol("payload", len(chunks), func(k int) string { return chunks[k] }),
-		intCol("bytes", len(chunks), func(k int) int64 { return int64(len(d.ServerChunks[k])) }),
-	}}
 	ss := d.ServerSpans
 	n = len(ss)
 	serverSpansT := shard.Table{Name: TableServerSpans, Rows: n, Columns: []shard.Column{
@@ -196,7 +196,7 @@ func Encode(d *model.Dataset) *shard.Shard {
 		strCol("record", n, func(k int) string { return string(ss[k].Record) }),
 	}}
 
-	tables := []shard.Table{meta, notesT, audit, sources, requests, issuesT, sessionsT, agentsT, orderT, serverT, chunksT, serverSpansT}
+	tables := []shard.Table{meta, notesT, audit, sources, requests, issuesT, sessionsT, agentsT, orderT, serverT, serverSpansT}
 	return &shard.Shard{Kind: Kind, Tables: append(tables, encodeMetrics(d)...)}
 }
 
@@ -218,11 +218,30 @@ func splitList(s string) []string {
 	return strings.Split(s, "\n")
 }
 
-// Decode rebuilds the whole dataset from a core shard.
-func Decode(s *shard.Shard) (*model.Dataset, error) {
-	c, err := Open(s)
+// EncodeEvidence maps the dataset's server evidence chunks to their shard,
+// each chunk deflated on its own; nil when the run has none.
+func EncodeEvidence(d *model.Dataset) *shard.Shard {
+	if len(d.ServerChunks) == 0 {
+		return nil
+	}
+	chunks := deflateAll(d.ServerChunks)
+	return &shard.Shard{Kind: EvidenceKind, Tables: []shard.Table{{Name: TableServerChunks, Rows: len(chunks), Columns: []shard.Column{
+		strCol("payload", len(chunks), func(k int) string { return chunks[k] }),
+		intCol("bytes", len(chunks), func(k int) int64 { return int64(len(d.ServerChunks[k])) }),
+	}}}}
+}
+
+// Decode rebuilds the whole dataset from a core shard and, when the run
+// has server evidence, its evidence shard.
+func Decode(core, evidence *shard.Shard) (*model.Dataset, error) {
+	c, err := Open(core)
 	if err != nil {
 		return nil, err
+	}
+	if evidence != nil {
+		if err := c.AttachEvidence(evidence); err != nil {
+			return nil, err
+		}
 	}
 	return c.Dataset(), nil
 }

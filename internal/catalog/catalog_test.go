@@ -59,7 +59,15 @@ func TestRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := Decode(s)
+	evRaw, err := shard.Encode(EncodeEvidence(want))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, err := shard.Decode(evRaw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Decode(s, ev)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +90,7 @@ func TestEmptyDatasetRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := Decode(s)
+	got, err := Decode(s, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,12 +113,29 @@ func TestDecodeRejects(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			s := Encode(sample())
 			mutate(s)
-			if _, err := Decode(s); err == nil {
+			if _, err := Decode(s, EncodeEvidence(sample())); err == nil {
 				t.Fatal("decoded a broken shard")
 			}
 		})
 	}
-	if _, err := Decode(good); err != nil {
+	if _, err := Decode(good, EncodeEvidence(sample())); err != nil {
 		t.Fatal(err)
+	}
+	// Evidence that does not hold a request's chunk, or is no evidence
+	// shard, is refused when attached.
+	for name, ev := range map[string]*shard.Shard{
+		"too few chunks": EncodeEvidence(&model.Dataset{ServerChunks: [][]byte{[]byte("only one")}}),
+		"wrong kind":     good,
+	} {
+		c, err := Open(Encode(sample()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.AttachEvidence(ev); err == nil {
+			t.Errorf("%s: attached", name)
+		}
+		if c.HasEvidence() {
+			t.Errorf("%s: a refused shard left evidence attached", name)
+		}
 	}
 }

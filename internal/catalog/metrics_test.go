@@ -37,7 +37,7 @@ func TestMetricsRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := Decode(s)
+	got, err := Decode(s, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -197,6 +197,34 @@ func (c *Core) Dataset() *model.Dataset {
 	return d
 }
 
+// AttachEvidence adds the evidence shard's chunks to the core, checking
+// that every request's evidence lies in a chunk it holds.
+func (c *Core) AttachEvidence(s *shard.Shard) error {
+	if s.Kind != EvidenceKind {
+		return fmt.Errorf("shard kind is %q, want %q", s.Kind, EvidenceKind)
+	}
+	o := opener{s: s}
+	var payload []string
+	var size []int64
+	if t := o.table(TableServerChunks); t != nil {
+		payload, size = o.strs(t, "payload"), o.ints(t, "bytes")
+	}
+	if o.err != nil {
+		return fmt.Errorf("evidence shard: %w", o.err)
+	}
+	for k, ch := range c.Server.Chunk {
+		if ch < 0 || ch >= int64(len(payload)) {
+			return fmt.Errorf("evidence shard: request %d's evidence is in chunk %d of %d", c.Server.Request[k], ch, len(payload))
+		}
+	}
+	c.ServerChunks, c.ServerChunkBytes = payload, size
+	return nil
+}
+
+// HasEvidence says whether the requests' server evidence can be read: the
+// run has none, or its evidence shard is attached.
+func (c *Core) HasEvidence() bool { return len(c.Server.Request) == 0 || c.ServerChunks != nil }
+
 // Open views a core shard as columns, checking every table and column the
 // readers rely on, and that the grouping indexes are in range.
 func Open(s *shard.Shard) (*Core, error) {
@@ -277,9 +305,6 @@ func Open(s *shard.Shard) (*Core, error) {
 			Chunk: o.ints(t, "chunk"), Slot: o.ints(t, "slot"),
 		}
 	}
-	if t := o.table(TableServerChunks); t != nil {
-		c.ServerChunks, c.ServerChunkBytes = o.strs(t, "payload"), o.ints(t, "bytes")
-	}
 	if t := o.table(TableServerSpans); t != nil {
 		c.ServerSpans = ServerSpans{Start: o.ints(t, "start_ns"), End: o.ints(t, "end_ns"), Record: o.strs(t, "record")}
 	}
@@ -308,7 +333,6 @@ func (c *Core) checkIndexes() error {
 	}
 	for _, check := range []error{
 		within("server evidence request", c.Server.Request, r.N),
-		within("server evidence chunk", c.Server.Chunk, len(c.ServerChunks)),
 		within("request session index", r.SessionIndex, len(c.Sessions.ID)),
 		within("request agent index", r.AgentIndex, len(c.Agents.ID)),
 		within("agent session", c.Agents.Session, len(c.Sessions.ID)),

@@ -108,6 +108,11 @@ func FromDataset(d *model.Dataset) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
+	if ev := catalog.EncodeEvidence(d); ev != nil {
+		if err := c.AttachEvidence(ev); err != nil {
+			return nil, err
+		}
+	}
 	return New(c)
 }
 

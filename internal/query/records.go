@@ -62,6 +62,9 @@ type RequestDetail struct {
 	Engine         json.RawMessage `json:"engine"`
 	WorkerBindings json.RawMessage `json:"worker_bindings"`
 	Lifecycle      json.RawMessage `json:"lifecycle"`
+	// EvidencePending: the request has server evidence the page has not
+	// loaded yet; the lists and lifecycle say nothing about it until then.
+	EvidencePending bool `json:"evidence_pending,omitempty"`
 }
 
 func (e *Engine) item(i int) RequestItem {

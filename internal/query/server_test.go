@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dsight/dsight/internal/catalog"
 	"github.com/dsight/dsight/internal/dynamolog"
 	"github.com/dsight/dsight/internal/lifecycle"
 	"github.com/dsight/dsight/internal/model"
@@ -158,5 +159,33 @@ func TestDamagedServerChunk(t *testing.T) {
 	// Requests without server evidence still answer.
 	if _, errText := ask(t, e, `{"op":"lifecycle","args":{"id":"late"}}`); errText != "" {
 		t.Fatal(errText)
+	}
+}
+
+// Until the evidence shard is attached, a request with server evidence
+// says so and claims nothing about its server side; then it answers fully.
+func TestEvidencePending(t *testing.T) {
+	d := serverFixture()
+	c, err := catalog.Open(catalog.Encode(d))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, _ := ask(t, e, `{"op":"request","args":{"id":"parent-turn"}}`)
+	if res["evidence_pending"] != true || len(res["spans"].([]any)) != 0 {
+		t.Fatalf("before the evidence: %v", res)
+	}
+	if res, _ := ask(t, e, `{"op":"request","args":{"id":"late"}}`); res["evidence_pending"] != nil {
+		t.Fatalf("a request without server evidence is pending: %v", res)
+	}
+	if err := e.AttachEvidence(catalog.EncodeEvidence(d)); err != nil {
+		t.Fatal(err)
+	}
+	res, _ = ask(t, e, `{"op":"request","args":{"id":"parent-turn"}}`)
+	if res["evidence_pending"] != nil || len(res["spans"].([]any)) != 2 {
+		t.Fatalf("after the evidence: %v", res)
 	}
 }

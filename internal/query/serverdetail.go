@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/dsight/dsight/internal/lifecycle"
+	"github.com/dsight/dsight/internal/shard"
 )
 
 // A request's server records and lifecycle are not stored rendered: the
@@ -54,6 +55,19 @@ func (e *Engine) chunk(k int) (*lifecycle.Chunk, error) {
 	return c, nil
 }
 
+// AttachEvidence adds the report's evidence shard; until then requests
+// with server evidence answer with EvidencePending set and nothing else
+// about their server side.
+func (e *Engine) AttachEvidence(s *shard.Shard) error {
+	e.chunkMu.Lock()
+	defer e.chunkMu.Unlock()
+	if err := e.c.AttachEvidence(s); err != nil {
+		return err
+	}
+	e.chunks = chunkCache{}
+	return nil
+}
+
 // frame renders records relative to the report's origin, with evidence
 // resolved to the report's source ids.
 func (e *Engine) frame() lifecycle.Frame {
@@ -87,6 +101,13 @@ func (e *Engine) detail(i int) (RequestDetail, error) {
 	k := e.serverRow[i]
 	if k < 0 {
 		d.Lifecycle = unavailableLifecycle(e.r.ID[i])
+		return d, nil
+	}
+	e.chunkMu.Lock()
+	pending := !e.c.HasEvidence()
+	e.chunkMu.Unlock()
+	if pending {
+		d.Lifecycle, d.EvidencePending = unavailableLifecycle(e.r.ID[i]), true
 		return d, nil
 	}
 	sd, err := e.serverDetail(int(k))

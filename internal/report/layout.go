@@ -36,6 +36,9 @@ type Manifest struct {
 type Entry struct {
 	Engine Shard `json:"engine"`
 	Core   Shard `json:"core"`
+	// Evidence holds the server evidence of traced requests; the page
+	// draws the timeline from the core before it has loaded.
+	Evidence *Shard `json:"evidence,omitempty"`
 }
 
 // Shard describes one payload, stored as one or more detail scripts.

@@ -41,7 +41,22 @@ func Open(path string) (*catalog.Core, error) {
 	if err != nil {
 		return nil, fmt.Errorf("core shard: %w", err)
 	}
-	return catalog.Open(s)
+	c, err := catalog.Open(s)
+	if err != nil || m.Entry.Evidence == nil {
+		return c, err
+	}
+	raw, err = readShard(dir, *m.Entry.Evidence)
+	if err != nil {
+		return nil, fmt.Errorf("evidence shard: %w", err)
+	}
+	ev, err := shard.Decode(raw)
+	if err != nil {
+		return nil, fmt.Errorf("evidence shard: %w", err)
+	}
+	if err := c.AttachEvidence(ev); err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 // readShard reassembles a shard's payload from its parts, checking each

@@ -106,19 +106,25 @@ func render(d *model.Dataset, assets fs.FS, out *stageFiles) (*Manifest, error) 
 	coreShard := catalog.Encode(d)
 	raw, err := shard.Encode(coreShard)
 	if err != nil {
-		traced := 0
-		for i := range d.Requests {
-			if d.Requests[i].Server != nil {
-				traced++
-			}
-		}
-		// The joined server evidence lives in the core (about 0.85 KB per
-		// traced request), which bounds the run size.
-		return nil, fmt.Errorf("encode core shard: %w (the run has %d requests with joined server evidence; rebuild with --no-otel to keep client timing, bridges and bindings)", err, traced)
+		return nil, fmt.Errorf("encode core shard: %w", err)
 	}
 	core, err := addStoredShard(out, raw)
 	if err != nil {
 		return nil, err
+	}
+	entry := Entry{Engine: engine, Core: core}
+	if ev := catalog.EncodeEvidence(d); ev != nil {
+		raw, err := shard.Encode(ev)
+		if err != nil {
+			// The joined server evidence is about 0.85 KB per traced
+			// request, which bounds the run size.
+			return nil, fmt.Errorf("encode server evidence: %w (the run has %d server evidence chunks; rebuild with --no-otel to keep client timing, bridges and bindings)", err, len(d.ServerChunks))
+		}
+		sh, err := addStoredShard(out, raw)
+		if err != nil {
+			return nil, err
+		}
+		entry.Evidence = &sh
 	}
 	view, err := catalog.Open(coreShard)
 	if err != nil {
@@ -129,7 +135,6 @@ func render(d *model.Dataset, assets fs.FS, out *stageFiles) (*Manifest, error) 
 		return nil, err
 	}
 	summary := eng.Summary()
-	entry := Entry{Engine: engine, Core: core}
 	html, err := renderIndex(assets, d, entry, summary)
 	if err != nil {
 		return nil, err

@@ -160,10 +160,11 @@ test("OTel only: empty timeline, coverage and queries kept", async () => {
 });
 
 // A run with thousands of traced requests keeps its server evidence in
-// pre-deflated chunks, so its core is stored uncompressed ("identity"):
-// it opens from file:// and over HTTP, and lifecycles from several chunks
+// pre-deflated chunks, in a shard of its own stored uncompressed
+// ("identity"): the page draws the timeline before loading it, then opens
+// the API; from file:// and over HTTP, lifecycles from several chunks
 // equal the CLI's.
-test("a traced run with an uncompressed core opens; lifecycles across chunks equal the CLI's", async () => {
+test("a traced run's evidence shard loads after the first paint; lifecycles across chunks equal the CLI's", async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "dsight-identity-"));
   const srvs = [];
   try {
@@ -171,12 +172,14 @@ test("a traced run with an uncompressed core opens; lifecycles across chunks equ
     execFileSync("go", ["run", "./tools/gen", "-out", run, "-seed", "5", "-requests", "3000", "-sources", "aiperf,frontend,otel,workers"], { cwd: ROOT, stdio: ["ignore", "ignore", "inherit"] });
     const report = buildFrom(run, path.join(dir, "report"));
     const manifest = JSON.parse(fs.readFileSync(path.join(report, "manifest.json"), "utf8"));
-    assert.equal(manifest.entry.core.encoding, "identity");
+    assert.equal(manifest.entry.evidence.encoding, "identity");
     const srv = await serve(report);
     srvs.push(srv);
     for (const url of [fileURL(report), srv.url]) {
       const { page, problems } = await open(browser.context, url);
       try {
+        const marks = await page.evaluate(() => Object.fromEntries(performance.getEntriesByType("mark").map((m) => [m.name, m.startTime])));
+        assert.ok(marks["dsight:first-paint"] < marks["dsight:evidence"] && marks["dsight:evidence"] <= marks["dsight:ready"], JSON.stringify(marks));
         const ids = await page.evaluate(() => {
           const traced = traceExplorer.queryRequests({ limit: 1000, sort: "start" }).items.filter((r) => r.span_count > 0);
           return [traced[0].id, traced[Math.floor(traced.length / 2)].id, traced.at(-1).id];

@@ -23,6 +23,11 @@ function unwrap(text) {
   return env.result === undefined ? null : env.result;
 }
 
+// loadEvidence hands the engine the decoded server evidence shard.
+export function loadEvidence(bytes) {
+  unwrap(engine.loadEvidence(bytes));
+}
+
 // loadShard hands the engine a decoded metric shard named by its id.
 export function loadShard(id, bytes) {
   unwrap(engine.loadShard(id, bytes));

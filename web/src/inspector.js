@@ -68,6 +68,8 @@ function requestTab(view) {
     box.appendChild(h("h4", null, "Progress milestones"));
     box.appendChild(h("ol", { class: "milestones" }, lc.milestones.map((m) => h("li", null, `${m.label} · ${m.time.toFixed(6)} s`))));
     if (lc.issues.length) box.appendChild(h("ul", { class: "issues" }, lc.issues.map((i) => h("li", null, i))));
+  } else if (r.evidence_pending) {
+    box.appendChild(h("p", { class: "muted small evidence-pending" }, "Loading this request's server evidence (spans, bindings, lifecycle)…"));
   } else {
     box.appendChild(h("p", { class: "muted small" }, r.spans.length ? "Server spans are joined, but none forms a supported lifecycle; the bar shows client timing." : "No server-side lifecycle evidence is joined to this request; the bar shows client timing only."));
   }

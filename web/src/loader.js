@@ -50,11 +50,24 @@ async function gunzip(parts) {
   return new Uint8Array(await new Response(stream).arrayBuffer());
 }
 
-// loadParts loads a shard's parts in parallel (the browser parses separate
-// scripts concurrently) and returns their payload slices in order.
+// loadParts loads a shard's parts, a few at a time (the browser parses
+// separate scripts concurrently, but a hundred at once leave the page no
+// frame to paint in), and returns their payload slices in order, each
+// decoded as it arrives.
+const PARTS_IN_FLIGHT = 6;
+
 async function loadParts(desc) {
-  const b64s = await Promise.all(desc.parts.map((p) => loadScript(p.path, p.id)));
-  return b64s.map(base64ToBytes);
+  const out = new Array(desc.parts.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < desc.parts.length) {
+      const k = next++;
+      const p = desc.parts[k];
+      out[k] = base64ToBytes(await loadScript(p.path, p.id));
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(PARTS_IN_FLIGHT, desc.parts.length) }, worker));
+  return out;
 }
 
 // concat joins a stored (identity-encoded) shard's parts.

@@ -3,7 +3,7 @@
 
 import { $, h, clear } from "./dom.js";
 import { startEngine, loadShard } from "./loader.js";
-import { attach, load } from "./engine.js";
+import { attach, load, loadEvidence } from "./engine.js";
 import { View } from "./app.js";
 import { createAPI } from "./api.js";
 
@@ -16,13 +16,31 @@ function showError(err) {
 async function boot() {
   const bootRecord = JSON.parse($("dsight-boot").textContent);
   performance.mark("dsight:boot");
-  const [engine, core] = await Promise.all([startEngine(bootRecord.entry.engine), loadShard(bootRecord.entry.core)]);
+  const entry = bootRecord.entry;
+  const [engine, core] = await Promise.all([startEngine(entry.engine), loadShard(entry.core)]);
   performance.mark("dsight:engine");
   attach(engine);
   const summary = load(core);
   performance.mark("dsight:core");
   const view = new View(summary);
   view.renderChrome();
+  if (entry.evidence) {
+    // A traced run's server evidence can be a hundred MB: draw the timeline
+    // from the core first (a saved view waits, since it may expand
+    // lifecycles), then load the evidence. The page answers clicks and
+    // window.traceExplorer appears only once everything is loaded.
+    const saved = /^#view=/.test(location.hash);
+    if (!saved) {
+      const id = view.summary.counts.requests ? view.defaultRequest() : null;
+      if (id !== null) view.selectRequest(id, { render: false });
+      view.render();
+      $("loading").textContent = "Loading server evidence…";
+      performance.mark("dsight:first-paint");
+    }
+    loadEvidence(await loadShard(entry.evidence));
+    view.details.clear();
+    performance.mark("dsight:evidence");
+  }
   wire(view);
   const api = createAPI(view);
   view.api = api;

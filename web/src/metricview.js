@@ -173,7 +173,10 @@ export class MetricsSection {
         this.cards.set(name, card);
       }
       this.renderHeader(card, name, k, st.pinnedMetrics);
-      this.cardsEl.appendChild(card.el); // moving keeps the mounted chart
+      // Move a card only when it is out of place: re-inserting a mounted
+      // chart makes the browser restyle and repaint it on every zoom.
+      const at = this.cardsEl.children[k] ?? null;
+      if (at !== card.el) this.cardsEl.insertBefore(card.el, at);
       loads.push(this.load(card, name));
     });
     return Promise.all(loads);

@@ -24,11 +24,15 @@ async function boot() {
   performance.mark("dsight:core");
   const view = new View(summary);
   view.renderChrome();
+  wire(view);
+  const api = createAPI(view);
+  view.api = api;
   if (entry.evidence) {
     // A traced run's server evidence can be a hundred MB: draw the timeline
     // from the core first (a saved view waits, since it may expand
-    // lifecycles), then load the evidence. The page answers clicks and
-    // window.traceExplorer appears only once everything is loaded.
+    // lifecycles), then load the evidence. The page can be explored
+    // meanwhile; window.traceExplorer appears only once everything is
+    // loaded, so the synchronous API never sees a partial report.
     const saved = /^#view=/.test(location.hash);
     if (!saved) {
       const id = view.summary.counts.requests ? view.defaultRequest() : null;
@@ -41,9 +45,6 @@ async function boot() {
     view.details.clear();
     performance.mark("dsight:evidence");
   }
-  wire(view);
-  const api = createAPI(view);
-  view.api = api;
   restoreFromLocation(view, api);
   Object.defineProperty(window, "traceExplorer", { value: api, enumerable: true });
   $("loading").hidden = true;
@@ -62,6 +63,8 @@ function restoreFromLocation(view, api) {
       showError(new Error(`Saved view could not be restored: ${err.message}`));
     }
   }
+  // A request the user picked while the evidence loaded stays selected.
+  if (view.state.request !== null) return;
   const id = view.summary.counts.requests ? view.defaultRequest() : null;
   if (id !== null) view.selectRequest(id, { render: false });
 }

@@ -54,7 +54,8 @@ type RequestItem struct {
 }
 
 // RequestDetail is one request with its collections, as getRequest shows it.
-// The server records are the importer's rendering, passed through as is.
+// The server records are rendered from the request's evidence chunk by
+// lifecycle.Request.Detail, the code the build runs.
 type RequestDetail struct {
 	RequestItem
 	BridgeEvidence json.RawMessage `json:"bridge_evidence"`

@@ -121,9 +121,11 @@ func (e *Engine) metricPlot(r PlotRequest, columns *[]float64) (*Plot, error) {
 			return nil, fmt.Errorf("unknown metric series %d", id)
 		}
 	}
-	if miss := e.missingShards(r.Series); len(miss) > 0 {
+	held, miss := e.claim(r.Series)
+	if len(miss) > 0 {
 		return nil, &ShardsNeededError{Shards: miss}
 	}
+	defer e.release(held)
 	out := &Plot{From: w.from, To: w.to, Series: make([]PlotSeries, 0, len(r.Series))}
 	for _, id := range r.Series {
 		s, err := e.plotSeries(id, w, r.Pixels, columns)

@@ -16,9 +16,11 @@ const MaxMetricPoints = 1000
 // metricStore holds the series summaries handed to the engine. The engine
 // never reads files: the CLI reads shards from the report directory and the
 // page from its detail scripts, and both hand them over with LoadShard.
+// The shards are cached within a budget (metriccache.go).
 type metricStore struct {
-	byShard map[string][]int // shard id → series indexes
-	loaded  map[int]*pyramid.Pyramid
+	byShard map[string][]int         // shard id → series indexes
+	loaded  map[int]*pyramid.Pyramid // series index → its cached summary
+	cache   shardCache
 }
 
 func (e *Engine) metricIndex() {
@@ -29,6 +31,7 @@ func (e *Engine) metricIndex() {
 	}
 	e.metrics.byShard = map[string][]int{}
 	e.metrics.loaded = map[int]*pyramid.Pyramid{}
+	e.metrics.cache = shardCache{maxBytes: DefaultMetricCacheBytes, maxPoints: DefaultMetricCachePoints, entries: map[string]*shardEntry{}}
 	for i, m := range e.c.Metrics {
 		if m.Shard != nil {
 			e.metrics.byShard[m.Shard.ID] = append(e.metrics.byShard[m.Shard.ID], i)
@@ -38,7 +41,8 @@ func (e *Engine) metricIndex() {
 
 // LoadShard hands the engine the decoded payload of a metric shard named
 // by id (the SHA-256 the report lists for it). Unknown ids and payloads that
-// are not a valid series summary are refused.
+// are not a valid series summary are refused. The shard is kept at least
+// until an answer reads it; after that, as long as the cache budget allows.
 func (e *Engine) LoadShard(id string, raw []byte) error {
 	e.metricIndex()
 	e.metricsMu.Lock()
@@ -52,9 +56,7 @@ func (e *Engine) LoadShard(id string, raw []byte) error {
 		return fmt.Errorf("metric shard %s: %w", id, err)
 	}
 	e.metricsMu.Lock()
-	for _, i := range series {
-		e.metrics.loaded[i] = p
-	}
+	e.storeLocked(id, p, series, int64(len(raw)))
 	e.metricsMu.Unlock()
 	return nil
 }
@@ -136,32 +138,13 @@ func (e *Engine) metricPage(a Args) ([]int, error) {
 }
 
 func (e *Engine) missingShards(idx []int) []ShardNeed {
-	need := map[string]*ShardNeed{}
-	var order []string
-	add := func(i int) {
-		m := &e.c.Metrics[i]
-		if m.Shard == nil || e.pyramidOf(i) != nil {
-			return
-		}
-		n := need[m.Shard.ID]
-		if n == nil {
-			n = &ShardNeed{ID: m.Shard.ID, Bytes: m.Shard.Bytes, Parts: m.Shard.Parts}
-			need[m.Shard.ID] = n
-			order = append(order, m.Shard.ID)
-		}
-		n.Series = append(n.Series, i)
+	held, missing := e.claim(idx)
+	if missing != nil {
+		return missing
 	}
-	for _, i := range idx {
-		add(i)
-		if r := e.c.Metrics[i].Reference; r != nil && r.SeriesID != nil && *r.SeriesID >= 0 && *r.SeriesID < len(e.c.Metrics) {
-			add(*r.SeriesID)
-		}
-	}
-	out := make([]ShardNeed, 0, len(order))
-	for _, id := range order {
-		out = append(out, *need[id])
-	}
-	return out
+	// Planning reads nothing: the claim is let go without counting as a use.
+	e.unpin(held)
+	return []ShardNeed{}
 }
 
 // MetricItem is one series of a "metrics" answer.
@@ -201,7 +184,8 @@ type CapacityItem struct {
 // finite values in the range, optionally its rows (up to MaxMetricPoints),
 // the setting carried into the range and the capacity legend. Every shard
 // it needs must have been handed over with LoadShard; otherwise it fails
-// naming them (metric_plan lists them in advance).
+// naming them (metric_plan lists them in advance). The shards it read
+// become the most recently used; the cache is trimmed after it answers.
 func (e *Engine) Metrics(a Args) (any, error) {
 	w, err := e.window(a)
 	if err != nil {
@@ -215,13 +199,15 @@ func (e *Engine) Metrics(a Args) (any, error) {
 		return nil, fmt.Errorf("pixels must be from 1 to %d; got %d", MaxPlotPixels, a.Pixels)
 	}
 	idx, _ := e.metricPage(a)
-	if miss := e.missingShards(idx); len(miss) > 0 {
+	held, miss := e.claim(idx)
+	if len(miss) > 0 {
 		ids := make([]string, len(miss))
 		for k, m := range miss {
 			ids[k] = m.ID
 		}
 		return nil, fmt.Errorf("metrics needs shards not loaded: %s", strings.Join(ids, ", "))
 	}
+	defer e.release(held)
 	out := list[MetricItem]{Total: len(e.matchSeries(a)), Offset: offset, Limit: limit, Range: w.json(), Items: []MetricItem{}}
 	for _, i := range idx {
 		item, err := e.metricItem(i, w, a.Points, a.Pixels)

@@ -3,6 +3,7 @@ module github.com/dsight/dsight
 go 1.26.8
 
 require (
+	github.com/BurntSushi/toml v1.6.0
 	github.com/JohnCGriffin/overflow v0.0.0-20211019200055-46fa312c352c // indirect
 	github.com/andybalholm/brotli v1.1.0 // indirect
 	github.com/apache/arrow/go/v17 v17.0.0

@@ -1,7 +1,9 @@
 package metrics
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -36,6 +38,10 @@ func readCaptureInto(opt Options, res *Result, newStore func() (pointStore, erro
 	if len(c.Files) == 0 {
 		return nil, nil, nil
 	}
+	endpoints, err := readCollectorConfig(opt)
+	if err != nil {
+		return nil, nil, err
+	}
 	sourceIDs := make([]int, len(c.Files))
 	for i, f := range c.Files {
 		if sourceIDs[i], _, err = opt.Register(f.Path, KindCapture); err != nil {
@@ -51,7 +57,7 @@ func readCaptureInto(opt Options, res *Result, newStore func() (pointStore, erro
 			err = cerr
 		}
 	}()
-	r, err := tachometer.Read(c, tachometer.Options{Window: &tachometer.Window{StartNS: opt.OriginNS, EndNS: opt.LastNS}}, store)
+	r, err := tachometer.Read(c, tachometer.Options{Window: &tachometer.Window{StartNS: opt.OriginNS, EndNS: opt.LastNS}, Endpoints: endpoints}, store)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -88,6 +94,27 @@ func readCaptureInto(opt Options, res *Result, newStore func() (pointStore, erro
 		return nil, nil, err
 	}
 	return families, out, nil
+}
+
+// readCollectorConfig reads the scraper configuration in the log directory,
+// registering it as evidence, and returns its endpoints; nil when the run
+// has none. It is read only for a capture, the one thing it describes.
+func readCollectorConfig(opt Options) (map[string]tachometer.Endpoint, error) {
+	if opt.LogDir == "" {
+		return nil, nil
+	}
+	path := filepath.Join(opt.LogDir, tachometer.ConfigName)
+	endpoints, err := tachometer.ReadConfig(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if _, _, err := opt.Register(path, KindCollectorConfig); err != nil {
+		return nil, err
+	}
+	return endpoints, nil
 }
 
 // captureSummary turns the stored series of a capture read into built

@@ -27,6 +27,10 @@ const ShardKind = pyramid.ShardKind
 const (
 	KindCapture   = "tachometer"
 	KindWorkerLog = "worker_log"
+	// KindCollectorConfig is the scraper configuration
+	// (tachometer_config.toml), whose endpoint metadata identifies capture
+	// rows that lack their own metadata columns.
+	KindCollectorConfig = "collector_config"
 )
 
 // Options say what to read and in which frame.

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 	"testing"
 
@@ -66,5 +67,48 @@ func BenchmarkLifecycleAnswer(b *testing.B) {
 				e.Handle(qs[i])
 			}
 		})
+	}
+}
+
+// BenchmarkTimelineZoom times the engine's "timeline" answer the page asks
+// on every zoom and pan, over an AIPerf run of 100,000 requests, for a
+// seeded walk of ranges from a thousandth of the run to all of it. Run it
+// under wasm as BenchmarkLifecycleAnswer says.
+func BenchmarkTimelineZoom(b *testing.B) {
+	if testing.Short() {
+		b.Skip("builds a 100,000-request report")
+	}
+	dir := b.TempDir()
+	run := filepath.Join(dir, "run")
+	if _, err := synth.WriteRun(run, synth.Config{Seed: 1, Requests: 100000, Sources: synth.SourceAIPerf}); err != nil {
+		b.Fatal(err)
+	}
+	out := filepath.Join(dir, "report")
+	if err := build([]string{run, "-o", out}, io.Discard); err != nil {
+		b.Skip("report not built (page assets missing? run `make assets`): ", err)
+	}
+	core, _, err := report.OpenDir(out)
+	if err != nil {
+		b.Fatal(err)
+	}
+	e, err := query.New(core)
+	if err != nil {
+		b.Fatal(err)
+	}
+	d := float64(core.Meta.DurationNS) / 1e9
+	var qs [][]byte
+	seed := uint64(1)
+	rnd := func() float64 {
+		seed = seed*6364136223846793005 + 1442695040888963407
+		return float64(seed>>11) / (1 << 53)
+	}
+	for range 64 {
+		w := d * math.Pow(1000, -rnd())
+		a := rnd() * (d - w)
+		qs = append(qs, []byte(fmt.Sprintf(`{"op":"timeline","args":{"from":%g,"to":%g,"search":"","sort":"start","expanded":[],"offset":0,"limit":7}}`, a, a+w)))
+	}
+	b.ResetTimer()
+	for i := range b.N {
+		e.Handle(qs[i%len(qs)])
 	}
 }

@@ -14,7 +14,7 @@ import (
 	"github.com/dsight/dsight/web"
 )
 
-func build(args []string, stdout io.Writer) error {
+func build(args []string, stdout io.Writer) (err error) {
 	fs := flag.NewFlagSet("build", flag.ContinueOnError)
 	var opt importer.Options
 	var out string
@@ -25,8 +25,9 @@ func build(args []string, stdout io.Writer) error {
 	fs.StringVar(&opt.Job, "job", "", "run name shown in the report (default: the run directory's name)")
 	fs.BoolVar(&opt.NoOTel, "no-otel", false, "skip OTel exports entirely, even when trace files exist")
 	fs.StringVar(&opt.Metrics, "metrics", "", "Tachometer capture (leaf directory or file) instead of <logs>/tachometer/local")
-	var tz, cpuProfile string
+	var tz, cpuProfile, memProfile string
 	fs.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the build to this file (for slow-build reports)")
+	fs.StringVar(&memProfile, "memprofile", "", "write the heap profile taken at the build's highest live heap to this file (for memory reports)")
 	fs.StringVar(&tz, "iteration-timezone", "", "IANA timezone of the workers' local log timestamps (log metrics are omitted without it)")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -53,6 +54,14 @@ func build(args []string, stdout io.Writer) error {
 			return err
 		}
 		defer pprof.StopCPUProfile()
+	}
+	if memProfile != "" {
+		p := startPeakHeapProfile()
+		defer func() {
+			if werr := p.write(memProfile); err == nil {
+				err = werr
+			}
+		}()
 	}
 	res, err := importer.Import(opt)
 	if err != nil {

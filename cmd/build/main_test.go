@@ -146,3 +146,24 @@ func TestQuery(t *testing.T) {
 		}
 	}
 }
+
+// TestProfilesAreWritten checks --cpuprofile and --memprofile leave gzipped
+// pprof files (runtime/pprof writes gzip-compressed protobuf) beside a
+// normal build.
+func TestProfilesAreWritten(t *testing.T) {
+	needAssets(t)
+	dir := t.TempDir()
+	cpu, mem := filepath.Join(dir, "cpu.pprof"), filepath.Join(dir, "heap.pprof")
+	if code, _, stderr := dsight(t, "build", genRun(t), "-o", filepath.Join(dir, "r"), "--cpuprofile", cpu, "--memprofile", mem); code != 0 {
+		t.Fatalf("build: %s", stderr)
+	}
+	for _, p := range []string{cpu, mem} {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(b) < 20 || b[0] != 0x1f || b[1] != 0x8b {
+			t.Fatalf("%s is not a gzipped profile (%d bytes)", filepath.Base(p), len(b))
+		}
+	}
+}

@@ -37,9 +37,10 @@ type shardEntry struct {
 	// shard handed over and not read yet. Neither kind is evicted.
 	pins  int
 	fresh bool
-	// usedAt is the release that last read the shard.
-	usedAt     uint64
-	prev, next *shardEntry // recency ring through shardCache.ring
+	// usedAt is the release that last read the shard, claimedAt the claim
+	// that last listed it.
+	usedAt, claimedAt uint64
+	prev, next        *shardEntry // recency ring through shardCache.ring
 }
 
 // shardCache is the metric store's LRU; metricsMu guards it.
@@ -49,9 +50,9 @@ type shardCache struct {
 	entries             map[string]*shardEntry
 	// ring is the sentinel of a circular list of the entries, most recently
 	// used first: ring.next is the newest, ring.prev the oldest.
-	ring     shardEntry
-	releases uint64
-	evicted  int64
+	ring             shardEntry
+	releases, claims uint64
+	evicted          int64
 }
 
 func (c *shardCache) unlink(en *shardEntry) {
@@ -142,7 +143,12 @@ func (e *Engine) MetricCache() MetricCacheStatus {
 func (e *Engine) storeLocked(id string, p *pyramid.Pyramid, series []int, size int64) {
 	c := &e.metrics.cache
 	if en := c.entries[id]; en != nil {
-		e.dropLocked(en)
+		// Handed over again (two questions loaded it at once): the same
+		// id is the same content, and answers may hold the entry pinned.
+		en.fresh = true
+		c.unlink(en)
+		c.pushFront(en)
+		return
 	}
 	en := &shardEntry{id: id, p: p, series: series, bytes: size, points: p.Rows(), fresh: true}
 	c.pushFront(en)
@@ -172,17 +178,19 @@ func (e *Engine) claim(idx []int) (held []*shardEntry, missing []ShardNeed) {
 	e.metricIndex()
 	e.metricsMu.Lock()
 	defer e.metricsMu.Unlock()
+	c := &e.metrics.cache
+	c.claims++
 	var need map[string]*ShardNeed
 	var order []string
-	seen := map[string]bool{}
+	held = make([]*shardEntry, 0, len(idx))
 	add := func(i int) {
 		m := &e.c.Metrics[i]
 		if m.Shard == nil {
 			return
 		}
-		if en := e.metrics.cache.entries[m.Shard.ID]; en != nil {
-			if !seen[en.id] {
-				seen[en.id] = true
+		if en := c.entries[m.Shard.ID]; en != nil {
+			if en.claimedAt != c.claims {
+				en.claimedAt = c.claims
 				held = append(held, en)
 			}
 			return

@@ -252,6 +252,25 @@ func TestMetricCacheKeepsShardsOfPendingQuestions(t *testing.T) {
 	if st.Shards != 2 || !slices.Equal(fx.plan(t, "f2"), fx.shards["f2"]) {
 		t.Fatalf("after release the older f2 goes (f1 was read last): %+v", st)
 	}
+
+	// Handed over again while an answer reads it (two questions loaded it
+	// at once), a shard stays held for that answer.
+	if held, missing = fx.e.claim(f1); missing != nil {
+		t.Fatalf("f1 missing %v", missing)
+	}
+	for _, id := range fx.shards["f1"] {
+		if err := fx.e.LoadShard(id, fx.payloads[id]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fx.answer(t, "f1") // reads the reloaded shards: no longer fresh
+	fx.answer(t, "f2") // and trims: f1 is older, but still in use
+	for _, i := range f1 {
+		if fx.e.pyramidOf(i) == nil {
+			t.Fatalf("series %d evicted while its answer reads it", i)
+		}
+	}
+	fx.e.release(held)
 }
 
 // A plot reads through the same cache: it names the evicted shards.

@@ -7,6 +7,7 @@
 package main
 
 import (
+	"encoding/json"
 	"syscall/js"
 
 	"github.com/dsight/dsight/internal/catalog"
@@ -23,6 +24,7 @@ func main() {
 	api.Set("loadShard", js.FuncOf(loadShard))
 	api.Set("loadEvidence", js.FuncOf(loadEvidence))
 	api.Set("plot", js.FuncOf(plot))
+	api.Set("metricCache", js.FuncOf(metricCache))
 	js.Global().Set("dsightEngine", api)
 	if ready := js.Global().Get("__dsightEngineReady"); ready.Type() == js.TypeFunction {
 		ready.Invoke()
@@ -125,6 +127,37 @@ func plot(_ js.Value, args []js.Value) any {
 	out := js.Global().Get("Uint8Array").New(len(bin))
 	js.CopyBytesToJS(out, bin)
 	return out
+}
+
+// metricCache(maxBytes?: number, maxPoints?: number) reports the metric
+// shards the engine holds and its budget as {"ok":true,"result":…} (see
+// internal/query.MetricCacheStatus); given numbers set the budget first.
+func metricCache(_ js.Value, args []js.Value) any {
+	if engine == nil {
+		return string(errorEnvelope("engine has no data loaded"))
+	}
+	if len(args) > 0 {
+		st := engine.MetricCache()
+		maxBytes, maxPoints := st.MaxBytes, st.MaxPoints
+		for k, dst := range []*int64{&maxBytes, &maxPoints} {
+			if k >= len(args) || args[k].Type() != js.TypeNumber {
+				continue
+			}
+			x := args[k].Float()
+			if !(x >= 0 && x <= 1<<53) { // also refuses NaN
+				return string(errorEnvelope("a metric cache budget is a whole number from 0 to 2^53"))
+			}
+			*dst = int64(x)
+		}
+		if err := engine.SetMetricCacheBudget(maxBytes, maxPoints); err != nil {
+			return string(errorEnvelope(err.Error()))
+		}
+	}
+	out, _ := json.Marshal(struct {
+		OK     bool                    `json:"ok"`
+		Result query.MetricCacheStatus `json:"result"`
+	}{true, engine.MetricCache()})
+	return string(out)
 }
 
 func errorEnvelope(msg string) []byte {

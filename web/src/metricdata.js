@@ -1,35 +1,69 @@
 // Metric samples on demand: ask the engine which shards a question needs
 // (metric_plan), load the missing ones in parallel through the detail
 // loader, hand them over, then ask the question (metrics), exactly as
-// `dsight query REPORT metrics` does. Shards stay loaded once handed over.
-// Charts take a shorter path (plotSeries): they name the series they draw,
-// load only those series' shards, and get columns of numbers back.
+// `dsight query REPORT metrics` does. Charts take a shorter path
+// (plotSeries): they name the series they draw, load only those series'
+// shards, and get columns of numbers back.
+//
+// The engine keeps the shards in a cache bounded by their decoded bytes
+// and rows (internal/query/metriccache.go): it drops the least recently
+// used after an answer, so the page never tracks what is loaded itself and
+// asks the engine instead. A shard handed over stays until an answer reads
+// it; one that was present when a question was planned can be dropped by
+// another answer before the question is asked, so a question that finds a
+// shard gone plans and loads again.
 
 import { ask, loadShard as handOver, plot as enginePlot } from "./engine.js";
 import { loadShard } from "./loader.js";
 import { decodePlot } from "./metricplot.js";
 
-const loaded = new Set(); // shard ids the engine holds
 const inflight = new Map(); // shard id → promise of its hand-over
-const loadedSeries = new Set(); // series ids whose samples the engine holds
-let seriesRows = null; // series id → rows, for the status answer
-const familiesLoaded = new Set(); // names asked for whose shards all arrived
 const familiesPending = new Map(); // name → questions still loading
+const ROUNDS = 4; // plan-load-ask attempts before a question gives up
 
 function ensureShard(need) {
-  if (loaded.has(need.id)) return Promise.resolve();
   let p = inflight.get(need.id);
   if (!p) {
     p = loadShard(need)
-      .then((bytes) => {
-        handOver(need.id, bytes);
-        loaded.add(need.id);
-        for (const i of need.series) loadedSeries.add(i);
-      })
+      .then((bytes) => handOver(need.id, bytes))
       .finally(() => inflight.delete(need.id));
     inflight.set(need.id, p);
   }
   return p;
+}
+
+// loadFor loads the shards a question of family name needs, counting it as
+// pending meanwhile.
+async function loadFor(name, shards) {
+  if (name !== undefined) familiesPending.set(name, (familiesPending.get(name) || 0) + 1);
+  try {
+    await Promise.all(shards.map(ensureShard));
+  } finally {
+    if (name !== undefined) {
+      const n = familiesPending.get(name) - 1;
+      n > 0 ? familiesPending.set(name, n) : familiesPending.delete(name);
+    }
+  }
+}
+
+// engineCache asks the engine for its metric cache status, setting its
+// budget first when given (wasm/main.go metricCache).
+function engineCache(...budget) {
+  const env = JSON.parse(window.dsightEngine.metricCache(...budget));
+  if (!env.ok) throw new Error(env.error);
+  return env.result;
+}
+
+// A page opened with ?metric-cache-bytes=N keeps at most N bytes of metric
+// shards. It can only lower the budget: it trades reloads for memory and
+// never changes an answer.
+let configured = false;
+function configureCache() {
+  if (configured) return;
+  configured = true;
+  const knob = new URLSearchParams(location.search).get("metric-cache-bytes");
+  const n = knob === null ? NaN : Number(knob);
+  if (Number.isInteger(n) && n >= 0) engineCache(Math.min(n, engineCache().max_bytes));
 }
 
 // metricArgs turns queryMetrics options into engine arguments: gpu and rank
@@ -54,21 +88,16 @@ export function metricArgs(o = {}) {
 // queryMetrics resolves to the engine's "metrics" answer once every shard
 // the question needs is loaded.
 export async function queryMetrics(args) {
-  const plan = ask("metric_plan", args);
-  const name = args.name;
-  if (plan.shards.length) {
-    if (name !== undefined) familiesPending.set(name, (familiesPending.get(name) || 0) + 1);
+  configureCache();
+  for (let round = 1; ; round++) {
+    const plan = ask("metric_plan", args);
+    if (plan.shards.length) await loadFor(args.name, plan.shards);
     try {
-      await Promise.all(plan.shards.map(ensureShard));
-    } finally {
-      if (name !== undefined) {
-        const n = familiesPending.get(name) - 1;
-        n > 0 ? familiesPending.set(name, n) : familiesPending.delete(name);
-      }
+      return ask("metrics", args);
+    } catch (err) {
+      if (round >= ROUNDS || !/needs shards not loaded/.test(err.message)) throw err;
     }
   }
-  if (name !== undefined) familiesLoaded.add(name);
-  return ask("metrics", args);
 }
 
 const familyMeta = new Map(); // family name → its series' metadata
@@ -94,36 +123,33 @@ export function familySeries(name) {
 // of those series and of their limit series, and only those. family names
 // the family for metricDataStatus.
 export async function plotSeries({ from, to, pixels, ids, family }) {
+  configureCache();
   const args = { from, to, pixels, series: ids };
-  for (let round = 0; ; round++) {
+  for (let round = 1; ; round++) {
     const r = enginePlot(args);
-    if (r instanceof Uint8Array) {
-      if (family !== undefined) familiesLoaded.add(family);
-      return decodePlot(r);
-    }
-    if (round > 0) throw new Error(`metric shards did not load: ${r.shards.map((s) => s.id).join(", ")}`);
-    if (family !== undefined) familiesPending.set(family, (familiesPending.get(family) || 0) + 1);
-    try {
-      await Promise.all(r.shards.map(ensureShard));
-    } finally {
-      if (family !== undefined) {
-        const n = familiesPending.get(family) - 1;
-        n > 0 ? familiesPending.set(family, n) : familiesPending.delete(family);
-      }
-    }
+    if (r instanceof Uint8Array) return decodePlot(r);
+    if (round >= ROUNDS) throw new Error(`metric shards did not load: ${r.shards.map((s) => s.id).join(", ")}`);
+    await loadFor(family, r.shards);
   }
 }
 
+// metricDataStatus reports what the engine holds: cachedFamilies counts the
+// families all of whose shards are held, cachedPoints the held shards' rows,
+// cachedBytes their decoded bytes; maxCachedPoints and maxCachedBytes are
+// the budget, evictedShards the shards dropped to keep within it.
 export function metricDataStatus() {
-  if (seriesRows === null) {
-    seriesRows = new Map();
-    for (let offset = 0; ; offset += 1000) {
-      const page = ask("metric_series", { offset, limit: 1000 });
-      for (const s of page.items) seriesRows.set(s.id, s.rows ?? 0);
-      if (offset + page.items.length >= page.total || page.items.length === 0) break;
-    }
-  }
-  let points = 0;
-  for (const id of loadedSeries) points += seriesRows.get(id) ?? 0;
-  return { cachedFamilies: familiesLoaded.size, pendingFamilies: familiesPending.size, cachedShards: loaded.size, pendingShards: inflight.size, cachedSeries: loadedSeries.size, cachedPoints: points, maxCachedPoints: null };
+  configureCache();
+  const c = engineCache();
+  return {
+    cachedFamilies: c.families,
+    pendingFamilies: familiesPending.size,
+    cachedShards: c.shards,
+    pendingShards: inflight.size,
+    cachedSeries: c.series,
+    cachedPoints: c.points,
+    maxCachedPoints: c.max_points,
+    cachedBytes: c.bytes,
+    maxCachedBytes: c.max_bytes,
+    evictedShards: c.evicted,
+  };
 }

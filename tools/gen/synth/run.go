@@ -56,6 +56,7 @@ const (
 	KindWorker            = "worker"
 	KindTachometerFinal   = "tachometer-final"
 	KindTachometerTail    = "tachometer-tail"
+	KindTachometerConfig  = "tachometer-config"
 )
 
 // output is one file to write; write fills in the lines or rows.
@@ -205,6 +206,9 @@ func outputs(p *Plan, s *Summary) ([]output, error) {
 			f.Rows, err = captureOnce().writeTail(w)
 			return err
 		}})
+		text(KindTachometerConfig, TachometerConfigPath(), func(w io.Writer) (int64, error) {
+			return captureOnce().writeConfig(w)
+		})
 	}
 	return outs, nil
 }

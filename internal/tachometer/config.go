@@ -77,7 +77,7 @@ func ParseConfig(name string, r io.Reader) (_ map[string]Endpoint, err error) {
 		}
 		return nil, fmt.Errorf("%s: invalid TOML: %w", name, err)
 	}
-	d := &configDecoder{name: name, lines: scanKeyLines(data)}
+	d := &configDecoder{name: name, data: data}
 	return d.endpoints(doc)
 }
 
@@ -102,11 +102,20 @@ func syntaxErrorLine(data []byte, pos toml.Position) int {
 // whatever it rejects.
 type configDecoder struct {
 	name  string
-	lines keyLines
+	data  []byte
+	lines keyLines // scanned from data on the first error
+}
+
+// lineOf returns the line defining path, or 0 when unknown.
+func (d *configDecoder) lineOf(path []string) int {
+	if d.lines == nil {
+		d.lines = scanKeyLines(d.data)
+	}
+	return d.lines.of(path)
 }
 
 func (d *configDecoder) errorf(path []string, format string, args ...any) error {
-	if line := d.lines.of(path); line > 0 {
+	if line := d.lineOf(path); line > 0 {
 		return fmt.Errorf("%s:%d: "+format, append([]any{d.name, line}, args...)...)
 	}
 	return fmt.Errorf("%s: "+format, append([]any{d.name}, args...)...)
@@ -145,7 +154,7 @@ func (d *configDecoder) endpoints(doc map[string]any) (map[string]Endpoint, erro
 		}
 		namePath := append(at[:len(at):len(at)], "name")
 		if prev, dup := firstLine[name]; dup {
-			return nil, d.errorf(namePath, "duplicate endpoint name %q (first at line %d)", name, d.lines.of(prev))
+			return nil, d.errorf(namePath, "duplicate endpoint name %q (first at line %d)", name, d.lineOf(prev))
 		}
 		firstLine[name] = namePath
 		ep, err := d.endpoint(table, at)

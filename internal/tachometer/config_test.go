@@ -3,6 +3,7 @@ package tachometer
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -236,4 +237,32 @@ func FuzzParseConfig(f *testing.F) {
 			t.Fatal("no error and no endpoints")
 		}
 	})
+}
+
+// BenchmarkParseConfig parses the configuration of a 512-node deployment
+// in srt-slurm's layout: a DCGM endpoint with four GPUs and a backend
+// endpoint per node.
+func BenchmarkParseConfig(b *testing.B) {
+	var doc strings.Builder
+	doc.WriteString("storage = \"/lustre/run/logs/tachometer/raw/scrape\"\n")
+	for n := range 512 {
+		host := fmt.Sprintf("node-%04d", n)
+		fmt.Fprintf(&doc, "\n[[endpoints]]\nname = \"dcgm_%s\"\nurl = \"http://%s:9400/metrics\"\nfrequency = 1.0\nfilter = \"dcgm\"\n", host, host)
+		fmt.Fprintf(&doc, "[endpoints.node_metadata]\n\"hostname\" = %q\n\"job_id\" = \"1234\"\n[endpoints.gpu_metadata]\n", host)
+		for g := range 4 {
+			fmt.Fprintf(&doc, "\"%d\" = { \"worker_index\" = \"%d\", \"worker_process\" = \"0\", \"worker_role\" = \"decode\" }\n", g, n)
+		}
+		fmt.Fprintf(&doc, "\n[[endpoints]]\nname = \"backend_decode%d_rank0\"\nurl = \"http://%s:8081/metrics\"\nfrequency = 1.0\nfilter = \"backend\"\n", n, host)
+		fmt.Fprintf(&doc, "[endpoints.node_metadata]\n\"hostname\" = %q\n\"worker_index\" = \"%d\"\n\"worker_role\" = \"decode\"\n", host, n)
+	}
+	text := doc.String()
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	for b.Loop() {
+		eps, err := ParseConfig("bench.toml", strings.NewReader(text))
+		if err != nil || len(eps) != 1024 {
+			b.Fatal(err, len(eps))
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1024, "ns/endpoint")
 }

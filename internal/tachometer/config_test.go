@@ -219,6 +219,12 @@ func FuzzParseConfig(f *testing.F) {
 	f.Add("endpoints = [\n{ name = \"a\" },\n{ name = \"a\" }]\n")
 	f.Add("[[endpoints]]\nname = \"a\"\n[endpoints.gpu_metadata.\"0\"]\nendpoint = \"x\"\nworker_role = \"y\"\n")
 	f.Fuzz(func(t *testing.T, doc string) {
+		// The line scanner runs only on errors; it must stop on any input.
+		for _, line := range scanKeyLines([]byte(doc)) {
+			if line < 1 || line > strings.Count(doc, "\n")+1 {
+				t.Fatalf("key recorded at line %d of a %d-line input", line, strings.Count(doc, "\n")+1)
+			}
+		}
 		got, err := ParseConfig("f.toml", strings.NewReader(doc))
 		if err != nil {
 			// Every error names the file, and a line the input has.

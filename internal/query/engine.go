@@ -32,6 +32,15 @@ type Engine struct {
 	durationS     float64
 	maxRequestDur int64 // longest request, bounds the overlap scan
 
+	// sessionSpans holds each session's first request start and last
+	// request end, and sessionTTFT the request with its longest TTFT (-1
+	// when none is known), so that a wide range groups whole sessions
+	// without visiting their requests; see groupSessions.
+	sessionSpans  []sessionSpan
+	sessionTTFT   []int32
+	spansByStart  bool  // sessionSpans ascend by start
+	maxSessionDur int64 // longest session span, bounds the session scan
+
 	lastMu sync.Mutex
 	last   *sessionsCache
 
@@ -72,6 +81,7 @@ func New(c *catalog.Core) (*Engine, error) {
 	}
 	e.sessionStart, e.sessionRequests = bucket(r.SessionIndex, len(c.Sessions.ID))
 	e.agentStart, e.agentRequests = bucket(r.AgentIndex, len(c.Agents.ID))
+	e.indexSessionSpans()
 	e.agentsOf = make([][2]int32, len(c.Sessions.ID))
 	for a := len(c.Agents.ID) - 1; a >= 0; a-- {
 		s := c.Agents.Session[a]
@@ -91,6 +101,32 @@ func New(c *catalog.Core) (*Engine, error) {
 		e.serverRow[i] = int32(k)
 	}
 	return e, nil
+}
+
+type sessionSpan struct{ start, end int64 }
+
+func (e *Engine) indexSessionSpans() {
+	r, n := e.r, len(e.c.Sessions.ID)
+	e.sessionSpans, e.sessionTTFT = make([]sessionSpan, n), make([]int32, n)
+	e.spansByStart = true
+	for s := range n {
+		reqs := e.requestsOfSession(s)
+		best := int32(-1)
+		sp := sessionSpan{start: 1<<63 - 1, end: -1 << 63}
+		for _, ri := range reqs {
+			sp.start, sp.end = min(sp.start, r.Start[ri]), max(sp.end, r.End[ri])
+			if valid(r.TTFT.Valid, int(ri)) && (best < 0 || r.TTFT.V[ri] > r.TTFT.V[best]) {
+				best = ri
+			}
+		}
+		e.sessionSpans[s], e.sessionTTFT[s] = sp, best
+		if len(reqs) > 0 {
+			e.maxSessionDur = max(e.maxSessionDur, sp.end-sp.start)
+		}
+		if s > 0 && sp.start < e.sessionSpans[s-1].start {
+			e.spansByStart = false
+		}
+	}
 }
 
 // serverList returns a stored id list of request i's server evidence.

@@ -99,11 +99,18 @@ func (e *Engine) eachOverlapping(w window, f func(i int)) {
 // timeline: session, agent, worker, minimum TTFT (unknown TTFT counts as 0)
 // and a case-insensitive search over request identities.
 func (e *Engine) matcher(a Args, w window) (func(int) bool, error) {
+	m, _, err := e.matcherAll(a, w)
+	return m, err
+}
+
+// matcherAll is matcher that also says whether it passes every request,
+// which lets session grouping count whole sessions.
+func (e *Engine) matcherAll(a Args, w window) (func(int) bool, bool, error) {
 	minTTFT := 0.0
 	if a.MinTTFTms != nil {
 		minTTFT = *a.MinTTFTms
 		if minTTFT < 0 || minTTFT != minTTFT || minTTFT > 1e300 {
-			return nil, fmt.Errorf("min_ttft_ms must be a finite number >= 0")
+			return nil, false, fmt.Errorf("min_ttft_ms must be a finite number >= 0")
 		}
 	}
 	search := strings.ToLower(strings.TrimSpace(a.Search))
@@ -112,6 +119,7 @@ func (e *Engine) matcher(a Args, w window) (func(int) bool, error) {
 		haystacks = e.searchTexts()
 	}
 	r := e.r
+	all := a.Session == nil && a.Agent == nil && a.Worker == nil && minTTFT <= 0 && search == ""
 	return func(i int) bool {
 		if a.Session != nil && r.SessionOf(i) != *a.Session {
 			return false
@@ -129,7 +137,7 @@ func (e *Engine) matcher(a Args, w window) (func(int) bool, error) {
 			return false
 		}
 		return true
-	}, nil
+	}, all, nil
 }
 
 func valid(v []bool, i int) bool { return v == nil || v[i] }

@@ -2,6 +2,7 @@ package query
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 )
 
@@ -91,31 +92,16 @@ func derefF(p *float64) float64 {
 }
 
 func (e *Engine) groupSessions(a Args, w window) ([]sessionMatch, error) {
-	match, err := e.matcher(a, w)
+	match, all, err := e.matcherAll(a, w)
 	if err != nil {
 		return nil, err
 	}
-	// slot[si] is 1 + the position of session si in out; a slice, not a
-	// map, because this runs for every request in range on every redraw.
-	slot := make([]int32, len(e.c.Sessions.ID))
 	var out []sessionMatch
-	e.eachOverlapping(w, func(i int) {
-		if !match(i) {
-			return
-		}
-		si := int(e.r.SessionIndex[i])
-		k := int(slot[si]) - 1
-		if k < 0 {
-			k = len(out)
-			slot[si] = int32(k + 1)
-			out = append(out, sessionMatch{index: si})
-		}
-		m := &out[k]
-		m.count++
-		if t := e.r.TTFT.At(i); t != nil && (m.maxTTFT == nil || *t > *m.maxTTFT) {
-			m.maxTTFT = t
-		}
-	})
+	if e.spansByStart {
+		out = e.groupBySession(w, match, all)
+	} else {
+		out = e.groupByRequest(w, match)
+	}
 	byStart := func(x, y sessionMatch) bool { return x.index < y.index } // sessions are stored by start
 	var by func(x, y sessionMatch) bool
 	switch a.Sort {
@@ -143,8 +129,84 @@ func (e *Engine) groupSessions(a Args, w window) ([]sessionMatch, error) {
 	default:
 		return nil, fmt.Errorf("sort must be one of start, ttft, count; got %q", a.Sort)
 	}
-	sort.Slice(out, func(i, j int) bool { return by(out[i], out[j]) })
+	if a.Sort == "" || a.Sort == "start" {
+		if !e.spansByStart { // the session walk leaves them in start order
+			slices.SortFunc(out, func(x, y sessionMatch) int { return x.index - y.index })
+		}
+	} else {
+		sort.Slice(out, func(i, j int) bool { return by(out[i], out[j]) })
+	}
 	return out, nil
+}
+
+// groupBySession visits the sessions that overlap the window, in order. A
+// session wholly inside it counts all its requests when every request
+// passes the filters (its longest TTFT is indexed); otherwise only its
+// requests near the window are visited. A zoom over a whole run of many
+// requests so costs a step per session, not per request.
+func (e *Engine) groupBySession(w window, match func(int) bool, all bool) []sessionMatch {
+	spans, r := e.sessionSpans, e.r
+	lo := sort.Search(len(spans), func(s int) bool { return spans[s].start >= w.fromNS-e.maxSessionDur })
+	var out []sessionMatch
+	for si := lo; si < len(spans) && spans[si].start <= w.toNS; si++ {
+		sp := spans[si]
+		if sp.end < w.fromNS {
+			continue
+		}
+		reqs := e.requestsOfSession(si)
+		m := sessionMatch{index: si}
+		if all && sp.start >= w.fromNS && sp.end <= w.toNS {
+			m.count = len(reqs)
+			if k := e.sessionTTFT[si]; k >= 0 {
+				m.maxTTFT = &r.TTFT.V[k]
+			}
+		} else {
+			// reqs ascend by start: skip those that end before the
+			// window, bounded by the longest request.
+			k := sort.Search(len(reqs), func(k int) bool { return r.Start[reqs[k]] >= w.fromNS-e.maxRequestDur })
+			for ; k < len(reqs) && r.Start[reqs[k]] <= w.toNS; k++ {
+				i := int(reqs[k])
+				if r.End[i] < w.fromNS || !match(i) {
+					continue
+				}
+				m.count++
+				if t := r.TTFT.At(i); t != nil && (m.maxTTFT == nil || *t > *m.maxTTFT) {
+					m.maxTTFT = t
+				}
+			}
+		}
+		if m.count > 0 {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// groupByRequest visits every request overlapping the window; it serves
+// sessions not stored by the start of their first request.
+func (e *Engine) groupByRequest(w window, match func(int) bool) []sessionMatch {
+	// slot[si] is 1 + the position of session si in out; a slice, not a
+	// map, because this runs for every request in range on every redraw.
+	slot := make([]int32, len(e.c.Sessions.ID))
+	var out []sessionMatch
+	e.eachOverlapping(w, func(i int) {
+		if !match(i) {
+			return
+		}
+		si := int(e.r.SessionIndex[i])
+		k := int(slot[si]) - 1
+		if k < 0 {
+			k = len(out)
+			slot[si] = int32(k + 1)
+			out = append(out, sessionMatch{index: si})
+		}
+		m := &out[k]
+		m.count++
+		if t := e.r.TTFT.At(i); t != nil && (m.maxTTFT == nil || *t > *m.maxTTFT) {
+			m.maxTTFT = t
+		}
+	})
+	return out
 }
 
 // matchingRequests lists, in (start, id) order, the requests of session si

@@ -43,3 +43,10 @@ export function plot(args) {
   if (env.shards) return { shards: env.shards };
   throw new Error(env.error);
 }
+
+// metricCache reports the metric shards the engine holds and its budget
+// (internal/query.MetricCacheStatus), setting the budget first when given
+// (maxBytes, maxPoints).
+export function metricCache(...budget) {
+  return unwrap(engine.metricCache(...budget));
+}

@@ -13,7 +13,7 @@
 // another answer before the question is asked, so a question that finds a
 // shard gone plans and loads again.
 
-import { ask, loadShard as handOver, plot as enginePlot } from "./engine.js";
+import { ask, loadShard as handOver, plot as enginePlot, metricCache as engineCache } from "./engine.js";
 import { loadShard } from "./loader.js";
 import { decodePlot } from "./metricplot.js";
 
@@ -44,14 +44,6 @@ async function loadFor(name, shards) {
       n > 0 ? familiesPending.set(name, n) : familiesPending.delete(name);
     }
   }
-}
-
-// engineCache asks the engine for its metric cache status, setting its
-// budget first when given (wasm/main.go metricCache).
-function engineCache(...budget) {
-  const env = JSON.parse(window.dsightEngine.metricCache(...budget));
-  if (!env.ok) throw new Error(env.error);
-  return env.result;
 }
 
 // A page opened with ?metric-cache-bytes=N keeps at most N bytes of metric

@@ -96,19 +96,28 @@ func BenchmarkTimelineZoom(b *testing.B) {
 		b.Fatal(err)
 	}
 	d := float64(core.Meta.DurationNS) / 1e9
-	var qs [][]byte
 	seed := uint64(1)
 	rnd := func() float64 {
 		seed = seed*6364136223846793005 + 1442695040888963407
 		return float64(seed>>11) / (1 << 53)
 	}
-	for range 64 {
-		w := d * math.Pow(1000, -rnd())
-		a := rnd() * (d - w)
-		qs = append(qs, []byte(fmt.Sprintf(`{"op":"timeline","args":{"from":%g,"to":%g,"search":"","sort":"start","expanded":[],"offset":0,"limit":7}}`, a, a+w)))
-	}
-	b.ResetTimer()
-	for i := range b.N {
-		e.Handle(qs[i%len(qs)])
+	for _, c := range []struct {
+		name  string
+		width func() float64 // fraction of the run
+	}{
+		{"mixed", func() float64 { return math.Pow(1000, -rnd()) }}, // a thousandth to all of it, log-uniform
+		{"wide", func() float64 { return 0.5 + rnd()/2 }},
+	} {
+		var qs [][]byte
+		for range 64 {
+			w := d * c.width()
+			a := rnd() * (d - w)
+			qs = append(qs, []byte(fmt.Sprintf(`{"op":"timeline","args":{"from":%g,"to":%g,"search":"","sort":"start","expanded":[],"offset":0,"limit":7}}`, a, a+w)))
+		}
+		b.Run(c.name, func(b *testing.B) {
+			for i := range b.N {
+				e.Handle(qs[i%len(qs)])
+			}
+		})
 	}
 }

@@ -37,6 +37,46 @@ type sessionMatch struct {
 	maxTTFT *float64
 }
 
+// sessionsPage answers for one page of the filtered session list: walked
+// in start order without listing it when that is the order asked
+// (pageByStart), else sliced from the sorted list. focus is the session
+// holding request a.ID.
+func (e *Engine) sessionsPage(a Args, defaultLimit int) (pg sessionPage, w window, offset, limit int, err error) {
+	if offset, limit, err = page(a, defaultLimit); err != nil {
+		return
+	}
+	focus := -1
+	if ri, ok := e.lookup(a.ID); ok {
+		focus = int(e.r.SessionIndex[ri])
+	}
+	if (a.Sort == "" || a.Sort == "start") && e.spansByStart {
+		if w, err = e.window(a); err != nil {
+			return
+		}
+		match, all, merr := e.matcherAll(a, w)
+		if merr != nil {
+			err = merr
+			return
+		}
+		return e.pageByStart(w, match, all, offset, limit, focus), w, offset, limit, nil
+	}
+	matches, w, err := e.matchingSessions(a)
+	if err != nil {
+		return
+	}
+	pg = sessionPage{total: len(matches), focus: -1}
+	for k, m := range matches {
+		pg.requests += m.count
+		if m.index == focus {
+			pg.focus = k
+		}
+	}
+	if offset < len(matches) {
+		pg.items = matches[offset:min(len(matches), offset+limit)]
+	}
+	return pg, w, offset, limit, nil
+}
+
 // matchingSessions groups the requests that overlap the window and pass the
 // filters by session, ordered by sort: "start" (session start), "ttft"
 // (longest matching TTFT first) or "count" (most matching requests first).
@@ -139,47 +179,116 @@ func (e *Engine) groupSessions(a Args, w window) ([]sessionMatch, error) {
 	return out, nil
 }
 
-// groupBySession visits the sessions that overlap the window, in order. A
-// session wholly inside it counts all its requests when every request
-// passes the filters (its longest TTFT is indexed); otherwise only its
-// requests near the window are visited. A zoom over a whole run of many
-// requests so costs a step per session, not per request.
+// groupBySession lists the sessions that overlap the window and have a
+// matching request, in start order (see sessionMatchAt).
 func (e *Engine) groupBySession(w window, match func(int) bool, all bool) []sessionMatch {
-	spans, r := e.sessionSpans, e.r
+	spans := e.sessionSpans
 	lo := sort.Search(len(spans), func(s int) bool { return spans[s].start >= w.fromNS-e.maxSessionDur })
 	var out []sessionMatch
 	for si := lo; si < len(spans) && spans[si].start <= w.toNS; si++ {
-		sp := spans[si]
-		if sp.end < w.fromNS {
-			continue
-		}
-		reqs := e.requestsOfSession(si)
-		m := sessionMatch{index: si}
-		if all && sp.start >= w.fromNS && sp.end <= w.toNS {
-			m.count = len(reqs)
-			if k := e.sessionTTFT[si]; k >= 0 {
-				m.maxTTFT = &r.TTFT.V[k]
-			}
-		} else {
-			// reqs ascend by start: skip those that end before the
-			// window, bounded by the longest request.
-			k := sort.Search(len(reqs), func(k int) bool { return r.Start[reqs[k]] >= w.fromNS-e.maxRequestDur })
-			for ; k < len(reqs) && r.Start[reqs[k]] <= w.toNS; k++ {
-				i := int(reqs[k])
-				if r.End[i] < w.fromNS || !match(i) {
-					continue
-				}
-				m.count++
-				if t := r.TTFT.At(i); t != nil && (m.maxTTFT == nil || *t > *m.maxTTFT) {
-					m.maxTTFT = t
-				}
-			}
-		}
-		if m.count > 0 {
+		if m, ok := e.sessionMatchAt(si, w, match, all); ok {
 			out = append(out, m)
 		}
 	}
 	return out
+}
+
+// sessionMatchAt counts session si's requests that overlap the window and
+// pass the filters. A session wholly inside the window counts all its
+// requests when every request passes (its longest TTFT is indexed);
+// otherwise only its requests near the window are visited.
+func (e *Engine) sessionMatchAt(si int, w window, match func(int) bool, all bool) (sessionMatch, bool) {
+	r, sp := e.r, e.sessionSpans[si]
+	m := sessionMatch{index: si}
+	if sp.end < w.fromNS || sp.start > w.toNS {
+		return m, false
+	}
+	reqs := e.requestsOfSession(si)
+	if all && sp.start >= w.fromNS && sp.end <= w.toNS {
+		return e.wholeSession(si), true
+	}
+	// reqs ascend by start: skip those that end before the window,
+	// bounded by the longest request.
+	k := sort.Search(len(reqs), func(k int) bool { return r.Start[reqs[k]] >= w.fromNS-e.maxRequestDur })
+	for ; k < len(reqs) && r.Start[reqs[k]] <= w.toNS; k++ {
+		i := int(reqs[k])
+		if r.End[i] < w.fromNS || !match(i) {
+			continue
+		}
+		m.count++
+		if t := r.TTFT.At(i); t != nil && (m.maxTTFT == nil || *t > *m.maxTTFT) {
+			m.maxTTFT = t
+		}
+	}
+	return m, m.count > 0
+}
+
+// wholeSession is session si counted whole.
+func (e *Engine) wholeSession(si int) sessionMatch {
+	m := sessionMatch{index: si, count: int(e.sessionStart[si+1] - e.sessionStart[si])}
+	if k := e.sessionTTFT[si]; k >= 0 {
+		m.maxTTFT = &e.r.TTFT.V[k]
+	}
+	return m
+}
+
+// sessionPage is one page of the start-ordered list of matching sessions
+// with the list's totals.
+type sessionPage struct {
+	total    int // matching sessions
+	requests int // their matching requests
+	focus    int // position of the focus session in the list, or -1
+	items    []sessionMatch
+}
+
+// pageByStart answers for a page of the start-ordered session list without
+// listing it. When every request passes the filters, the sessions that
+// start inside the window early enough to end inside it are a run of the
+// start order counted by prefix sums, so a zoom over a run of 100k
+// single-request sessions costs a few binary searches and the sessions
+// at the window's edges.
+func (e *Engine) pageByStart(w window, match func(int) bool, all bool, offset, limit, focus int) sessionPage {
+	spans := e.sessionSpans
+	at := func(t int64) int { return sort.Search(len(spans), func(s int) bool { return spans[s].start >= t }) }
+	lo := at(w.fromNS - e.maxSessionDur)
+	hi := sort.Search(len(spans), func(s int) bool { return spans[s].start > w.toNS })
+	midLo, midHi := hi, hi
+	if all && w.toNS-e.maxSessionDur >= w.fromNS {
+		midLo = max(lo, at(w.fromNS))
+		midHi = min(hi, max(midLo, sort.Search(len(spans), func(s int) bool { return spans[s].start > w.toNS-e.maxSessionDur })))
+	}
+	pg := sessionPage{focus: -1}
+	visit := func(m sessionMatch) {
+		if m.index == focus {
+			pg.focus = pg.total
+		}
+		if pg.total >= offset && len(pg.items) < limit {
+			pg.items = append(pg.items, m)
+		}
+		pg.total++
+		pg.requests += m.count
+	}
+	for si := lo; si < midLo; si++ {
+		if m, ok := e.sessionMatchAt(si, w, match, all); ok {
+			visit(m)
+		}
+	}
+	if n := midHi - midLo; n > 0 {
+		if focus >= midLo && focus < midHi {
+			pg.focus = pg.total + focus - midLo
+		}
+		for k := max(offset, pg.total); k < pg.total+n && len(pg.items) < limit; k++ {
+			pg.items = append(pg.items, e.wholeSession(midLo+k-pg.total))
+		}
+		pg.total += n
+		pg.requests += int(e.sessionStart[midHi] - e.sessionStart[midLo])
+	}
+	for si := midHi; si < hi; si++ {
+		if m, ok := e.sessionMatchAt(si, w, match, all); ok {
+			visit(m)
+		}
+	}
+	return pg
 }
 
 // groupByRequest visits every request overlapping the window; it serves
@@ -227,17 +336,13 @@ func (e *Engine) matchingRequests(si int, a Args, w window) ([]int, error) {
 
 // Sessions answers the "sessions" kind: the filtered session list, paginated.
 func (e *Engine) Sessions(a Args) (any, error) {
-	matches, w, err := e.matchingSessions(a)
+	pg, w, offset, limit, err := e.sessionsPage(a, 100)
 	if err != nil {
 		return nil, err
 	}
-	offset, limit, err := page(a, 100)
-	if err != nil {
-		return nil, err
-	}
-	out := list[SessionItem]{Total: len(matches), Offset: offset, Limit: limit, Range: w.json(), Items: []SessionItem{}}
-	for k := offset; k < len(matches) && len(out.Items) < limit; k++ {
-		out.Items = append(out.Items, e.sessionItem(matches[k]))
+	out := list[SessionItem]{Total: pg.total, Offset: offset, Limit: limit, Range: w.json(), Items: []SessionItem{}}
+	for _, m := range pg.items {
+		out.Items = append(out.Items, e.sessionItem(m))
 	}
 	return out, nil
 }

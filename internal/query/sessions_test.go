@@ -13,16 +13,19 @@ import (
 // sessionsDataset is a run of n requests over sessions of very different
 // lengths: many short ones, a few that span most of the run, some
 // requests without TTFT, so both ways of grouping meet every case.
-func sessionsDataset(n int, seed uint64) *model.Dataset {
+func sessionsDataset(n int, seed uint64, long bool) *model.Dataset {
 	rnd := rand.New(rand.NewPCG(seed, 1))
 	d := fixture()
 	d.Requests = nil
 	for i := range n {
-		session := fmt.Sprintf("s%03d", rnd.IntN(n/8))
-		if i%50 == 0 {
+		// Short sessions keep their requests within about a second.
+		si := rnd.IntN(n / 8)
+		session := fmt.Sprintf("s%03d", si)
+		start := int64(si*1000/(n/8)+rnd.IntN(100)) * s / 100
+		if long && i%50 == 0 {
 			session = fmt.Sprintf("long%d", rnd.IntN(3))
+			start = int64(rnd.IntN(1000)) * s / 100
 		}
-		start := int64(rnd.IntN(1000)) * s / 100
 		end := start + int64(rnd.IntN(200)+1)*s/100
 		r := model.Request{ID: fmt.Sprintf("r%05d", i), Session: session, Agent: session, StartNS: start, EndNS: end, Status: "completed", Evidence: model.Ref{Line: int64(i + 1)}}
 		if rnd.IntN(5) > 0 {
@@ -45,10 +48,17 @@ func sessionsDataset(n int, seed uint64) *model.Dataset {
 	return d
 }
 
-// TestGroupBySessionMatchesRequests compares the session walk with the
-// request walk it replaces, over random windows and filters.
+// TestGroupBySessionMatchesRequests compares the session walk and the
+// paged walk with the request walk they replace, over random windows,
+// filters and pages, on runs with and without sessions as long as the run.
 func TestGroupBySessionMatchesRequests(t *testing.T) {
-	e, err := FromDataset(sessionsDataset(3000, 7))
+	for _, long := range []bool{true, false} {
+		t.Run(fmt.Sprintf("long=%v", long), func(t *testing.T) { checkSessionWalks(t, long) })
+	}
+}
+
+func checkSessionWalks(t *testing.T, long bool) {
+	e, err := FromDataset(sessionsDataset(3000, 7, long))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,9 +66,9 @@ func TestGroupBySessionMatchesRequests(t *testing.T) {
 		t.Fatal("the dataset's sessions are not stored by start: the session walk would not be exercised")
 	}
 	rnd := rand.New(rand.NewPCG(3, 4))
-	filters := []Args{{}, {MinTTFTms: ptr(1500.0)}, {Search: "r01"}, {Session: ptr("long1")}}
-	wholeSessions := 0
-	for k := range 400 {
+	filters := []Args{{}, {MinTTFTms: ptr(1500.0)}, {Search: "r01"}, {Session: ptr("long1")}, {Session: ptr("s007")}}
+	wholeSessions, counted, middles := 0, 0, 0
+	for k := range 600 {
 		a := filters[k%len(filters)]
 		from := rnd.Float64() * 13
 		to := min(from+rnd.Float64()*13*rnd.Float64()+0.001, 13)
@@ -73,20 +83,52 @@ func TestGroupBySessionMatchesRequests(t *testing.T) {
 		}
 		got, want := e.groupBySession(win, match, all), e.groupByRequest(win, match)
 		slices.SortFunc(want, func(x, y sessionMatch) int { return x.index - y.index })
-		if len(got) != len(want) {
-			t.Fatalf("window %g..%g %+v: %d sessions, want %d", from, to, a, len(got), len(want))
-		}
-		for i := range got {
-			g, w := got[i], want[i]
-			if g.index != w.index || g.count != w.count || !reflect.DeepEqual(g.maxTTFT, w.maxTTFT) {
-				t.Fatalf("window %g..%g %+v: session %d counts %d (max TTFT %v), want %d (%v)", from, to, a, w.index, g.count, derefF(g.maxTTFT), w.count, derefF(w.maxTTFT))
-			}
+		where := fmt.Sprintf("window %g..%g %+v", from, to, a)
+		sameMatches(t, where, got, want)
+		for _, g := range got {
 			if sp := e.sessionSpans[g.index]; all && sp.start >= win.fromNS && sp.end <= win.toNS {
 				wholeSessions++
 			}
 		}
+
+		if all && win.toNS-e.maxSessionDur > win.fromNS {
+			middles++ // pageByStart counts a run of sessions by prefix sums
+		}
+		offset, limit := rnd.IntN(len(want)+3), 1+rnd.IntN(12)
+		focus := -1
+		if len(want) > 0 && rnd.IntN(3) > 0 {
+			focus = want[rnd.IntN(len(want))].index
+		} else if rnd.IntN(2) == 0 {
+			focus = rnd.IntN(len(e.sessionSpans))
+		}
+		pg := e.pageByStart(win, match, all, offset, limit, focus)
+		wantFocus, wantRequests := -1, 0
+		for k, m := range want {
+			wantRequests += m.count
+			if m.index == focus {
+				wantFocus = k
+			}
+		}
+		if pg.total != len(want) || pg.requests != wantRequests || pg.focus != wantFocus {
+			t.Fatalf("%s: page totals %d sessions, %d requests, focus %d; want %d, %d, %d", where, pg.total, pg.requests, pg.focus, len(want), wantRequests, wantFocus)
+		}
+		sameMatches(t, fmt.Sprintf("%s page %d+%d", where, offset, limit), pg.items, want[min(offset, len(want)):min(offset+limit, len(want))])
+		counted += len(pg.items)
 	}
-	if wholeSessions == 0 {
-		t.Fatal("no window held a whole session")
+	if wholeSessions == 0 || counted == 0 || !long && middles == 0 {
+		t.Fatalf("walks not exercised: %d whole sessions, %d page items, %d counted runs", wholeSessions, counted, middles)
+	}
+}
+
+func sameMatches(t *testing.T, where string, got, want []sessionMatch) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d sessions, want %d", where, len(got), len(want))
+	}
+	for i := range got {
+		g, w := got[i], want[i]
+		if g.index != w.index || g.count != w.count || !reflect.DeepEqual(g.maxTTFT, w.maxTTFT) {
+			t.Fatalf("%s: session %d counts %d (max TTFT %v), want session %d, %d (%v)", where, g.index, g.count, derefF(g.maxTTFT), w.index, w.count, derefF(w.maxTTFT))
+		}
 	}
 }

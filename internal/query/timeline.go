@@ -47,11 +47,7 @@ type TimelinePage struct {
 // Timeline answers the "timeline" kind: one page of sessions with request
 // bars for the expanded ones, so the page draws with one engine call.
 func (e *Engine) Timeline(a Args) (any, error) {
-	matches, w, err := e.matchingSessions(a)
-	if err != nil {
-		return nil, err
-	}
-	offset, limit, err := page(a, 7)
+	pg, w, offset, limit, err := e.sessionsPage(a, 7)
 	if err != nil {
 		return nil, err
 	}
@@ -59,20 +55,9 @@ func (e *Engine) Timeline(a Args) (any, error) {
 	for _, id := range a.Expanded {
 		expanded[id] = true
 	}
-	out := TimelinePage{list: list[TimelineSession]{Total: len(matches), Offset: offset, Limit: limit, Range: w.json(), Items: []TimelineSession{}}}
-	out.FocusIndex = -1
-	focus := -1
-	if ri, ok := e.lookup(a.ID); ok {
-		focus = int(e.r.SessionIndex[ri])
-	}
-	for k, m := range matches {
-		out.MatchingRequests += m.count
-		if m.index == focus {
-			out.FocusIndex = k
-		}
-	}
-	for k := offset; k < len(matches) && len(out.Items) < limit; k++ {
-		m := matches[k]
+	out := TimelinePage{list: list[TimelineSession]{Total: pg.total, Offset: offset, Limit: limit, Range: w.json(), Items: []TimelineSession{}}}
+	out.MatchingRequests, out.FocusIndex = pg.requests, pg.focus
+	for _, m := range pg.items {
 		ss := &e.c.Sessions
 		agents := e.agentsOf[m.index]
 		ts := TimelineSession{ID: ss.ID[m.index], Start: seconds(ss.Start[m.index]), End: seconds(ss.End[m.index]), Matching: m.count, MaxTTFTms: m.maxTTFT, AgentsN: int(agents[1] - agents[0])}

@@ -108,16 +108,18 @@ func BenchmarkTimelineZoom(b *testing.B) {
 		{"mixed", func() float64 { return math.Pow(1000, -rnd()) }}, // a thousandth to all of it, log-uniform
 		{"wide", func() float64 { return 0.5 + rnd()/2 }},
 	} {
-		var qs [][]byte
-		for range 64 {
-			w := d * c.width()
-			a := rnd() * (d - w)
-			qs = append(qs, []byte(fmt.Sprintf(`{"op":"timeline","args":{"from":%g,"to":%g,"search":"","sort":"start","expanded":[],"offset":0,"limit":7}}`, a, a+w)))
-		}
-		b.Run(c.name, func(b *testing.B) {
-			for i := range b.N {
-				e.Handle(qs[i%len(qs)])
+		for _, order := range []string{"ttft", "start"} { // the page's default order first
+			var qs [][]byte
+			for range 64 {
+				w := d * c.width()
+				a := rnd() * (d - w)
+				qs = append(qs, []byte(fmt.Sprintf(`{"op":"timeline","args":{"from":%g,"to":%g,"search":"","sort":%q,"expanded":[],"offset":0,"limit":7}}`, a, a+w, order)))
 			}
-		})
+			b.Run(c.name+"/"+order, func(b *testing.B) {
+				for i := range b.N {
+					e.Handle(qs[i%len(qs)])
+				}
+			})
+		}
 	}
 }

@@ -60,6 +60,22 @@ func (e *Engine) sessionsPage(a Args, defaultLimit int) (pg sessionPage, w windo
 		}
 		return e.pageByStart(w, match, all, offset, limit, focus), w, offset, limit, nil
 	}
+	if e.spansByStart && offset+limit <= maxRankedPage {
+		less, oerr := sessionOrder(a.Sort)
+		if oerr != nil {
+			err = oerr
+			return
+		}
+		if w, err = e.window(a); err != nil {
+			return
+		}
+		match, all, merr := e.matcherAll(a, w)
+		if merr != nil {
+			err = merr
+			return
+		}
+		return e.pageRanked(w, match, all, less, offset, limit, focus), w, offset, limit, nil
+	}
 	matches, w, err := e.matchingSessions(a)
 	if err != nil {
 		return
@@ -142,32 +158,9 @@ func (e *Engine) groupSessions(a Args, w window) ([]sessionMatch, error) {
 	} else {
 		out = e.groupByRequest(w, match)
 	}
-	byStart := func(x, y sessionMatch) bool { return x.index < y.index } // sessions are stored by start
-	var by func(x, y sessionMatch) bool
-	switch a.Sort {
-	case "", "start":
-		by = byStart
-	case "ttft":
-		by = func(x, y sessionMatch) bool {
-			switch {
-			case x.maxTTFT == nil || y.maxTTFT == nil:
-				if (x.maxTTFT == nil) != (y.maxTTFT == nil) {
-					return x.maxTTFT != nil
-				}
-			case *x.maxTTFT != *y.maxTTFT:
-				return *x.maxTTFT > *y.maxTTFT
-			}
-			return byStart(x, y)
-		}
-	case "count":
-		by = func(x, y sessionMatch) bool {
-			if x.count != y.count {
-				return x.count > y.count
-			}
-			return byStart(x, y)
-		}
-	default:
-		return nil, fmt.Errorf("sort must be one of start, ttft, count; got %q", a.Sort)
+	by, err := sessionOrder(a.Sort)
+	if err != nil {
+		return nil, err
 	}
 	if a.Sort == "" || a.Sort == "start" {
 		if !e.spansByStart { // the session walk leaves them in start order
@@ -177,6 +170,37 @@ func (e *Engine) groupSessions(a Args, w window) ([]sessionMatch, error) {
 		sort.Slice(out, func(i, j int) bool { return by(out[i], out[j]) })
 	}
 	return out, nil
+}
+
+// sessionOrder is the listing order named by sort: "start" (session
+// start), "ttft" (longest matching TTFT first, unknown last) or "count"
+// (most matching requests first); ties go by start.
+func sessionOrder(sort string) (func(x, y sessionMatch) bool, error) {
+	byStart := func(x, y sessionMatch) bool { return x.index < y.index } // sessions are stored by start
+	switch sort {
+	case "", "start":
+		return byStart, nil
+	case "ttft":
+		return func(x, y sessionMatch) bool {
+			switch {
+			case x.maxTTFT == nil || y.maxTTFT == nil:
+				if (x.maxTTFT == nil) != (y.maxTTFT == nil) {
+					return x.maxTTFT != nil
+				}
+			case *x.maxTTFT != *y.maxTTFT:
+				return *x.maxTTFT > *y.maxTTFT
+			}
+			return byStart(x, y)
+		}, nil
+	case "count":
+		return func(x, y sessionMatch) bool {
+			if x.count != y.count {
+				return x.count > y.count
+			}
+			return byStart(x, y)
+		}, nil
+	}
+	return nil, fmt.Errorf("sort must be one of start, ttft, count; got %q", sort)
 }
 
 // groupBySession lists the sessions that overlap the window and have a
@@ -230,6 +254,79 @@ func (e *Engine) wholeSession(si int) sessionMatch {
 		m.maxTTFT = &e.r.TTFT.V[k]
 	}
 	return m
+}
+
+// maxRankedPage bounds the sessions pageRanked keeps while walking; a page
+// further down the ranking is sliced from the sorted list instead.
+const maxRankedPage = 1024
+
+// pageRanked answers for a page of the session list in the order less
+// without sorting it: one walk keeps the best offset+limit sessions in a
+// heap and ranks the focus session by counting those ahead of it. The
+// default timeline order (longest TTFT) so costs a step per session in the
+// window and no list of them.
+func (e *Engine) pageRanked(w window, match func(int) bool, all bool, less func(x, y sessionMatch) bool, offset, limit, focus int) sessionPage {
+	pg := sessionPage{focus: -1}
+	fm, inFocus := sessionMatch{}, false
+	if focus >= 0 {
+		fm, inFocus = e.sessionMatchAt(focus, w, match, all)
+	}
+	keep := offset + limit
+	// best is a heap whose root is the worst session kept.
+	best := make([]sessionMatch, 0, min(keep, 64))
+	worse := func(i, j int) bool { return less(best[j], best[i]) }
+	down := func(i int) {
+		for {
+			c := 2*i + 1
+			if c >= len(best) {
+				return
+			}
+			if c+1 < len(best) && worse(c+1, c) {
+				c++
+			}
+			if !worse(c, i) {
+				return
+			}
+			best[i], best[c] = best[c], best[i]
+			i = c
+		}
+	}
+	spans := e.sessionSpans
+	lo := sort.Search(len(spans), func(s int) bool { return spans[s].start >= w.fromNS-e.maxSessionDur })
+	for si := lo; si < len(spans) && spans[si].start <= w.toNS; si++ {
+		m, ok := e.sessionMatchAt(si, w, match, all)
+		if !ok {
+			continue
+		}
+		pg.total++
+		pg.requests += m.count
+		if inFocus && less(m, fm) {
+			pg.focus++ // counts the sessions ahead of the focus; fixed below
+		}
+		switch {
+		case len(best) < keep:
+			best = append(best, m)
+			for i := len(best) - 1; i > 0 && worse(i, (i-1)/2); i = (i - 1) / 2 {
+				best[i], best[(i-1)/2] = best[(i-1)/2], best[i]
+			}
+		case keep > 0 && less(m, best[0]):
+			best[0] = m
+			down(0)
+		}
+	}
+	if inFocus {
+		pg.focus++ // from -1 + sessions ahead to the focus's position
+	}
+	slices.SortFunc(best, func(x, y sessionMatch) int {
+		if less(x, y) {
+			return -1
+		}
+		return 1
+	})
+	if offset < len(best) {
+		pg.items = best[offset:]
+	}
+	return pg
 }
 
 // sessionPage is one page of the start-ordered list of matching sessions

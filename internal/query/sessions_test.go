@@ -49,7 +49,8 @@ func sessionsDataset(n int, seed uint64, long bool) *model.Dataset {
 }
 
 // TestGroupBySessionMatchesRequests compares the session walk and the
-// paged walk with the request walk they replace, over random windows,
+// paged walks (start order, and ranked by TTFT or count) with the request
+// walk and sort they replace, over random windows,
 // filters and pages, on runs with and without sessions as long as the run.
 func TestGroupBySessionMatchesRequests(t *testing.T) {
 	for _, long := range []bool{true, false} {
@@ -114,6 +115,31 @@ func checkSessionWalks(t *testing.T, long bool) {
 		}
 		sameMatches(t, fmt.Sprintf("%s page %d+%d", where, offset, limit), pg.items, want[min(offset, len(want)):min(offset+limit, len(want))])
 		counted += len(pg.items)
+
+		for _, order := range []string{"ttft", "count"} {
+			less, err := sessionOrder(order)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ranked := slices.Clone(want)
+			slices.SortFunc(ranked, func(x, y sessionMatch) int {
+				if less(x, y) {
+					return -1
+				}
+				return 1
+			})
+			rankedFocus := -1
+			for k, m := range ranked {
+				if m.index == focus {
+					rankedFocus = k
+				}
+			}
+			pg := e.pageRanked(win, match, all, less, offset, limit, focus)
+			if pg.total != len(want) || pg.requests != wantRequests || pg.focus != rankedFocus {
+				t.Fatalf("%s by %s: page totals %d sessions, %d requests, focus %d; want %d, %d, %d", where, order, pg.total, pg.requests, pg.focus, len(want), wantRequests, rankedFocus)
+			}
+			sameMatches(t, fmt.Sprintf("%s by %s page %d+%d", where, order, offset, limit), pg.items, ranked[min(offset, len(ranked)):min(offset+limit, len(ranked))])
+		}
 	}
 	if wholeSessions == 0 || counted == 0 || !long && middles == 0 {
 		t.Fatalf("walks not exercised: %d whole sessions, %d page items, %d counted runs", wholeSessions, counted, middles)

@@ -28,7 +28,7 @@ const (
 
 // batchRows is how many Parquet rows one record batch holds; it bounds the
 // decoded memory of a read independently of the file size.
-const batchRows = 131072
+const batchRows = 32768
 
 // Sniff detects a capture file's encoding from its first bytes, not its
 // suffix: some historical captures use .parquet for Arrow IPC.

@@ -4,8 +4,9 @@
 // (internal/pyramid) encoded as a shard payload.
 //
 // It owns the choices that join the two sources: which files are read
-// (tachometer/local below the log directory or an explicit --metrics path;
-// worker logs named by the importer), the time frame (points are rebased
+// (tachometer/local below the log directory or an explicit --metrics path,
+// with the log directory's tachometer_config.toml as a collector_config
+// source; worker logs named by the importer), the time frame (points are rebased
 // onto the run origin; points outside the window are catalogued but not
 // kept, except the setting held when the window starts), series ids and
 // display order, and the pairing of capacity series with their limits

@@ -10,11 +10,15 @@
 // memory does not grow with the number of samples; the next batch is decoded
 // on a second goroutine while the current one is read.
 //
-// Timestamps stay absolute UTC epoch nanoseconds; relating them to a run
-// origin is the caller's job. Captures without timestamp_ns cannot be aligned
-// and are rejected.
+// It also parses the scraper's tachometer_config.toml (config.go), whose
+// endpoint host and GPU metadata identify rows that lack those columns.
 //
-// It is the only dsight package that imports Apache Arrow, which keeps Arrow
-// and Parquet out of the wasm engine; it imports nothing else from dsight and
-// is never compiled for GOOS=js.
+// Timestamps stay absolute UTC epoch nanoseconds; relating them to a run
+// origin is the caller's job. Captures without timestamp_ns (older writers
+// kept only time_since_start, relative to a start they did not record)
+// cannot be aligned and are rejected with that reason.
+//
+// It is the only dsight package that imports Apache Arrow (and the TOML
+// reader), which keeps Arrow and Parquet out of the wasm engine; it imports
+// nothing else from dsight and is never compiled for GOOS=js.
 package tachometer

@@ -19,7 +19,8 @@
 //   - workerlog.go, sglang.go: worker logs with Dynamo binding lines and
 //     SGLang or TokenSpeed batch and ReqTimeStats lines in worker-local time;
 //   - tachometer.go: a Tachometer capture (final.parquet and an Arrow tail)
-//     of DCGM and engine gauges.
+//     of DCGM and engine gauges, and tachometer_config.go the scraper's
+//     tachometer_config.toml restating its endpoints' metadata.
 //
 // Because every writer renders the same assignment, a request's spans,
 // bridges and bindings name the same request id, workers and hosts, and the

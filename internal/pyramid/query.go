@@ -391,8 +391,13 @@ func (a *accumulator) addRows(c *exactChunk, i, j int) {
 				k++
 			}
 			a.group(key)
-			s := foldRows(c, i, k)
-			a.cur.merge(&s)
+			if a.cur.rows() == 0 {
+				foldRows(&a.cur, c, i, k)
+			} else {
+				var s summary
+				foldRows(&s, c, i, k)
+				a.cur.merge(&s)
+			}
 			i = k
 		}
 	default:
@@ -401,7 +406,8 @@ func (a *accumulator) addRows(c *exactChunk, i, j int) {
 			a.points.Values = append(a.points.Values, c.values[i:j]...)
 			a.points.Valid = append(a.points.Valid, c.valid[i:j]...)
 		}
-		s := foldRows(c, i, j)
+		var s summary
+		foldRows(&s, c, i, j)
 		a.total.merge(&s)
 	}
 }
@@ -420,12 +426,10 @@ func (a *accumulator) flush() {
 	}
 	a.open = false
 	s := a.curKey << a.shift
-	a.buckets = append(a.buckets, Bucket{
-		Start:    max(a.from, s),
-		End:      min(a.to, s|bucketMask(a.shift)),
-		Stats:    a.cur.Stats,
-		FirstGap: a.cur.gapT,
-	})
+	a.buckets = append(a.buckets, Bucket{})
+	b := &a.buckets[len(a.buckets)-1]
+	b.Start, b.End = max(a.from, s), min(a.to, s|bucketMask(a.shift))
+	b.Stats, b.FirstGap = a.cur.Stats, a.cur.gapT
 	a.total.merge(&a.cur)
 }
 

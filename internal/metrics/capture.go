@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -89,6 +90,11 @@ func readCaptureInto(opt Options, res *Result, newStore func() (pointStore, erro
 	}
 	infos := store.seriesInfos()
 	sc := &captureSummary{opt: opt, store: store, infos: infos, result: r, sourceIDs: sourceIDs, desc: desc, distinct: distinguishingLabels(infos)}
+	// Summarizing allocates each series' levels, payload and compressed
+	// copy and keeps only the last; the build's memory peaks here, so the
+	// collector runs twice as often meanwhile (100M-sample capture: peak
+	// RSS 228-248 -> 184-188 MB, same time).
+	defer debug.SetGCPercent(debug.SetGCPercent(50))
 	out, err := sc.all()
 	if err != nil {
 		return nil, nil, err

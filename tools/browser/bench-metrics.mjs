@@ -4,14 +4,17 @@
 // trace-explorer:ready and the answer+render time of random zoom and pan
 // ranges. Prints one JSON document.
 //
-//   node tools/browser/bench-metrics.mjs [--report DIR] [--samples 10000000] [--zooms 50] [--seed 1]
+//   node tools/browser/bench-metrics.mjs [--report DIR] [--samples 10000000] [--zooms 50] [--seed 1] [--settle MS]
 //
 // Without --report it generates a run (100,000 requests, aiperf and
 // tachometer sources, --samples capture rows) and builds it with bin/dsight.
 // zoom_ms is selectRange → whenMetricsReady() (the whole page re-render,
 // request timeline included); chart_ms, when the page records
 // "dsight:metric-chart" measures, is the metric card alone (plan, shards,
-// answer, decode and draw).
+// answer, decode and draw). Zooms start right after the first chart, or
+// --settle MS later; zoom_warm_ms leaves out the first 20, which also pay
+// for V8 still compiling the page and the engine, and for the collection of
+// what loading left behind.
 
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
@@ -26,6 +29,8 @@ const flag = (name, d) => {
 };
 const zooms = Number(flag("zooms", 50));
 const seed = Number(flag("seed", 1));
+const settle = Number(flag("settle", 0));
+const WARMUP = 20;
 let report = flag("report", null);
 let work = null;
 if (!report) {
@@ -78,6 +83,7 @@ async function measure(browser, family) {
     });
     const drawn = await page.evaluate(() => (document.querySelector(".ds-metric-chart")?.dataset.drawnIds || "").split(",").filter(Boolean).length);
     const d = await page.evaluate(() => traceExplorer.describe().meta.duration);
+    if (settle > 0) await page.waitForTimeout(settle);
     const result = await page.evaluate(async (views) => {
       performance.clearMeasures("dsight:metric-chart");
       const zoom = [];
@@ -98,6 +104,7 @@ async function measure(browser, family) {
       first_chart_after_ready_ms: Math.round(first - readyAt),
       ready_ms: Math.round(readyAt),
       zoom_ms: stats(result.zoom),
+      zoom_warm_ms: stats(result.zoom.slice(WARMUP)),
       chart_ms: stats(result.chart),
       problems,
     };
@@ -115,7 +122,7 @@ try {
   const byMost = (k) => (a, b) => b[k] - a[k] || b.samples - a.samples;
   const single = families.filter((f) => f.series_count === 1).sort(byMost("samples"))[0];
   const largest = [...families].sort(byMost("series_count"))[0];
-  const out = { report, zooms, seed, families: [] };
+  const out = { report, zooms, seed, settle_ms: settle, families: [] };
   for (const f of [single, largest].filter(Boolean)) out.families.push(await measure(browser, f));
   out.cpus = os.cpus().length;
   out.load_average = os.loadavg().map((x) => +x.toFixed(2));

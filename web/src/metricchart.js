@@ -298,9 +298,12 @@ function build(host, opts) {
     for (const r of rows) {
       const listed = !listToggle || listAll || shownOf(r.s);
       if (r.listed !== listed) r.row.style.display = (r.listed = listed) ? "" : "none";
-      const pressed = String(shownOf(r.s));
+      const shown = shownOf(r.s);
+      const pressed = String(shown);
       if (r.toggle.getAttribute("aria-pressed") !== pressed) r.toggle.setAttribute("aria-pressed", pressed);
-      renderValue(r);
+      // A series not drawn keeps its "not drawn" line: with hundreds in
+      // a family, only the drawn ones change on a zoom.
+      if (shown || r.text !== "not drawn") renderValue(r);
     }
     markDrawn();
   }

@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"os"
@@ -356,4 +357,89 @@ func FuzzPairCodec(f *testing.F) {
 			buf = buf[used:]
 		}
 	})
+}
+
+// TestSpillSweepsIdleSeries feeds series that stop, resume after sweeps and
+// interleave, with sweeps after almost every batch: each series must load
+// exactly the pairs it was given, idle series must have been written out
+// and freed, and series still receiving points must keep their block.
+func TestSpillSweepsIdleSeries(t *testing.T) {
+	s, err := newSpillStore(64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.close()
+	s.sweepAt, s.sweepBytes = 1, 1
+	const series = 6
+	for i := range series {
+		if err := s.Series(&tachometer.SeriesInfo{ID: i}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := make([][]tachometer.Point, series)
+	at := int64(0)
+	feed := func(ids ...int) {
+		var batch []tachometer.Point
+		for k := 0; k < 7; k++ {
+			for _, i := range ids {
+				at += 1000 + int64(k%3)
+				p := tachometer.Point{Series: int32(i), TimeNS: at, Value: float64(i*100 + len(want[i]))}
+				if i == 5 && len(want[i])%4 == 1 {
+					p.TimeNS -= 5000 // out of order: load sorts it back
+				}
+				batch = append(batch, p)
+				want[i] = append(want[i], p)
+			}
+		}
+		if err := s.Points(batch); err != nil {
+			t.Fatal(err)
+		}
+	}
+	freed := 0
+	for round := range 12 {
+		switch {
+		case round < 3:
+			feed(0, 1) // 0 and 1 run, then stop
+		case round < 6:
+			feed(2, 3, 5)
+		case round < 9:
+			feed(0, 4, 5) // 0 resumes after sweeps wrote its partial block
+		default:
+			feed(1, 3, 4, 5)
+		}
+		for i := range series {
+			if s.series[i].pending == nil && len(want[i]) > 0 {
+				freed++
+			}
+		}
+		if s.series[5].pending == nil && round >= 3 {
+			t.Fatalf("round %d: series 5 receives points every round but lost its block", round)
+		}
+	}
+	if freed == 0 {
+		t.Fatal("no idle series was swept")
+	}
+	if err := s.endRead(); err != nil {
+		t.Fatal(err)
+	}
+	var sc loadScratch
+	for i := range series {
+		times, values, err := s.load(i, &sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		exp := slices.Clone(want[i])
+		slices.SortStableFunc(exp, func(a, b tachometer.Point) int { return cmp.Compare(a.TimeNS, b.TimeNS) })
+		if len(times) != len(exp) {
+			t.Fatalf("series %d loads %d pairs, want %d", i, len(times), len(exp))
+		}
+		for k, p := range exp {
+			if times[k] != p.TimeNS || values[k] != p.Value {
+				t.Fatalf("series %d pair %d = (%d, %g), want (%d, %g)", i, k, times[k], values[k], p.TimeNS, p.Value)
+			}
+		}
+	}
+	if total := s.pending; total < 0 {
+		t.Fatalf("pending bytes went negative: %d", total)
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/dsight/dsight/internal/catalog"
 	"github.com/dsight/dsight/internal/query"
 	"github.com/dsight/dsight/internal/report"
 	"github.com/dsight/dsight/tools/gen/synth"
@@ -23,19 +24,7 @@ func BenchmarkLifecycleAnswer(b *testing.B) {
 	if testing.Short() {
 		b.Skip("builds a 3,000-request traced report")
 	}
-	dir := b.TempDir()
-	run := filepath.Join(dir, "run")
-	if _, err := synth.WriteRun(run, synth.Config{Seed: 4, Requests: 3000, Sources: synth.SourceAIPerf | synth.SourceFrontend | synth.SourceOTel | synth.SourceWorkers}); err != nil {
-		b.Fatal(err)
-	}
-	out := filepath.Join(dir, "report")
-	if err := build([]string{run, "-o", out}, io.Discard); err != nil {
-		b.Skip("report not built (page assets missing? run `make assets`): ", err)
-	}
-	core, _, err := report.OpenDir(out)
-	if err != nil {
-		b.Fatal(err)
-	}
+	core := benchReport(b, synth.Config{Seed: 4, Requests: 3000, Sources: synth.SourceAIPerf | synth.SourceFrontend | synth.SourceOTel | synth.SourceWorkers})
 	n := len(core.Server.Request)
 	var ids []string
 	for k := 0; k < n; k += 64 { // one request per chunk
@@ -78,19 +67,7 @@ func BenchmarkTimelineZoom(b *testing.B) {
 	if testing.Short() {
 		b.Skip("builds a 100,000-request report")
 	}
-	dir := b.TempDir()
-	run := filepath.Join(dir, "run")
-	if _, err := synth.WriteRun(run, synth.Config{Seed: 1, Requests: 100000, Sources: synth.SourceAIPerf}); err != nil {
-		b.Fatal(err)
-	}
-	out := filepath.Join(dir, "report")
-	if err := build([]string{run, "-o", out}, io.Discard); err != nil {
-		b.Skip("report not built (page assets missing? run `make assets`): ", err)
-	}
-	core, _, err := report.OpenDir(out)
-	if err != nil {
-		b.Fatal(err)
-	}
+	core := benchReport(b, synth.Config{Seed: 1, Requests: 100000, Sources: synth.SourceAIPerf})
 	e, err := query.New(core)
 	if err != nil {
 		b.Fatal(err)
@@ -122,4 +99,24 @@ func BenchmarkTimelineZoom(b *testing.B) {
 			})
 		}
 	}
+}
+
+// benchReport builds a synthetic run into a temporary report and opens its
+// core; it skips when the page assets were not built.
+func benchReport(b *testing.B, cfg synth.Config) *catalog.Core {
+	b.Helper()
+	dir := b.TempDir()
+	run := filepath.Join(dir, "run")
+	if _, err := synth.WriteRun(run, cfg); err != nil {
+		b.Fatal(err)
+	}
+	out := filepath.Join(dir, "report")
+	if err := build([]string{run, "-o", out}, io.Discard); err != nil {
+		b.Skip("report not built (page assets missing? run `make assets`): ", err)
+	}
+	core, _, err := report.OpenDir(out)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return core
 }

@@ -37,50 +37,44 @@ type sessionMatch struct {
 	maxTTFT *float64
 }
 
-// sessionsPage answers for one page of the filtered session list: walked
-// in start order without listing it when that is the order asked
-// (pageByStart), else sliced from the sorted list. focus is the session
-// holding request a.ID.
-func (e *Engine) sessionsPage(a Args, defaultLimit int) (pg sessionPage, w window, offset, limit int, err error) {
-	if offset, limit, err = page(a, defaultLimit); err != nil {
-		return
+// sessionsPage answers for one page of the filtered session list without
+// listing it: walked in start order (pageByStart) or ranked in one walk
+// (pageRanked); a page deep in a ranking, or sessions not stored by start,
+// are sliced from the sorted list. Its focus is the session holding
+// request a.ID.
+func (e *Engine) sessionsPage(a Args, defaultLimit int) (sessionPage, window, int, int, error) {
+	offset, limit, err := page(a, defaultLimit)
+	if err != nil {
+		return sessionPage{}, window{}, 0, 0, err
 	}
 	focus := -1
 	if ri, ok := e.lookup(a.ID); ok {
 		focus = int(e.r.SessionIndex[ri])
 	}
-	if (a.Sort == "" || a.Sort == "start") && e.spansByStart {
-		if w, err = e.window(a); err != nil {
-			return
+	byStart := a.Sort == "" || a.Sort == "start"
+	if e.spansByStart && (byStart || offset+limit <= maxRankedPage) {
+		w, err := e.window(a)
+		if err != nil {
+			return sessionPage{}, w, 0, 0, err
 		}
-		match, all, merr := e.matcherAll(a, w)
-		if merr != nil {
-			err = merr
-			return
+		match, all, err := e.matcherAll(a, w)
+		if err != nil {
+			return sessionPage{}, w, 0, 0, err
 		}
-		return e.pageByStart(w, match, all, offset, limit, focus), w, offset, limit, nil
-	}
-	if e.spansByStart && offset+limit <= maxRankedPage {
-		less, oerr := sessionOrder(a.Sort)
-		if oerr != nil {
-			err = oerr
-			return
+		less, err := sessionOrder(a.Sort)
+		if err != nil {
+			return sessionPage{}, w, 0, 0, err
 		}
-		if w, err = e.window(a); err != nil {
-			return
-		}
-		match, all, merr := e.matcherAll(a, w)
-		if merr != nil {
-			err = merr
-			return
+		if byStart {
+			return e.pageByStart(w, match, all, offset, limit, focus), w, offset, limit, nil
 		}
 		return e.pageRanked(w, match, all, less, offset, limit, focus), w, offset, limit, nil
 	}
 	matches, w, err := e.matchingSessions(a)
 	if err != nil {
-		return
+		return sessionPage{}, w, 0, 0, err
 	}
-	pg = sessionPage{total: len(matches), focus: -1}
+	pg := sessionPage{total: len(matches), focus: -1}
 	for k, m := range matches {
 		pg.requests += m.count
 		if m.index == focus {

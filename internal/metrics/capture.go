@@ -36,7 +36,13 @@ func readCaptureInto(opt Options, res *Result, newStore func() (pointStore, erro
 	if err != nil {
 		return nil, nil, fmt.Errorf("--metrics: %w", err)
 	}
+	// Before registering: files that cannot be read are left out of Files
+	// (and so reported as unread), with a warning.
+	if err := c.Inspect(); err != nil {
+		return nil, nil, err
+	}
 	if len(c.Files) == 0 {
+		res.Warnings = append(res.Warnings, c.Warnings...)
 		return nil, nil, nil
 	}
 	endpoints, err := readCollectorConfig(opt)
@@ -65,8 +71,7 @@ func readCaptureInto(opt Options, res *Result, newStore func() (pointStore, erro
 	if err := store.endRead(); err != nil {
 		return nil, nil, err
 	}
-	res.Warnings = append(res.Warnings, c.Warnings...)
-	res.Warnings = append(res.Warnings, r.Warnings...)
+	res.Warnings = append(res.Warnings, r.Warnings...) // the capture's own warnings included
 	for k, v := range map[string]int64{
 		"metric_rows_scanned": r.Audit.RowsScanned, "out_of_window_metric_rows": r.Audit.OutOfWindow,
 		"nonfinite_metric_points": r.Audit.NonFinite, "duplicate_metric_points": r.Audit.Duplicates,

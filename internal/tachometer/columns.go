@@ -43,16 +43,19 @@ type layout struct {
 	upper    bool     // histogram_bucket_upper present
 }
 
+// errUnaligned is the schema of older capture writers: their samples cannot
+// be placed on the run's clock, so such a file is left unread with this
+// reason rather than failing the whole capture.
+var errUnaligned = fmt.Errorf("no %s column: rows carry only %s (seconds since the capture writer started) "+
+	"and the file records no absolute start time, so its samples cannot be aligned to UTC; "+
+	"a capture written with %s can be", colTimestamp, colSinceStart, colTimestamp)
+
 // checkSchema validates the columns of one capture file and returns the
 // columns to decode.
 func checkSchema(s *arrow.Schema) (layout, error) {
 	var l layout
-	if !s.HasField(colTimestamp) {
-		if s.HasField(colSinceStart) {
-			return l, fmt.Errorf("no %s column: rows carry only %s (seconds since the capture writer started) "+
-				"and the file records no absolute start time, so samples cannot be aligned to UTC; "+
-				"use a capture written with %s", colTimestamp, colSinceStart, colTimestamp)
-		}
+	if !s.HasField(colTimestamp) && s.HasField(colSinceStart) {
+		return l, errUnaligned
 	}
 	for _, name := range requiredColumns {
 		if !s.HasField(name) {

@@ -14,9 +14,10 @@
 // endpoint host and GPU metadata identify rows that lack those columns.
 //
 // Timestamps stay absolute UTC epoch nanoseconds; relating them to a run
-// origin is the caller's job. Captures without timestamp_ns (older writers
-// kept only time_since_start, relative to a start they did not record)
-// cannot be aligned and are rejected with that reason.
+// origin is the caller's job. A capture file without timestamp_ns (older
+// writers kept only time_since_start, relative to a start they did not
+// record) cannot be aligned: Inspect leaves it out of Files with a warning
+// saying so, and the rest of the capture is read.
 //
 // It is the only dsight package that imports Apache Arrow (and the TOML
 // reader), which keeps Arrow and Parquet out of the wasm engine; it imports

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"path/filepath"
 )
 
 // fileRange is what the first pass over a file found.
@@ -14,22 +15,36 @@ type fileRange struct {
 	min, max int64
 }
 
-// inspect validates every file's schema and finds its timestamp range,
+// Inspect validates every file's schema and finds its timestamp range,
 // decoding only timestamp_ns from Parquet. It runs once per Capture, before
-// any point is delivered, so a bad schema fails the read early.
-func (c *Capture) inspect() error {
+// any point is delivered, so a bad schema fails the read early. A file an
+// older writer left without timestamp_ns is dropped from Files with a
+// warning saying why: its samples cannot be aligned, and the rest of the
+// capture still can. Call it before registering Files as sources, so a
+// dropped file is reported as unread.
+func (c *Capture) Inspect() error {
 	if c.ranges != nil {
 		return nil
 	}
 	ranges := make([]fileRange, 0, len(c.Files))
+	kept := c.Files[:0]
 	for _, f := range c.Files {
 		fr, err := inspectFile(f.Path)
+		if errors.Is(err, errUnaligned) {
+			name := f.Path
+			if rel, err := filepath.Rel(filepath.Dir(c.Root), f.Path); err == nil {
+				name = filepath.ToSlash(rel)
+			}
+			c.Warnings = append(c.Warnings, fmt.Sprintf("Tachometer capture file %s was not read: %v", name, errUnaligned))
+			continue
+		}
 		if err != nil {
 			return err
 		}
+		kept = append(kept, f)
 		ranges = append(ranges, fr)
 	}
-	c.ranges = ranges
+	c.Files, c.ranges = kept, ranges
 	return nil
 }
 
@@ -46,6 +61,9 @@ func inspectFile(path string) (fr fileRange, err error) {
 	defer src.close()
 	fr = fileRange{enc: enc, min: math.MaxInt64, max: math.MinInt64}
 	if _, err := checkSchema(src.schema()); err != nil {
+		if errors.Is(err, errUnaligned) {
+			return fr, err
+		}
 		return fr, fmt.Errorf("%s: %w", path, err)
 	}
 	if err := src.project([]string{colTimestamp}); err != nil {
@@ -79,7 +97,7 @@ func inspectFile(path string) (fr fileRange, err error) {
 // every capture file, for runs whose time range comes from the sources
 // themselves. ok is false when the capture has no rows.
 func (c *Capture) TimeRange() (minNS, maxNS int64, ok bool, err error) {
-	if err := c.inspect(); err != nil {
+	if err := c.Inspect(); err != nil {
 		return 0, 0, false, err
 	}
 	minNS, maxNS = math.MaxInt64, math.MinInt64

@@ -134,7 +134,7 @@ const pointBatch = 4096
 // timestamp and before the overlap (rows out of time order inside a file)
 // cannot be compared: it is delivered and counted in Audit.Unchecked.
 func Read(c *Capture, opts Options, sink Sink) (*Result, error) {
-	if err := c.inspect(); err != nil {
+	if err := c.Inspect(); err != nil {
 		return nil, err
 	}
 	r := &reader{

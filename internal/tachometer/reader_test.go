@@ -247,13 +247,34 @@ func TestRequiredColumns(t *testing.T) {
 
 func TestOlderCaptureWithoutTimestamp(t *testing.T) {
 	// Older writers stored float32 values and only time_since_start, which
-	// is relative to an unrecorded writer start.
+	// is relative to an unrecorded writer start: such a file is left unread
+	// with the reason, and the rest of the capture is read.
 	root := t.TempDir()
-	path := filepath.Join(root, "out-1.parquet")
-	writeParquet(t, path, []Row{decodeRow(t0, 1, "0")}, layoutOpts{noTimestamp: true, float32: true})
-	err := readErr(t, root, Options{})
-	if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "cannot be aligned") {
-		t.Fatalf("err = %v", err)
+	old := filepath.Join(root, "out-1.parquet")
+	writeParquet(t, old, []Row{decodeRow(t0, 1, "0")}, layoutOpts{noTimestamp: true, float32: true})
+	tail := filepath.Join(root, "current.arrow")
+	writeArrowFile(t, tail, []Row{decodeRow(t0+sec, 2, "0")}, layoutOpts{})
+	c, err := Discover(root, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sink collector
+	res, err := Read(c, Options{}, &sink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Files) != 1 || c.Files[0].Path != tail {
+		t.Fatalf("files read: %+v", c.Files)
+	}
+	if len(sink.points) != 1 || sink.points[0].Value != 2 {
+		t.Fatalf("points %+v, want the tail's one", sink.points)
+	}
+	found := false
+	for _, w := range res.Warnings {
+		found = found || strings.Contains(w, "/"+filepath.Base(old)+" was not read") && strings.Contains(w, "cannot be aligned")
+	}
+	if !found {
+		t.Fatalf("no warning names %s and why: %q", old, res.Warnings)
 	}
 }
 

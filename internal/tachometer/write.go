@@ -53,6 +53,9 @@ type CaptureOptions struct {
 	// Parquet row-group size; 0 means 200,000, the compactor's row group.
 	// Read decodes each row group on its own, so any size reads back.
 	BatchRows int
+	// NoTimestamp leaves out timestamp_ns, as older Tachometer versions
+	// did: such a file cannot be aligned and is left unread.
+	NoTimestamp bool
 }
 
 const defaultCaptureBatch = 200_000
@@ -225,7 +228,9 @@ func (c *CaptureWriter) buildSchema() *arrow.Schema {
 		{Name: "histogram_sum", Type: f64, Nullable: true},
 		{Name: "histogram_count", Type: f64, Nullable: true},
 		{Name: colSinceStart, Type: f64},
-		{Name: colTimestamp, Type: arrow.PrimitiveTypes.Int64},
+	}
+	if !c.opts.NoTimestamp {
+		fields = append(fields, arrow.Field{Name: colTimestamp, Type: arrow.PrimitiveTypes.Int64})
 	}
 	for _, name := range c.opts.Extra {
 		fields = append(fields, arrow.Field{Name: name, Type: text})
@@ -319,7 +324,10 @@ func (c *CaptureWriter) record() arrow.Record {
 	}
 	cols = append(cols, c.textColumn(0), c.textColumn(1), float64Array(values))
 	cols = append(cols, c.histogramColumns()...)
-	cols = append(cols, float64Array(since), int64Array(stamps))
+	cols = append(cols, float64Array(since))
+	if !c.opts.NoTimestamp {
+		cols = append(cols, int64Array(stamps))
+	}
 	for col := 2; col < c.textCols; col++ {
 		cols = append(cols, c.textColumn(col))
 	}

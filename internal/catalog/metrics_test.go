@@ -51,20 +51,24 @@ func TestMetricsRoundTrip(t *testing.T) {
 
 func TestMetricsDecodeRejects(t *testing.T) {
 	for name, damage := range map[string]func(*shard.Shard){
-		"bad record": func(s *shard.Shard) {
-			t, _ := s.Table(TableMetricSeries)
-			c, _ := t.Column("record")
-			c.Strings[0] = "{"
-		},
 		"id out of order": func(s *shard.Shard) {
 			t, _ := s.Table(TableMetricSeries)
-			c, _ := t.Column("record")
-			c.Strings[0], c.Strings[1] = c.Strings[1], c.Strings[0]
+			c, _ := t.Column("id")
+			c.Ints[0], c.Ints[1] = c.Ints[1], c.Ints[0]
+		},
+		"labels out of order": func(s *shard.Shard) {
+			t, _ := s.Table(TableMetricLabels)
+			c, _ := t.Column("series")
+			c.Ints[0] = 5
+		},
+		"a missing column": func(s *shard.Shard) {
+			t, _ := s.Table(TableMetricSeries)
+			t.Columns = t.Columns[:len(t.Columns)-1]
 		},
 	} {
 		s := Encode(metricSample())
 		damage(s)
-		if _, err := Open(s); err == nil || !strings.Contains(err.Error(), "metric series") {
+		if _, err := Open(s); err == nil || !strings.Contains(err.Error(), "metric_series") && !strings.Contains(err.Error(), "metric series") {
 			t.Errorf("%s: %v", name, err)
 		}
 	}

@@ -8,8 +8,10 @@ const (
 	ManifestFile = "manifest.json"
 	DetailDir    = "detail"
 	Generator    = "dsight"
-	// FormatVersion changes when a reader of an older report layout could misread this one.
-	FormatVersion = 1
+	// FormatVersion changes when a reader of another report layout could
+	// misread or fail on this one. 2: metric series are columns, not JSON
+	// records.
+	FormatVersion = 2
 )
 
 // Asset names the writer reads from the assets file system.

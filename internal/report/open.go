@@ -33,6 +33,9 @@ func Open(path string) (*catalog.Core, error) {
 	if m.FormatVersion > FormatVersion {
 		return nil, fmt.Errorf("report format version %d is newer than this dsight reads (%d)", m.FormatVersion, FormatVersion)
 	}
+	if m.FormatVersion < FormatVersion {
+		return nil, fmt.Errorf("report format version %d is older than this dsight reads (%d): rebuild the report with this dsight", m.FormatVersion, FormatVersion)
+	}
 	raw, err := readShard(dir, m.Entry.Core)
 	if err != nil {
 		return nil, fmt.Errorf("core shard: %w", err)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -351,5 +352,32 @@ func TestStoredShardEncoding(t *testing.T) {
 	odd := Shard{ID: "x", Encoding: "brotli"}
 	if _, err := readShard(dir, odd); err == nil {
 		t.Error("an unknown encoding was read")
+	}
+}
+
+// TestOpenRefusesOtherFormatVersions checks a report of another layout
+// version is refused with a message saying which way to go, not misread.
+func TestOpenRefusesOtherFormatVersions(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "report")
+	if _, err := Write(dataset("job"), assets(t), dir, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, ManifestFile)
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	current := fmt.Sprintf(`"format_version": %d`, FormatVersion)
+	if !strings.Contains(string(raw), current) {
+		t.Fatalf("manifest does not state %s", current)
+	}
+	for version, want := range map[int]string{FormatVersion - 1: "older than this dsight reads", FormatVersion + 1: "newer than this dsight reads"} {
+		edited := strings.Replace(string(raw), current, fmt.Sprintf(`"format_version": %d`, version), 1)
+		if err := os.WriteFile(path, []byte(edited), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Open(dir); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("format version %d: error %v, want one saying %q", version, err, want)
+		}
 	}
 }

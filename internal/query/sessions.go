@@ -200,15 +200,21 @@ func sessionOrder(sort string) (func(x, y sessionMatch) bool, error) {
 // groupBySession lists the sessions that overlap the window and have a
 // matching request, in start order (see sessionMatchAt).
 func (e *Engine) groupBySession(w window, match func(int) bool, all bool) []sessionMatch {
+	var out []sessionMatch
+	e.eachSessionMatch(w, match, all, func(m sessionMatch) { out = append(out, m) })
+	return out
+}
+
+// eachSessionMatch calls f, in start order, for each session that overlaps
+// the window and has a matching request.
+func (e *Engine) eachSessionMatch(w window, match func(int) bool, all bool, f func(sessionMatch)) {
 	spans := e.sessionSpans
 	lo := sort.Search(len(spans), func(s int) bool { return spans[s].start >= w.fromNS-e.maxSessionDur })
-	var out []sessionMatch
 	for si := lo; si < len(spans) && spans[si].start <= w.toNS; si++ {
 		if m, ok := e.sessionMatchAt(si, w, match, all); ok {
-			out = append(out, m)
+			f(m)
 		}
 	}
-	return out
 }
 
 // sessionMatchAt counts session si's requests that overlap the window and
@@ -285,13 +291,7 @@ func (e *Engine) pageRanked(w window, match func(int) bool, all bool, less func(
 			i = c
 		}
 	}
-	spans := e.sessionSpans
-	lo := sort.Search(len(spans), func(s int) bool { return spans[s].start >= w.fromNS-e.maxSessionDur })
-	for si := lo; si < len(spans) && spans[si].start <= w.toNS; si++ {
-		m, ok := e.sessionMatchAt(si, w, match, all)
-		if !ok {
-			continue
-		}
+	e.eachSessionMatch(w, match, all, func(m sessionMatch) {
 		pg.total++
 		pg.requests += m.count
 		if inFocus && less(m, fm) {
@@ -307,7 +307,7 @@ func (e *Engine) pageRanked(w window, match func(int) bool, all bool, less func(
 			best[0] = m
 			down(0)
 		}
-	}
+	})
 	if inFocus {
 		pg.focus++ // from -1 + sessions ahead to the focus's position
 	}

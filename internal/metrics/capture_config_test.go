@@ -32,23 +32,8 @@ func configuredRun(t *testing.T) (logDir, config string) {
 			rows = append(rows, tachometer.CaptureSample{Series: int32(s), TimeNS: captureT0 + int64(k)*captureSec, Value: float64(k + s)})
 		}
 	}
-	f, err := os.Create(filepath.Join(leaf, tachometer.FinalName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	w, err := tachometer.NewCaptureWriter(f, tachometer.EncodingParquet, series, tachometer.CaptureOptions{Extra: []string{"gpu"}, StartNS: captureT0})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range rows {
-		if err := w.Write(r); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
+	writeCaptureFile(t, filepath.Join(leaf, tachometer.FinalName), tachometer.EncodingParquet, series, rows,
+		tachometer.CaptureOptions{Extra: []string{"gpu"}, StartNS: captureT0})
 	// GPU 0 in the scraper's spelling, GPU 1 in srt-slurm's test-config one.
 	config = filepath.Join(logDir, tachometer.ConfigName)
 	writeFile(t, config, `storage = "file:///tmp/scrape"

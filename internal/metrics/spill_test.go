@@ -62,15 +62,20 @@ const (
 	captureSec = int64(1_000_000_000)
 )
 
+// awkwardOptions are the capture options of awkwardCapture's files.
+func awkwardOptions(batchRows int) tachometer.CaptureOptions {
+	return tachometer.CaptureOptions{Extra: []string{"gpu", "hostname"}, StartNS: captureT0, BatchRows: batchRows}
+}
+
 // writeCaptureFile writes rows of series as one capture file.
-func writeCaptureFile(t *testing.T, path string, enc tachometer.Encoding, series []tachometer.CaptureSeries, rows []tachometer.CaptureSample, batchRows int) {
+func writeCaptureFile(t *testing.T, path string, enc tachometer.Encoding, series []tachometer.CaptureSeries, rows []tachometer.CaptureSample, opts tachometer.CaptureOptions) {
 	t.Helper()
 	f, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	w, err := tachometer.NewCaptureWriter(f, enc, series, tachometer.CaptureOptions{Extra: []string{"gpu", "hostname"}, StartNS: captureT0, BatchRows: batchRows})
+	w, err := tachometer.NewCaptureWriter(f, enc, series, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +146,7 @@ func awkwardCapture(t *testing.T, badTail bool) string {
 		}
 		final = append(final, rows...)
 	}
-	writeCaptureFile(t, filepath.Join(leaf, "final.parquet"), tachometer.EncodingParquet, series, final, 97)
+	writeCaptureFile(t, filepath.Join(leaf, "final.parquet"), tachometer.EncodingParquet, series, final, awkwardOptions(97))
 
 	var tail []tachometer.CaptureSample
 	for k := n - 60; k < n+40; k++ { // written in scrape order, every series per tick
@@ -160,7 +165,7 @@ func awkwardCapture(t *testing.T, badTail bool) string {
 	for lo, hi := 40, 70; lo < hi; lo, hi = lo+1, hi-1 {
 		tail[lo], tail[hi] = tail[hi], tail[lo]
 	}
-	writeCaptureFile(t, filepath.Join(leaf, "current-1.arrow"), tachometer.EncodingArrowStream, series, tail[:len(tail)/2], 64)
+	writeCaptureFile(t, filepath.Join(leaf, "current-1.arrow"), tachometer.EncodingArrowStream, series, tail[:len(tail)/2], awkwardOptions(64))
 
 	second := append([]tachometer.CaptureSample(nil), tail[len(tail)/2:]...)
 	// The second tail repeats the start of the overlap: duplicates of rows
@@ -169,7 +174,7 @@ func awkwardCapture(t *testing.T, badTail bool) string {
 	if badTail {
 		second = append(second, tachometer.CaptureSample{Series: 5, TimeNS: captureT0 + n*captureSec, Value: 1})
 	}
-	writeCaptureFile(t, filepath.Join(leaf, "current-2.arrow"), tachometer.EncodingArrowFile, series, second, 33)
+	writeCaptureFile(t, filepath.Join(leaf, "current-2.arrow"), tachometer.EncodingArrowFile, series, second, awkwardOptions(33))
 	return leaf
 }
 

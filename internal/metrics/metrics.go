@@ -59,7 +59,8 @@ type Options struct {
 type Result struct {
 	Families []model.MetricFamily
 	// Series are in catalog order; Series[i].ID == i and Series[i].Pyramid
-	// holds the encoded summary.
+	// holds the encoded summary (in a temporary file, removed when no
+	// series refers to it any more).
 	Series   []model.MetricSeries
 	Warnings []string
 	Audit    map[string]int64
@@ -151,6 +152,7 @@ func Read(opt Options) (*Result, error) {
 		newID[i] = k
 	}
 	res.Series = make([]model.MetricSeries, len(all))
+	var spool *summarySpool // for the log series; capture series are already in their own
 	for k, i := range perm {
 		b := all[i]
 		b.meta.ID = k
@@ -158,7 +160,12 @@ func Read(opt Options) (*Result, error) {
 			id := newID[b.ref]
 			b.meta.Reference.SeriesID = &id
 		}
-		if err := b.encode(); err != nil {
+		if b.p != nil && spool == nil {
+			if spool, err = newSummarySpool(); err != nil {
+				return nil, err
+			}
+		}
+		if err := b.encode(spool); err != nil {
 			return nil, err
 		}
 		res.Series[k] = b.meta
@@ -168,10 +175,10 @@ func Read(opt Options) (*Result, error) {
 	return res, nil
 }
 
-// encode replaces the series' pyramid by its encoded payload, once no
-// other series needs it as a limit; encoding each series as soon as it is
-// built keeps one pyramid in memory at a time instead of all of them.
-func (b *built) encode() error {
+// encode replaces the series' pyramid by its encoded payload in spool, once
+// no other series needs it as a limit; encoding each series as soon as it
+// is built keeps one pyramid in memory at a time instead of all of them.
+func (b *built) encode(spool *summarySpool) error {
 	if b.p == nil {
 		return nil
 	}
@@ -183,7 +190,10 @@ func (b *built) encode() error {
 	if err != nil {
 		return fmt.Errorf("metric series %s: %w", b.meta.Name, err)
 	}
-	b.meta.Pyramid, b.meta.Shard = gz, shardBounds(b.p)
+	if b.meta.Pyramid, err = spool.add(gz); err != nil {
+		return fmt.Errorf("metric series %s: %w", b.meta.Name, err)
+	}
+	b.meta.Shard = shardBounds(b.p)
 	b.meta.Shard.DecodedBytes, b.p = len(raw), nil
 	return nil
 }

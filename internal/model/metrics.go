@@ -77,9 +77,9 @@ type MetricSeries struct {
 	// Pyramid is the encoded internal/shard payload of the series'
 	// summary, gzip-compressed as a report stores it (Shard.DecodedBytes
 	// is its decoded size); set by the importer, consumed by the report
-	// writer. Held compressed, a 100M-sample capture's summaries take
-	// ~50 MB of build memory instead of ~700 MB.
-	Pyramid []byte `json:"-"`
+	// writer. The importer keeps it in a temporary file, not in memory: a
+	// 100M-sample capture's summaries are ~50 MB compressed, ~700 MB not.
+	Pyramid Blob `json:"-"`
 	// Shard locates that payload in a report; set by the report writer.
 	Shard *MetricShard `json:"-"`
 }
@@ -103,3 +103,16 @@ type MetricShardPart struct {
 	Path  string `json:"path"`
 	Bytes int    `json:"bytes"`
 }
+
+// Blob is a payload a build holds until the report writer copies it, so
+// that it need not sit in memory meanwhile.
+type Blob interface {
+	Len() int
+	Bytes() ([]byte, error)
+}
+
+// InMemory is a Blob held as bytes.
+type InMemory []byte
+
+func (b InMemory) Len() int               { return len(b) }
+func (b InMemory) Bytes() ([]byte, error) { return b, nil }

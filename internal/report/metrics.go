@@ -25,7 +25,11 @@ func addMetricShards(files *stageFiles, d *model.Dataset) (*model.Dataset, error
 		if m.Shard == nil {
 			return nil, fmt.Errorf("metric series %d (%s) has no shard bounds", m.ID, m.Name)
 		}
-		sh := addCompressedShard(files, m.Pyramid, m.Shard.DecodedBytes)
+		gz, err := m.Pyramid.Bytes()
+		if err != nil {
+			return nil, fmt.Errorf("metric series %d (%s): %w", m.ID, m.Name, err)
+		}
+		sh := addCompressedShard(files, gz, m.Shard.DecodedBytes)
 		// Chunk count and row bounds come from the importer.
 		ms := &model.MetricShard{ID: sh.ID, Bytes: sh.Bytes, DecodedBytes: sh.DecodedBytes, Chunks: m.Shard.Chunks, FirstNS: m.Shard.FirstNS, LastNS: m.Shard.LastNS}
 		for _, p := range sh.Parts {

@@ -39,8 +39,9 @@ var valueColumns = set(
 
 // layout is where the columns a reader needs sit in one file's schema.
 type layout struct {
-	identity []string // identity column names, in schema order
-	upper    bool     // histogram_bucket_upper present
+	identity  []string // identity column names, in schema order
+	upper     bool     // histogram_bucket_upper present
+	timesOnly bool     // decode timestamp_ns alone (Inspect)
 }
 
 // errUnaligned is the schema of older capture writers: their samples cannot
@@ -91,16 +92,6 @@ func checkSchema(s *arrow.Schema) (layout, error) {
 	}
 	l.upper = s.HasField(colBucketUpper)
 	return l, nil
-}
-
-// columns lists what the reader decodes: timestamp, name, value, the
-// bucket bound and the identity columns (scraper_endpoint among them).
-func (l layout) columns() []string {
-	cols := []string{colTimestamp, colName, colValue}
-	if l.upper {
-		cols = append(cols, colBucketUpper)
-	}
-	return append(cols, l.identity...)
 }
 
 func isTimestampType(t arrow.DataType) bool {
@@ -209,36 +200,43 @@ func pyFloatText(v float64) string {
 	return pyFloatRepr(v)
 }
 
-// int64Values returns the timestamps of a batch, converting a timestamp
-// column into *buf.
-func int64Values(a arrow.Array, buf *[]int64) []int64 {
+// copyTimes copies a batch's timestamps into dst and returns the first
+// null row, or -1.
+func copyTimes(dst []int64, a arrow.Array) int {
 	switch a := a.(type) {
 	case *array.Int64:
-		return a.Int64Values()
+		copy(dst, a.Int64Values())
 	case *array.Timestamp:
-		out := (*buf)[:0]
-		for _, v := range a.TimestampValues() {
-			out = append(out, int64(v))
+		for i, v := range a.TimestampValues() {
+			dst[i] = int64(v)
 		}
-		*buf = out
-		return out
+	default:
+		panic(fmt.Sprintf("invariant violation: timestamp column of type %s passed checkSchema", a.DataType()))
 	}
-	panic(fmt.Sprintf("invariant violation: timestamp column of type %s passed checkSchema", a.DataType()))
+	for i := 0; i < a.Len() && a.NullN() > 0; i++ {
+		if a.IsNull(i) {
+			return i
+		}
+	}
+	return -1
 }
 
-// float64Values returns a float column's values, widening float32 (older
-// captures) into *buf. Widening is exact.
-func float64Values(a arrow.Array, buf *[]float64) []float64 {
+// copyFloats copies a float column into dst, widening float32 (older
+// captures; widening is exact) and writing NaN for null.
+func copyFloats(dst []float64, a arrow.Array) {
 	switch a := a.(type) {
 	case *array.Float64:
-		return a.Float64Values()
+		copy(dst, a.Float64Values())
 	case *array.Float32:
-		out := (*buf)[:0]
-		for _, v := range a.Float32Values() {
-			out = append(out, float64(v))
+		for i, v := range a.Float32Values() {
+			dst[i] = float64(v)
 		}
-		*buf = out
-		return out
+	default:
+		panic(fmt.Sprintf("invariant violation: float column of type %s passed checkSchema", a.DataType()))
 	}
-	panic(fmt.Sprintf("invariant violation: float column of type %s passed checkSchema", a.DataType()))
+	for i := 0; i < a.Len() && a.NullN() > 0; i++ {
+		if a.IsNull(i) {
+			dst[i] = math.NaN()
+		}
+	}
 }

@@ -6,9 +6,13 @@
 // tails are always read, the upload mirror is skipped), encoding detection
 // from file contents, the inline label grammar of metric_name, series
 // identity, duplicate and conflict detection, and the dashboard taxonomy
-// (Describe). Reading streams record batches into a caller-supplied Sink, so
+// (Describe). Reading streams batches of rows into a caller-supplied Sink, so
 // memory does not grow with the number of samples; the next batch is decoded
-// on a second goroutine while the current one is read.
+// on a second goroutine while the current one is read. Parquet is decoded
+// with the low-level column readers into reused buffers (parquet.go), so a
+// read allocates little per row; Arrow IPC record batches are copied into the
+// same batches. Every distinct row identity of a file gets a dense id while
+// decoding (identity.go), so the reader resolves each identity once.
 //
 // It also parses the scraper's tachometer_config.toml (config.go), whose
 // endpoint host and GPU metadata identify rows that lack those columns.

@@ -66,30 +66,25 @@ func inspectFile(path string) (fr fileRange, err error) {
 		}
 		return fr, fmt.Errorf("%s: %w", path, err)
 	}
-	if err := src.project([]string{colTimestamp}); err != nil {
+	if err := src.project(layout{timesOnly: true}); err != nil {
 		return fr, fmt.Errorf("%s: %w", path, err)
 	}
-	var buf []int64
+	var b batch
 	for {
-		rec, err := src.next()
+		err := src.next(&b)
 		if errors.Is(err, io.EOF) {
 			return fr, nil
 		}
 		if err != nil {
 			return fr, fmt.Errorf("%s: after row %d: %w", path, fr.rows, err)
 		}
-		idx := rec.Schema().FieldIndices(colTimestamp)
-		if len(idx) == 0 {
-			return fr, fmt.Errorf("%s: record batch lacks %s", path, colTimestamp)
+		if b.nullTS >= 0 {
+			return fr, fmt.Errorf("%s: row %d: null timestamp_ns", path, fr.rows+int64(b.nullTS))
 		}
-		a := rec.Column(idx[0])
-		for i, t := range int64Values(a, &buf) {
-			if a.IsNull(i) {
-				return fr, fmt.Errorf("%s: row %d: null timestamp_ns", path, fr.rows+int64(i))
-			}
+		for _, t := range b.ts[:b.n] {
 			fr.min, fr.max = min(fr.min, t), max(fr.max, t)
 		}
-		fr.rows += rec.NumRows()
+		fr.rows += int64(b.n)
 	}
 }
 

@@ -3,47 +3,51 @@ package tachometer
 import (
 	"fmt"
 	"sync"
-
-	"github.com/apache/arrow/go/v17/arrow"
 )
 
-// prefetcher decodes a source's next record on its own goroutine while the
-// caller processes the current one, so that decoding and reading rows use
-// two cores. One record is held beyond the one being processed: the next,
-// decoded and waiting to be handed over.
+// batchesInFlight is how many batches a read cycles through: one being
+// read, one decoded and waiting, one being decoded.
+const batchesInFlight = 3
+
+// prefetcher decodes a source's next batch on its own goroutine while the
+// caller reads the current one, so that decoding and reading rows use two
+// cores. Batches are recycled: the caller hands each back by asking for the
+// next, and the decoder refills it.
 type prefetcher struct {
 	out  chan fetched
+	free chan *batch
 	done chan struct{}
 	wg   sync.WaitGroup
-	cur  arrow.Record // handed out by the last next, released by the following
+	cur  *batch // handed out by the last next, recycled by the following
 }
 
 type fetched struct {
-	rec arrow.Record
+	b   *batch
 	err error
 }
 
 // prefetch starts decoding src. The caller must call stop before closing
 // src.
-func prefetch(src recordSource) *prefetcher {
-	p := &prefetcher{out: make(chan fetched), done: make(chan struct{})}
+func prefetch(src batchSource) *prefetcher {
+	p := &prefetcher{out: make(chan fetched, 1), free: make(chan *batch, batchesInFlight), done: make(chan struct{})}
+	for range batchesInFlight {
+		p.free <- new(batch)
+	}
 	p.wg.Add(1)
 	go func() {
 		defer p.wg.Done()
 		defer close(p.out)
 		for {
-			rec, err := decodeNext(src)
-			if rec != nil {
-				// A source's record is valid until its next call; the
-				// caller releases it after processing.
-				rec.Retain()
-			}
+			var b *batch
 			select {
-			case p.out <- fetched{rec, err}:
+			case b = <-p.free:
 			case <-p.done:
-				if rec != nil {
-					rec.Release()
-				}
+				return
+			}
+			err := decodeNext(src, b)
+			select {
+			case p.out <- fetched{b, err}:
+			case <-p.done:
 				return
 			}
 			if err != nil {
@@ -60,42 +64,33 @@ type decodePanic struct{ value any }
 func (d *decodePanic) Error() string { return fmt.Sprintf("corrupt capture file: %v", d.value) }
 
 // decodeNext reports a decoder panic as a *decodePanic.
-func decodeNext(src recordSource) (rec arrow.Record, err error) {
+func decodeNext(src batchSource, b *batch) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			rec, err = nil, &decodePanic{p}
+			err = &decodePanic{p}
 		}
 	}()
-	return src.next()
+	return src.next(b)
 }
 
-// next returns the next record, or the source's error (io.EOF at the end).
-// The record is valid until the next call to next or stop.
-func (p *prefetcher) next() (arrow.Record, error) {
-	p.releaseCurrent()
-	f, ok := <-p.out
-	if !ok {
-		return nil, fmt.Errorf("record prefetch ended early")
-	}
-	p.cur = f.rec
-	return f.rec, f.err
-}
-
-func (p *prefetcher) releaseCurrent() {
+// next returns the next batch, or the source's error (io.EOF at the end).
+// The batch is valid until the next call to next or stop.
+func (p *prefetcher) next() (*batch, error) {
 	if p.cur != nil {
-		p.cur.Release()
+		p.free <- p.cur // never blocks: free holds every batch
 		p.cur = nil
 	}
+	f, ok := <-p.out
+	if !ok {
+		return nil, fmt.Errorf("batch prefetch ended early")
+	}
+	p.cur = f.b
+	return f.b, f.err
 }
 
-// stop ends decoding and releases every record still held.
+// stop ends decoding and waits for the decoding goroutine to return.
 func (p *prefetcher) stop() {
 	close(p.done)
 	p.wg.Wait()
-	p.releaseCurrent()
-	for f := range p.out {
-		if f.rec != nil {
-			f.rec.Release()
-		}
-	}
+	p.cur = nil
 }

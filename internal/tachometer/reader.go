@@ -144,7 +144,6 @@ func Read(c *Capture, opts Options, sink Sink) (*Result, error) {
 		names:    map[string]*parsedName{},
 		families: map[string]*familyState{},
 		series:   map[string]*seriesState{},
-		packed:   map[uint64]*rowEntry{},
 		buf:      make([]Point, 0, pointBatch),
 	}
 	res := &Result{Warnings: append([]string(nil), c.Warnings...)}
@@ -192,10 +191,9 @@ type reader struct {
 	audit    Audit
 	retained int64
 
-	path   string
-	rows   map[string]*rowEntry // per file: schema-specific identity bytes → entry
-	packed map[uint64]*rowEntry // per batch: dictionary codes → entry
-	key    []byte
+	path     string
+	identity []string    // per file: identity column names, in schema order
+	entries  []*rowEntry // per file: by row identity id (identityCoder)
 }
 
 // readFile streams one file and returns how many rows it held.
@@ -216,17 +214,15 @@ func (r *reader) readFile(source int32, path string) (rows int64, err error) {
 	if err != nil {
 		return 0, fmt.Errorf("%s: %w", path, err)
 	}
-	if err := src.project(l.columns()); err != nil {
+	if err := src.project(l); err != nil {
 		return 0, fmt.Errorf("%s: %w", path, err)
 	}
-	r.path = path
-	r.rows = map[string]*rowEntry{}
+	r.path, r.identity, r.entries = path, l.identity, nil
 	var offset int64
-	var b batch
 	pf := prefetch(src)
 	defer pf.stop() // before src.close, deferred earlier
 	for {
-		rec, err := pf.next()
+		b, err := pf.next()
 		if errors.Is(err, io.EOF) {
 			return offset, nil
 		}
@@ -237,13 +233,10 @@ func (r *reader) readFile(source int32, path string) (rows int64, err error) {
 		if err != nil {
 			return 0, fmt.Errorf("%s: after row %d: %w", path, offset, err)
 		}
-		if err := b.reset(rec, l); err != nil {
-			return 0, fmt.Errorf("%s: %w", path, err)
-		}
-		if err := r.readBatch(source, offset, &b); err != nil {
+		if err := r.readBatch(source, offset, b); err != nil {
 			return 0, err
 		}
-		offset += rec.NumRows()
+		offset += int64(b.n)
 	}
 }
 

@@ -3,18 +3,15 @@ package tachometer
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"slices"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/ipc"
-	"github.com/apache/arrow/go/v17/arrow/memory"
-	"github.com/apache/arrow/go/v17/parquet"
-	"github.com/apache/arrow/go/v17/parquet/file"
-	"github.com/apache/arrow/go/v17/parquet/pqarrow"
 )
 
 // Encoding is how a capture file is stored, detected from its first bytes.
@@ -26,8 +23,8 @@ const (
 	EncodingArrowStream Encoding = "arrow-stream" // anything else
 )
 
-// batchRows is how many Parquet rows one record batch holds; it bounds the
-// decoded memory of a read independently of the file size.
+// batchRows is how many rows one batch holds; it bounds the decoded memory
+// of a read independently of the file size.
 const batchRows = 32768
 
 // Sniff detects a capture file's encoding from its first bytes, not its
@@ -42,20 +39,20 @@ func Sniff(head []byte) Encoding {
 	return EncodingArrowStream
 }
 
-// recordSource yields the record batches of one capture file. A record is
-// valid until the next call to next.
-type recordSource interface {
+// batchSource decodes the batches of one capture file.
+type batchSource interface {
 	schema() *arrow.Schema
-	// project selects the columns to decode, by name; it must be called once
-	// before next. Parquet decodes only those; Arrow IPC decodes whole
-	// batches and the reader ignores the rest.
-	project(names []string) error
-	next() (arrow.Record, error) // io.EOF after the last record
+	// project selects what next decodes, once before the first call:
+	// the columns of l, or timestamp_ns alone when l.timesOnly.
+	project(l layout) error
+	// next decodes the next rows into b, which it may fill across
+	// record batches or row groups; io.EOF after the last row.
+	next(b *batch) error
 	close() error
 }
 
 // openSource opens a capture file and reads its schema.
-func openSource(path string) (src recordSource, enc Encoding, err error) {
+func openSource(path string) (src batchSource, enc Encoding, err error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, "", err
@@ -88,93 +85,89 @@ func openSource(path string) (src recordSource, enc Encoding, err error) {
 	return src, enc, err
 }
 
-// parquetSource reads one row group at a time: text columns decode as
-// dictionaries, and a batch crossing into the next row group would have to
-// merge two different dictionaries, which the Arrow reader does not do.
-type parquetSource struct {
-	pf     *file.Reader
-	fr     *pqarrow.FileReader
-	rr     pqarrow.RecordReader
-	fields *arrow.Schema
-	cols   []int
-	group  int // next row group to open
+// recordFiller turns Arrow record batches into batches.
+type recordFiller struct {
+	l     layout
+	coder *identityCoder
+	upper []float64
 }
 
-func openParquet(f *os.File) (*parquetSource, error) {
-	pf, err := file.NewParquetReader(f)
-	if err != nil {
-		return nil, err
-	}
-	// Decoding text columns as dictionaries keeps each distinct name once
-	// per batch instead of copying it into every row.
-	props := pqarrow.ArrowReadProperties{BatchSize: batchRows}
-	leaves := pf.MetaData().Schema
-	for i := 0; i < leaves.NumColumns(); i++ {
-		if leaves.Column(i).PhysicalType() == parquet.Types.ByteArray {
-			props.SetReadDict(i, true)
+func (f *recordFiller) project(s *arrow.Schema, l layout) error {
+	f.l = l
+	if !l.timesOnly {
+		upper32 := false
+		if idx := s.FieldIndices(colBucketUpper); len(idx) > 0 {
+			upper32 = s.Field(idx[0]).Type.ID() == arrow.FLOAT32
 		}
+		f.coder = newIdentityCoder(l, upper32)
 	}
-	fr, err := pqarrow.NewFileReader(pf, props, memory.DefaultAllocator)
-	if err != nil {
-		pf.Close()
-		return nil, err
-	}
-	full, err := fr.Schema()
-	if err != nil {
-		pf.Close()
-		return nil, err
-	}
-	return &parquetSource{pf: pf, fr: fr, fields: full}, nil
-}
-
-func (s *parquetSource) schema() *arrow.Schema { return s.fields }
-
-func (s *parquetSource) project(names []string) error {
-	cols := make([]int, 0, len(names))
-	for _, name := range names {
-		idx := s.pf.MetaData().Schema.ColumnIndexByName(name)
-		if idx < 0 {
-			return fmt.Errorf("column %q is not a flat Parquet column", name)
-		}
-		cols = append(cols, idx)
-	}
-	s.cols = cols
 	return nil
 }
 
-func (s *parquetSource) next() (arrow.Record, error) {
-	for {
-		if s.rr == nil {
-			if s.cols == nil || s.group >= s.pf.NumRowGroups() {
-				return nil, io.EOF
-			}
-			rr, err := s.fr.GetRecordReader(context.Background(), s.cols, []int{s.group})
-			if err != nil {
-				return nil, err
-			}
-			s.rr, s.group = rr, s.group+1
+func (f *recordFiller) fill(rec arrow.Record, b *batch) error {
+	col := func(name string) arrow.Array {
+		idx := rec.Schema().FieldIndices(name)
+		if len(idx) == 0 {
+			return nil
 		}
-		rec, err := s.rr.Read()
-		if err == io.EOF || err == nil && rec == nil {
-			s.rr.Release()
-			s.rr = nil
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		return rec, nil
+		return rec.Column(idx[0])
 	}
-}
-
-func (s *parquetSource) close() error {
-	if s.rr != nil {
-		s.rr.Release()
+	n := int(rec.NumRows())
+	b.grow(n)
+	b.n = n
+	tsArr := col(colTimestamp)
+	if tsArr == nil {
+		return errors.New("record batch lacks a required column")
 	}
-	return s.pf.Close() // also closes f
+	b.nullTS = copyTimes(b.ts, tsArr)
+	if f.l.timesOnly {
+		return nil
+	}
+	valArr, nameArr := col(colValue), col(colName)
+	if valArr == nil || nameArr == nil {
+		return errors.New("record batch lacks a required column")
+	}
+	copyFloats(b.values, valArr)
+	f.coder.reserve(n)
+	texts := []arrow.Array{nameArr}
+	for _, name := range f.l.identity {
+		a := col(name)
+		if a == nil {
+			return fmt.Errorf("record batch lacks column %q", name)
+		}
+		texts = append(texts, a)
+	}
+	for c, a := range texts {
+		codes, text := f.coder.cols[c], newTextColumn(a)
+		for i := range n {
+			codes.rows[i] = 0
+			if s, ok := text(i); ok {
+				codes.rows[i] = codes.textString(s)
+			}
+		}
+	}
+	if f.coder.upper >= 0 {
+		a := col(colBucketUpper)
+		if a == nil {
+			return fmt.Errorf("record batch lacks column %q", colBucketUpper)
+		}
+		f.upper = slices.Grow(f.upper[:0], n)[:n]
+		copyFloats(f.upper, a)
+		codes := f.coder.cols[f.coder.upper]
+		for i := range n {
+			codes.rows[i] = 0
+			if a.IsValid(i) {
+				codes.rows[i] = codes.number(math.Float64bits(f.upper[i]), nil)
+			}
+		}
+	}
+	f.coder.identify(n, b.ids)
+	f.coder.snapshot(b)
+	return nil
 }
 
 type arrowFileSource struct {
+	recordFiller
 	f *os.File
 	r *ipc.FileReader
 	i int
@@ -190,15 +183,18 @@ func openArrowFile(f *os.File) (*arrowFileSource, error) {
 
 func (s *arrowFileSource) schema() *arrow.Schema { return s.r.Schema() }
 
-func (s *arrowFileSource) project([]string) error { return nil }
+func (s *arrowFileSource) project(l layout) error { return s.recordFiller.project(s.schema(), l) }
 
-func (s *arrowFileSource) next() (arrow.Record, error) {
+func (s *arrowFileSource) next(b *batch) error {
 	if s.i >= s.r.NumRecords() {
-		return nil, io.EOF
+		return io.EOF
 	}
 	rec, err := s.r.Record(s.i)
 	s.i++
-	return rec, err
+	if err != nil {
+		return err
+	}
+	return s.fill(rec, b)
 }
 
 func (s *arrowFileSource) close() error {
@@ -207,6 +203,7 @@ func (s *arrowFileSource) close() error {
 }
 
 type arrowStreamSource struct {
+	recordFiller
 	f *os.File
 	r *ipc.Reader
 }
@@ -241,16 +238,16 @@ func openArrowStream(f *os.File) (*arrowStreamSource, error) {
 
 func (s *arrowStreamSource) schema() *arrow.Schema { return s.r.Schema() }
 
-func (s *arrowStreamSource) project([]string) error { return nil }
+func (s *arrowStreamSource) project(l layout) error { return s.recordFiller.project(s.schema(), l) }
 
-func (s *arrowStreamSource) next() (arrow.Record, error) {
+func (s *arrowStreamSource) next(b *batch) error {
 	if s.r.Next() {
-		return s.r.Record(), nil
+		return s.fill(s.r.Record(), b)
 	}
 	if err := s.r.Err(); err != nil {
-		return nil, err
+		return err
 	}
-	return nil, io.EOF
+	return io.EOF
 }
 
 func (s *arrowStreamSource) close() error {

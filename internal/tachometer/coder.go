@@ -1,0 +1,208 @@
+package tachometer
+
+import (
+	"math"
+	"strconv"
+	"unsafe"
+
+	"github.com/apache/arrow/go/v17/parquet"
+)
+
+// columnCoder codes one column's values for the whole file.
+type columnCoder struct {
+	rows []int32 // codes of the batch being decoded, by row
+
+	byText  map[string]int32
+	byBits  map[uint64]int32 // numbers and bounds, by their float64 or integer bits
+	texts   []string         // code-1 → text (not for the bound column)
+	bounds  []float64        // code-1 → bound (the bound column)
+	bound   bool             // the bucket bound column: codes float64 bits
+	upper32 bool             // the bound column is float32
+
+	lastBits uint64 // the number coded last, which consecutive rows often repeat
+	lastCode int32
+	empty    int32 // code of the empty text, often in identity columns; 0 until seen
+	memo     dictMemo
+}
+
+func newColumnCoder(bound bool) *columnCoder {
+	return &columnCoder{byText: map[string]int32{}, byBits: map[uint64]int32{}, bound: bound}
+}
+
+// codes is how many non-null codes the column has given.
+func (c *columnCoder) codes() int {
+	if c.bound {
+		return len(c.bounds)
+	}
+	return len(c.texts)
+}
+
+// text returns the code of a text value. Looking b up with string(b)
+// does not allocate; the text is copied only the first time it is seen.
+func (c *columnCoder) text(b []byte) int32 {
+	if code, ok := c.byText[string(b)]; ok {
+		return code
+	}
+	s := string(b)
+	c.texts = append(c.texts, s)
+	code := int32(len(c.texts))
+	c.byText[s] = code
+	return code
+}
+
+// textString is text for a string that aliases decoder memory.
+func (c *columnCoder) textString(s string) int32 {
+	return c.text(unsafe.Slice(unsafe.StringData(s), len(s)))
+}
+
+// textValues codes one batch of a ByteArray column into rows[at:], values
+// holding the non-null ones. dict says every value points into the column
+// chunk's dictionary, so that equal values share an address and a value
+// can be coded by its address without reading its bytes.
+func (c *columnCoder) textValues(at int, values []parquet.ByteArray, valid validity, dict bool) {
+	var last *byte
+	var lastLen, lastCode int32
+	k := 0
+	for i := range valid.n {
+		if !valid.ok(i) {
+			c.rows[at+i] = 0
+			continue
+		}
+		v := values[k]
+		k++
+		if len(v) == 0 {
+			if c.empty == 0 {
+				c.empty = c.text(v)
+			}
+			c.rows[at+i] = c.empty
+			continue
+		}
+		if !dict {
+			c.rows[at+i] = c.text(v)
+			continue
+		}
+		p, n := unsafe.SliceData(v), int32(len(v))
+		if p != last || n != lastLen {
+			last, lastLen = p, n
+			if lastCode = c.memo.get(p, n); lastCode == 0 {
+				lastCode = c.text(v)
+				c.memo.put(p, n, lastCode)
+			}
+		}
+		c.rows[at+i] = lastCode
+	}
+}
+
+// number returns the code of a numeric identity value or bound; format
+// gives its text the first time it is seen.
+func (c *columnCoder) number(bits uint64, format func(uint64) string) int32 {
+	if bits == c.lastBits && c.lastCode != 0 {
+		return c.lastCode
+	}
+	code, ok := c.byBits[bits]
+	if !ok {
+		if c.bound {
+			c.bounds = append(c.bounds, math.Float64frombits(bits))
+			code = int32(len(c.bounds))
+		} else {
+			c.texts = append(c.texts, format(bits))
+			code = int32(len(c.texts))
+		}
+		c.byBits[bits] = code
+	}
+	c.lastBits, c.lastCode = bits, code
+	return code
+}
+
+// Texts of numeric identity columns, as the reference implementation
+// stringifies them with Python's str().
+func signedText(bits uint64) string   { return strconv.FormatInt(int64(bits), 10) }
+func unsignedText(bits uint64) string { return strconv.FormatUint(bits, 10) }
+func floatText(bits uint64) string    { return pyFloatText(math.Float64frombits(bits)) }
+func boolText(bits uint64) string {
+	if bits != 0 {
+		return "True"
+	}
+	return "False"
+}
+
+// dictMemo maps the address and length of a dictionary entry of the current
+// column chunk to its code. Holding the addresses as pointers keeps the
+// dictionary alive, so an address cannot be reused for other bytes while it
+// is remembered; reset forgets them when the chunk ends. Its size is capped,
+// so a huge dictionary costs hashing, not memory.
+type dictMemo struct {
+	slots []memoSlot
+	used  int
+}
+
+type memoSlot struct {
+	p    *byte
+	n    int32
+	code int32
+}
+
+const memoLimit = 1 << 16
+
+func (m *dictMemo) reset() {
+	clear(m.slots)
+	m.used = 0
+}
+
+func memoHash(p *byte) uint64 {
+	h := uint64(uintptr(unsafe.Pointer(p))) * 0x9E3779B97F4A7C15
+	return h ^ h>>32
+}
+
+// get returns the code remembered for (p, n), or 0.
+func (m *dictMemo) get(p *byte, n int32) int32 {
+	if len(m.slots) == 0 {
+		return 0
+	}
+	mask := uint64(len(m.slots) - 1)
+	for s := memoHash(p) & mask; ; s = (s + 1) & mask {
+		slot := &m.slots[s]
+		if slot.p == p && slot.n == n {
+			return slot.code
+		}
+		if slot.p == nil {
+			return 0
+		}
+	}
+}
+
+func (m *dictMemo) put(p *byte, n, code int32) {
+	if m.used >= memoLimit {
+		return
+	}
+	if (m.used+1)*2 > len(m.slots) {
+		old := m.slots
+		m.slots = make([]memoSlot, max(256, 2*len(old)))
+		m.used = 0
+		for _, s := range old {
+			if s.p != nil {
+				m.insert(s)
+			}
+		}
+	}
+	m.insert(memoSlot{p, n, code})
+}
+
+func (m *dictMemo) insert(s memoSlot) {
+	mask := uint64(len(m.slots) - 1)
+	i := memoHash(s.p) & mask
+	for m.slots[i].p != nil {
+		i = (i + 1) & mask
+	}
+	m.slots[i] = s
+	m.used++
+}
+
+// validity says which of n rows hold a value: all of them when defs is nil
+// (a required column), else those at the column's maximum definition level.
+type validity struct {
+	n    int
+	defs []int16
+}
+
+func (v validity) ok(i int) bool { return v.defs == nil || v.defs[i] == 1 }

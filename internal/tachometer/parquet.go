@@ -33,6 +33,7 @@ type parquetSource struct {
 	coder  *identityCoder // nil when decoding timestamps alone
 	group  int            // next row group to open
 	left   int64          // rows not yet read from the open row group
+	rows   int64          // rows decoded so far
 	mem    memory.Allocator
 	pool   *sync.Pool // scratch the column readers require for skipping
 
@@ -69,8 +70,11 @@ func openParquet(f *os.File) (*parquetSource, error) {
 	if err != nil {
 		return nil, err
 	}
-	md := pf.MetaData()
-	fields, err := pqarrow.FromParquet(md.Schema, &pqarrow.ArrowReadProperties{}, md.KeyValueMetadata())
+	// The Arrow types come from the Parquet schema alone. The Arrow schema
+	// an Arrow writer also stores (ARROW:schema) is not decoded: it adds
+	// nothing the checks need, and a damaged one can send the flatbuffer
+	// decoder into unbounded recursion, which no recover catches.
+	fields, err := pqarrow.FromParquet(pf.MetaData().Schema, &pqarrow.ArrowReadProperties{}, nil)
 	if err != nil {
 		pf.Close()
 		return nil, err
@@ -154,6 +158,9 @@ func (s *parquetSource) next(b *batch) error {
 	b.n, b.nullTS = 0, -1
 	for b.n < batchRows {
 		if s.left == 0 {
+			if err := s.endGroup(); err != nil {
+				return err
+			}
 			if s.group >= s.pf.NumRowGroups() {
 				break
 			}
@@ -171,12 +178,34 @@ func (s *parquetSource) next(b *batch) error {
 		b.n += k
 		s.left -= int64(k)
 	}
+	s.rows += int64(b.n)
 	if b.n == 0 {
+		if declared := s.pf.NumRows(); s.rows != declared {
+			return fmt.Errorf("row groups hold %d rows, the footer declares %d", s.rows, declared)
+		}
 		return io.EOF
 	}
 	if s.coder != nil {
 		s.coder.identify(b.n, b.ids)
 		s.coder.snapshot(b)
+	}
+	return nil
+}
+
+// endGroup checks that the row group just read holds no more values than
+// its row count said.
+func (s *parquetSource) endGroup() error {
+	for i := range s.cols {
+		c := &s.cols[i]
+		if c.rd == nil {
+			continue
+		}
+		if c.rd.HasNext() {
+			return fmt.Errorf("row group %d: column %q has more rows than the row group", s.group-1, c.name)
+		}
+		if err := c.rd.Err(); err != nil {
+			return fmt.Errorf("row group %d: column %q: %w", s.group-1, c.name, err)
+		}
 	}
 	return nil
 }

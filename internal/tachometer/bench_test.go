@@ -136,10 +136,13 @@ func (s *heapSink) Points(p []Point) error {
 }
 
 // BenchmarkReadParquet5M reads a 5M-row capture through a sink and reports
-// rows/s and the peak in-use heap sampled during the read.
+// rows/s, time and allocated bytes per row, and the peak in-use heap
+// sampled during the read.
 func BenchmarkReadParquet5M(b *testing.B) {
 	dir := benchCapture(b)
 	b.ReportAllocs()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
 	b.ResetTimer()
 	var peak uint64
 	for i := 0; i < b.N; i++ {
@@ -157,6 +160,12 @@ func BenchmarkReadParquet5M(b *testing.B) {
 		}
 		peak = max(peak, sink.peak)
 	}
-	b.ReportMetric(float64(benchRows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+	runtime.ReadMemStats(&after)
+	rows := float64(benchRows) * float64(b.N)
+	b.ReportMetric(rows/b.Elapsed().Seconds(), "rows/s")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/rows, "ns/row")
+	// The garbage per row is what sets the collector's headroom, and with it
+	// a build's peak memory.
+	b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/rows, "B/row")
 	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
 }

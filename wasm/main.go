@@ -109,25 +109,36 @@ func loadEvidence(_ js.Value, args []js.Value) any {
 // plotBuf is reused by every plot answer: each is copied out at once.
 var plotBuf []byte
 
-// plot(request: string) answers a metric chart: a Uint8Array of
-// little-endian float64s (see internal/query.Plot.Encode), or a JSON error
+// plot(request: string, into?: Uint8Array) answers a metric chart: the
+// little-endian float64s of internal/query.Plot.Encode, or a JSON error
 // envelope string, which lists the shards to load when that is the cause.
+// Given into with room, the answer is copied there and its length
+// returned; otherwise it comes back as a view on a new array with room to
+// spare, whose buffer the caller can pass as into next time. Writing into
+// memory the page already holds matters: the first write to a fresh
+// buffer pays a page fault per 4 KB, which costs more than the copy.
 func plot(_ js.Value, args []js.Value) any {
 	if engine == nil {
 		return string(errorEnvelope("engine has no data loaded"))
 	}
-	if len(args) != 1 || args[0].Type() != js.TypeString {
-		return string(errorEnvelope("plot takes one JSON string"))
+	if len(args) < 1 || len(args) > 2 || args[0].Type() != js.TypeString {
+		return string(errorEnvelope("plot takes one JSON string and an optional Uint8Array"))
 	}
 	bin, env := engine.AppendPlot(plotBuf[:0], []byte(args[0].String()))
 	if env != nil {
 		return string(env)
 	}
 	plotBuf = bin
-	out := js.Global().Get("Uint8Array").New(len(bin))
+	if len(args) == 2 && args[1].InstanceOf(uint8Array) && args[1].Length() >= len(bin) {
+		js.CopyBytesToJS(args[1], bin)
+		return len(bin)
+	}
+	out := uint8Array.New(len(bin) + len(bin)/2)
 	js.CopyBytesToJS(out, bin)
-	return out
+	return out.Call("subarray", 0, len(bin))
 }
+
+var uint8Array = js.Global().Get("Uint8Array")
 
 // metricCache(maxBytes?: number, maxPoints?: number) reports the metric
 // shards the engine holds and its budget as {"ok":true,"result":…} (see

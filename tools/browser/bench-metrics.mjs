@@ -8,8 +8,11 @@
 //
 // Without --report it generates a run (100,000 requests, aiperf and
 // tachometer sources, --samples capture rows) and builds it with bin/dsight.
-// zoom_ms is selectRange → whenMetricsReady() (the whole page re-render,
-// request timeline included); chart_ms, when the page records
+// Each zoom starts at the beginning of a frame. zoom_ms is selectRange →
+// whenMetricsReady() (the whole page re-render, request timeline included);
+// zoom_frame_ms adds the style, layout and paint of the frame that shows it
+// (exactly so when no shard had to be loaded, which would end the zoom in a
+// later task whose frame is not counted); chart_ms, when the page records
 // "dsight:metric-chart" measures, is the metric card alone (plan, shards,
 // answer, decode and draw). Zooms start right after the first chart, or
 // --settle MS later; zoom_warm_ms leaves out the first 20, which also pay
@@ -86,15 +89,27 @@ async function measure(browser, family) {
     if (settle > 0) await page.waitForTimeout(settle);
     const result = await page.evaluate(async (views) => {
       performance.clearMeasures("dsight:metric-chart");
+      const frameStart = () => new Promise((r) => requestAnimationFrame(() => r(performance.now())));
+      const nextTask = () =>
+        new Promise((r) => {
+          const c = new MessageChannel();
+          c.port1.onmessage = () => r(performance.now());
+          c.port2.postMessage(null);
+        });
       const zoom = [];
+      const frame = [];
       for (const [a, b] of views) {
-        const t0 = performance.now();
+        // Each zoom starts as a frame begins, as a drag's would; when it
+        // needs no shard load it ends within that frame's task, so the
+        // next task runs after the frame's style, layout and paint.
+        const t0 = await frameStart();
         traceExplorer.selectRange(a, b);
         await traceExplorer.whenMetricsReady();
         zoom.push(performance.now() - t0);
+        frame.push((await nextTask()) - t0);
       }
       const chart = performance.getEntriesByName("dsight:metric-chart").map((m) => m.duration);
-      return { zoom, chart };
+      return { zoom, frame, chart };
     }, ranges(d, zooms, seed));
     return {
       name: family.name,
@@ -105,6 +120,8 @@ async function measure(browser, family) {
       ready_ms: Math.round(readyAt),
       zoom_ms: stats(result.zoom),
       zoom_warm_ms: stats(result.zoom.slice(WARMUP)),
+      zoom_frame_ms: stats(result.frame),
+      zoom_frame_warm_ms: stats(result.frame.slice(WARMUP)),
       chart_ms: stats(result.chart),
       problems,
     };

@@ -2,7 +2,7 @@
 // state changes, and redraws from engine answers. One render per committed
 // change, and each render announces the new state once.
 
-import { $, h, clear, fmtDuration } from "./dom.js";
+import { $, h, clear, setText, fmtDuration } from "./dom.js";
 import { ask } from "./engine.js";
 import { createState, snapshot, checkRange, agentKey, fitRange, PAGE_SIZE } from "./state.js";
 import { renderTimeline, renderAxis } from "./timeline.js";
@@ -269,7 +269,7 @@ export class View {
     $("rangeFrom").value = s.from.toFixed(6).replace(/\.?0+$/, "");
     $("rangeTo").value = s.to.toFixed(6).replace(/\.?0+$/, "");
     $("rangeBack").disabled = this.history.length === 0;
-    $("rangeSummary").textContent = `${fmtDuration(s.to - s.from)} selected · all tracks aligned`;
+    setText($("rangeSummary"), `${fmtDuration(s.to - s.from)} selected · all tracks aligned`);
     if (this.updateOverview) this.updateOverview();
     if (this.summary.capabilities.requests) this.renderTracks();
     renderInspector(this);
@@ -300,12 +300,12 @@ export class View {
     }
     $("requestSearch").value !== s.search && ($("requestSearch").value = s.search);
     $("sessionSort").value = s.sort;
-    $("requestCount").textContent = `${t.matching_requests.toLocaleString("en-US")} requests in range`;
+    setText($("requestCount"), `${t.matching_requests.toLocaleString("en-US")} requests in range`);
     renderAxis(s);
     renderTimeline(this, t);
     const pager = $("pager");
     pager.hidden = t.total <= PAGE_SIZE;
-    $("pageLabel").textContent = t.total ? `Sessions ${t.offset + 1}–${t.offset + t.items.length} of ${t.total.toLocaleString("en-US")}` : "No sessions";
+    setText($("pageLabel"), t.total ? `Sessions ${t.offset + 1}–${t.offset + t.items.length} of ${t.total.toLocaleString("en-US")}` : "No sessions");
     $("prevPage").disabled = s.page === 0;
     $("nextPage").disabled = t.offset + t.items.length >= t.total;
   }

@@ -27,6 +27,12 @@ export function $(id) {
   return document.getElementById(id);
 }
 
+// setText sets el's text only when it differs: replacing a text node, even
+// with the same text, costs it a new layout.
+export function setText(el, text) {
+  if (el.textContent !== text) el.textContent = text;
+}
+
 export function clear(el) {
   while (el.firstChild) el.removeChild(el.firstChild);
   return el;

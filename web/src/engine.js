@@ -35,9 +35,12 @@ export function loadShard(id, bytes) {
 
 // plot asks for a metric chart's columns (internal/query.Plot.Encode): a
 // Uint8Array of float64s, or {shards} naming the metric shards to load
-// first; other failures throw.
-export function plot(args) {
-  const r = engine.plot(JSON.stringify(args));
+// first; other failures throw. The answer is written into into when it has
+// room (a view on it is returned); otherwise it is a view on a new, larger
+// buffer, to pass as into next time.
+export function plot(args, into) {
+  const r = into ? engine.plot(JSON.stringify(args), into) : engine.plot(JSON.stringify(args));
+  if (typeof r === "number") return into.subarray(0, r);
   if (typeof r !== "string") return r;
   const env = JSON.parse(r);
   if (env.shards) return { shards: env.shards };

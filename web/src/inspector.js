@@ -1,21 +1,25 @@
 // The inspector: the selected request's recorded evidence, and the Agent API
 // tab with runnable examples for the sources this report has.
 
-import { h, clear, fmtMs, fmtInt, fmtSeconds } from "./dom.js";
+import { h, clear, setText, fmtMs, fmtInt, fmtSeconds } from "./dom.js";
 
 export function renderInspector(view) {
   const { state } = view;
-  const tabs = clear(document.getElementById("inspectorTabs"));
-  const available = view.availableTabs();
-  for (const t of available) {
-    tabs.appendChild(
-      h("button", { type: "button", role: "tab", class: "tab", "aria-selected": state.tab === t ? "true" : "false", dataset: { tab: t }, onclick: () => view.setTab(t) }, t === "request" ? "Request" : t === "nsys" ? "Nsight" : "Agent API"),
-    );
-  }
-  document.getElementById("inspectorTitle").textContent = view.summary.counts.requests ? "Request & execution path" : "Captured evidence";
-  const body = clear(document.getElementById("inspectorBody"));
-  if (state.tab === "api") body.appendChild(apiTab(view));
-  else body.appendChild(requestTab(view));
+  const tabs = view.availableTabs().map((t) =>
+    h("button", { type: "button", role: "tab", class: "tab", "aria-selected": state.tab === t ? "true" : "false", dataset: { tab: t }, onclick: () => view.setTab(t) }, t === "request" ? "Request" : t === "nsys" ? "Nsight" : "Agent API"),
+  );
+  replaceIfChanged(document.getElementById("inspectorTabs"), tabs);
+  setText(document.getElementById("inspectorTitle"), view.summary.counts.requests ? "Request & execution path" : "Captured evidence");
+  replaceIfChanged(document.getElementById("inspectorBody"), [state.tab === "api" ? apiTab(view) : requestTab(view)]);
+}
+
+// replaceIfChanged gives box the nodes as its children unless it already
+// has equal ones. The inspector is rendered on every zoom, and mostly shows
+// the same thing: keeping its elements spares their style and layout.
+// (Equal nodes built for the same state carry equivalent handlers.)
+function replaceIfChanged(box, nodes) {
+  const same = box.childNodes.length === nodes.length && nodes.every((n, i) => n.isEqualNode(box.childNodes[i]));
+  if (!same) box.replaceChildren(...nodes);
 }
 
 function requestTab(view) {

@@ -145,7 +145,9 @@ function build(host, opts) {
   items.forEach((s, k) => {
     const stepped = s.temporal === "setting";
     lines.push({ item: s, k, ref: false });
-    series.push({ label: caps[k], stroke: color(k), width: 1.5, ...(stepped ? { dash: [6, 3] } : {}), show: true, points: { show: false }, paths: pathFor(lines.length - 1) });
+    // One-pixel lines are drawn as hairlines; wider ones go through the
+    // stroker, which costs 20 times more to rasterize without a GPU.
+    series.push({ label: caps[k], stroke: color(k), width: 1, ...(stepped ? { dash: [6, 3] } : {}), show: true, points: { show: false }, paths: pathFor(lines.length - 1) });
     if (refOf(s) !== null || (!opts.plot && s.capacity?.reference_series_id != null)) {
       lines.push({ item: s, k, ref: true });
       series.push({ label: `${caps[k]} ${s.reference?.label || "limit"}`, stroke: color(k), width: 1, dash: [6, 4], show: true, points: { show: false }, paths: pathFor(lines.length - 1) });
@@ -280,17 +282,17 @@ function build(host, opts) {
       cut.length ? `Drawn: the first ${cut[0].times.length.toLocaleString("en-US")} of ${cut[0].points_total.toLocaleString("en-US")} recorded rows in range${cut.length > 1 ? ` (and ${cut.length - 1} more series cut the same way)` : ""}; narrow the range to see the rest. Statistics and values below cover the whole range.` : null,
       summarized ? `Drawn from each ${fmtBucket(summarized.bucket_seconds)} bucket's recorded minimum and maximum samples (${summarized.points_total.toLocaleString("en-US")} rows in range); zoom in for every row.` : null,
     ];
-    const key = JSON.stringify([shown.length, hiddenCount, noteTexts, medians]);
+    const key = `${shown.length} ${hiddenCount}`;
     if (key !== chromeKey) {
       chromeKey = key;
       count.textContent = `${shown.length} shown / ${items.length} recorded series`;
       clear(controls);
       if (hiddenCount > 0 && opts.onShowAll) controls.appendChild(h("button", { type: "button", class: "ds-metric-show-all", onclick: () => opts.onShowAll() }, `${hiddenCount} more series hidden — show all`));
       if (shown.length > firstN && opts.onShowFirst) controls.appendChild(h("button", { type: "button", class: "ds-metric-show-first", onclick: () => opts.onShowFirst(firstN) }, `Show only the first ${firstN}`));
-      clear(notes);
-      for (const t of noteTexts) if (t) notes.appendChild(h("div", { class: "ds-metric-note muted" }, t));
-      if (medians) notes.appendChild(h("div", { class: "ds-metric-derived muted" }, "Request events sharing a timestamp are drawn as their median (derived, marked ×N with the event count); queries return every event."));
     }
+    const noteLines = noteTexts.filter(Boolean).map((text) => ({ cls: "ds-metric-note muted", text }));
+    if (medians) noteLines.push({ cls: "ds-metric-derived muted", text: "Request events sharing a timestamp are drawn as their median (derived, marked ×N with the event count); queries return every event." });
+    syncLines(notes, noteLines);
     const any = drawn.some((p) => p.samples > 0);
     if (!any && !empty.isConnected) chartBox.before(empty);
     if (any && empty.isConnected) empty.remove();
@@ -391,3 +393,19 @@ function build(host, opts) {
 }
 
 window.DSightMetricCharts = { mount };
+
+// syncLines makes box's children one div per line, changing only the text
+// that differs: the notes change on most zooms, and new elements would each
+// need their style resolved again.
+function syncLines(box, lines) {
+  const same = box.children.length === lines.length && lines.every((l, i) => box.children[i].className === l.cls);
+  if (!same) {
+    clear(box);
+    for (const l of lines) box.appendChild(h("div", { class: l.cls }, l.text));
+    return;
+  }
+  lines.forEach((l, i) => {
+    const el = box.children[i];
+    if (el.textContent !== l.text) el.textContent = l.text;
+  });
+}

@@ -113,15 +113,49 @@ export function familySeries(name) {
 // plotSeries resolves to the decoded plot (metricplot.js) of the series
 // ids over [from, to] for a chart pixels wide, loading first the shards
 // of those series and of their limit series, and only those. family names
-// the family for metricDataStatus.
-export async function plotSeries({ from, to, pixels, ids, family }) {
+// the family for metricDataStatus. The answer is written into buffers
+// (a chart's PlotBuffers) when given; it resolves to null, without asking,
+// once stale() says a newer plot replaced this one.
+export async function plotSeries({ from, to, pixels, ids, family, buffers, stale }) {
   configureCache();
   const args = { from, to, pixels, series: ids };
   for (let round = 1; ; round++) {
-    const r = enginePlot(args);
-    if (r instanceof Uint8Array) return decodePlot(r);
+    if (stale?.()) return null;
+    const r = enginePlot(args, buffers?.spare());
+    if (r instanceof Uint8Array) {
+      buffers?.wrote(r);
+      return decodePlot(r);
+    }
     if (round >= ROUNDS) throw new Error(`metric shards did not load: ${r.shards.map((s) => s.id).join(", ")}`);
     await loadFor(family, r.shards);
+  }
+}
+
+// PlotBuffers are a chart's two answer buffers: the drawn chart reads its
+// points straight from one (decodePlot copies nothing), so the next answer
+// goes into the other, and the two swap when that answer is drawn. Reusing
+// them instead of a fresh array per zoom spares the page faults of first
+// writes to new memory, about 0.7 ms per 160 KB answer on this machine.
+export class PlotBuffers {
+  constructor() {
+    this.bufs = [null, null];
+    this.drawn = 0;
+  }
+
+  // spare is the buffer the drawn chart does not read, or null.
+  spare() {
+    return this.bufs[1 - this.drawn];
+  }
+
+  // wrote keeps the whole buffer behind bytes, an answer just written to
+  // the spare slot (or to a larger array the engine made instead).
+  wrote(bytes) {
+    this.bufs[1 - this.drawn] = new Uint8Array(bytes.buffer);
+  }
+
+  // swap records that the spare slot's answer is now drawn.
+  swap() {
+    this.drawn = 1 - this.drawn;
   }
 }
 

@@ -4,72 +4,115 @@
 import { h, clear, fmtMs, fmtSeconds, fmtInt } from "./dom.js";
 import { agentKey } from "./state.js";
 
+// The rows drawn last time, by key. A key names everything a row shows
+// except where its bars sit, so a zoom or pan moves the bars of the rows
+// it keeps instead of building them again: new elements cost their
+// creation and a full style resolution each, which the canvas charts drawn
+// next would force at once.
+let drawnRows = new Map();
+
 export function renderTimeline(view, page) {
   const { state } = view;
-  const host = clear(document.getElementById("clientTracks"));
+  const host = document.getElementById("clientTracks");
   const span = state.to - state.from;
   const x = (t) => ((Math.min(Math.max(t, state.from), state.to) - state.from) / span) * 100;
+  const rows = [];
+  const kept = new Map();
+  const place = (key, build, move) => {
+    let el = drawnRows.get(key);
+    if (el && el.parentNode === host) {
+      drawnRows.delete(key);
+      move(el);
+    } else el = build();
+    kept.set(key, el);
+    rows.push(el);
+  };
+  const sink = { appendChild: (el) => rows.push(el) }; // rows that are always built
 
   for (const s of page.items) {
     const open = state.expandedSessions.has(s.id);
-    host.appendChild(
-      row(
-        "session-row",
-        [
-          toggle(open, `${open ? "Collapse" : "Expand"} session ${s.id}`, () => view.toggleSession(s.id)),
-          h("span", { class: "name", title: s.id }, s.id),
-        ],
-        [
-          h("div", {
-            class: "session-bar",
-            style: { left: `${x(s.start)}%`, width: `${Math.max(x(s.end) - x(s.start), 0.2)}%` },
-            title: `Session ${s.id}: ${s.matching} request(s) in range, ${fmtSeconds(s.start)} – ${fmtSeconds(s.end)}`,
-          }),
-          h("span", { class: "session-count", style: { left: `${x(s.start)}%` } }, `${s.matching} req`),
-        ],
-        { session: s.id },
-      ),
+    const sessionBar = (el) => {
+      Object.assign(el.style, { left: `${x(s.start)}%`, width: `${Math.max(x(s.end) - x(s.start), 0.2)}%` });
+      el.title = `Session ${s.id}: ${s.matching} request(s) in range, ${fmtSeconds(s.start)} – ${fmtSeconds(s.end)}`;
+      return el;
+    };
+    const sessionCount = (el) => {
+      el.style.left = `${x(s.start)}%`;
+      el.textContent = `${s.matching} req`;
+      return el;
+    };
+    place(
+      `s\0${s.id}\0${open}`,
+      () =>
+        row(
+          "session-row",
+          [toggle(open, `${open ? "Collapse" : "Expand"} session ${s.id}`, () => view.toggleSession(s.id)), h("span", { class: "name", title: s.id }, s.id)],
+          [sessionBar(h("div", { class: "session-bar" })), sessionCount(h("span", { class: "session-count" }))],
+          { session: s.id },
+        ),
+      (el) => {
+        const lane = el.lastChild;
+        sessionBar(lane.firstChild);
+        sessionCount(lane.lastChild);
+      },
     );
     if (!open || !s.agents) continue;
     for (const a of s.agents) {
       const key = agentKey(s.id, a.id);
       const agentOpen = state.expandedAgents.has(key);
-      host.appendChild(
-        row(
-          "agent-row",
-          [
-            h("span", { class: "indent" }),
-            toggle(agentOpen, `${agentOpen ? "Collapse" : "Expand"} agent ${a.id}`, () => view.toggleAgent(key)),
-            h("span", { class: `agent-kind ${a.depth === 0 ? "main" : "sub"}` }, a.label),
-            h("span", { class: "name", title: a.id }, a.id),
-          ],
-          a.bars.map((b) => bar(view, b, x)),
-          { session: s.id, agent: a.id },
-        ),
+      place(
+        `a\0${key}\0${agentOpen}\0${a.depth}\0${a.label}\0${a.bars.map((b) => barKey(view, b, x)).join("\0")}`,
+        () =>
+          row(
+            "agent-row",
+            [
+              h("span", { class: "indent" }),
+              toggle(agentOpen, `${agentOpen ? "Collapse" : "Expand"} agent ${a.id}`, () => view.toggleAgent(key)),
+              h("span", { class: `agent-kind ${a.depth === 0 ? "main" : "sub"}` }, a.label),
+              h("span", { class: "name", title: a.id }, a.id),
+            ],
+            a.bars.map((b) => bar(view, b, x)),
+            { session: s.id, agent: a.id },
+          ),
+        (el) => a.bars.forEach((b, i) => moveBar(el.lastChild.children[i], b, x)),
       );
       if (!agentOpen) continue;
       for (const b of a.bars) {
         const expanded = b.lifecycle && state.expandedRequests.has(b.id);
-        host.appendChild(
-          row(
-            "request-row",
-            [
-              h("span", { class: "indent2" }),
-              b.lifecycle ? toggle(expanded, `${expanded ? "Collapse" : "Expand"} lifecycle of ${b.id}`, () => view.toggleLifecycle(b.id)) : h("span", { class: "toggle-space" }),
-              h("span", { class: "turn" }, b.turn === null ? "turn ?" : `turn ${b.turn}`),
-              h("span", { class: "name", title: b.id }, b.id),
-            ],
-            [bar(view, b, x)],
-            { request: b.id },
-          ),
+        place(
+          `r\0${b.id}\0${expanded}\0${!!b.lifecycle}\0${b.turn}\0${barKey(view, b, x)}`,
+          () =>
+            row(
+              "request-row",
+              [
+                h("span", { class: "indent2" }),
+                b.lifecycle ? toggle(expanded, `${expanded ? "Collapse" : "Expand"} lifecycle of ${b.id}`, () => view.toggleLifecycle(b.id)) : h("span", { class: "toggle-space" }),
+                h("span", { class: "turn" }, b.turn === null ? "turn ?" : `turn ${b.turn}`),
+                h("span", { class: "name", title: b.id }, b.id),
+              ],
+              [bar(view, b, x)],
+              { request: b.id },
+            ),
+          (el) => moveBar(el.lastChild.firstChild, b, x),
         );
-        if (expanded) renderBreakdown(view, host, view.request(b.id).lifecycle, x);
+        if (expanded) renderBreakdown(view, sink, view.request(b.id).lifecycle, x);
       }
     }
   }
   if (page.items.length === 0) {
-    host.appendChild(h("p", { class: "empty" }, state.search ? `No request matches “${state.search}” in this range.` : "No client request overlaps this range."));
+    rows.push(h("p", { class: "empty" }, state.search ? `No request matches “${state.search}” in this range.` : "No client request overlaps this range."));
   }
+  let cur = host.firstChild;
+  for (const el of rows) {
+    if (el === cur) cur = cur.nextSibling;
+    else host.insertBefore(el, cur);
+  }
+  while (cur) {
+    const next = cur.nextSibling;
+    host.removeChild(cur);
+    cur = next;
+  }
+  drawnRows = kept;
 }
 
 // renderBreakdown draws a request's lifecycle: one track per progress stage
@@ -119,17 +162,26 @@ function toggle(open, label, onClick) {
   return h("button", { type: "button", class: "toggle", "aria-expanded": open ? "true" : "false", "aria-label": label, title: label, onclick: onClick }, open ? "▾" : "▸");
 }
 
-function bar(view, b, x) {
-  const left = x(b.start);
-  const right = x(b.end);
-  const width = Math.max(right - left, 0);
+// barClass is a request bar's class list: everything about it that is not
+// its position.
+function barClass(view, b) {
   const selected = view.state.request === b.id;
-  const cls = ["req", b.status !== "completed" ? `status-${b.status}` : "", selected ? "selected" : "", b.first === null ? "no-first" : "", b.invalid_first ? "invalid-first" : ""].filter(Boolean).join(" ");
+  return ["req", b.status !== "completed" ? `status-${b.status}` : "", selected ? "selected" : "", b.first === null ? "no-first" : "", b.invalid_first ? "invalid-first" : ""].filter(Boolean).join(" ");
+}
+
+// hasPhases says whether a bar is split into its TTFT and output parts.
+function hasPhases(b, x) {
+  return b.first !== null && !b.invalid_first && x(b.end) - x(b.start) > 0;
+}
+
+function barKey(view, b, x) {
+  return `${b.id} ${barClass(view, b)} ${hasPhases(b, x)}`;
+}
+
+function bar(view, b, x) {
   const el = h("button", {
     type: "button",
-    class: cls,
-    style: { left: `${left}%`, width: `${width}%` },
-    title: tooltip(b),
+    class: barClass(view, b),
     "aria-label": `Request ${b.id}`,
     dataset: { request: b.id },
     onclick: (ev) => {
@@ -138,10 +190,20 @@ function bar(view, b, x) {
       view.selectRequest(b.id);
     },
   });
-  if (b.first !== null && !b.invalid_first && width > 0) {
+  if (hasPhases(b, x)) el.append(h("span", { class: "seg ttft" }), h("span", { class: "seg output" }));
+  return moveBar(el, b, x);
+}
+
+// moveBar places a bar built by bar for the same barKey.
+function moveBar(el, b, x) {
+  const left = x(b.start);
+  const width = Math.max(x(b.end) - left, 0);
+  Object.assign(el.style, { left: `${left}%`, width: `${width}%` });
+  el.title = tooltip(b);
+  if (el.firstChild) {
     const firstPct = ((x(b.first) - left) / width) * 100;
-    el.appendChild(h("span", { class: "seg ttft", style: { width: `${Math.min(Math.max(firstPct, 0), 100)}%` } }));
-    el.appendChild(h("span", { class: "seg output", style: { width: `${Math.min(Math.max(100 - firstPct, 0), 100)}%` } }));
+    el.firstChild.style.width = `${Math.min(Math.max(firstPct, 0), 100)}%`;
+    el.lastChild.style.width = `${Math.min(Math.max(100 - firstPct, 0), 100)}%`;
   }
   return el;
 }
@@ -154,15 +216,20 @@ function tooltip(b) {
 }
 
 export function renderAxis(state) {
-  const axis = clear(document.getElementById("axis"));
+  const axis = document.getElementById("axis");
   const width = state.to - state.from;
   const digits = width < 1 ? 6 : width < 10 ? 3 : width < 100 ? 2 : 1;
-  axis.appendChild(h("div", { class: "axis-label" }, "seconds"));
-  const lane = h("div", { class: "axis-lane" });
-  for (let i = 0; i <= 5; i++) {
-    const t = state.from + (width * i) / 5;
-    lane.appendChild(h("span", { class: "tick", style: { left: `${i * 20}%` } }, t.toFixed(digits)));
+  let ticks = axis.querySelectorAll(".tick");
+  if (ticks.length !== 6) {
+    clear(axis).appendChild(h("div", { class: "axis-label" }, "seconds"));
+    const lane = h("div", { class: "axis-lane" });
+    for (let i = 0; i <= 5; i++) lane.appendChild(h("span", { class: "tick", style: { left: `${i * 20}%` } }));
+    lane.appendChild(h("div", { class: "cursor-label", id: "cursorLabel", hidden: true }));
+    axis.appendChild(lane);
+    ticks = axis.querySelectorAll(".tick");
   }
-  lane.appendChild(h("div", { class: "cursor-label", id: "cursorLabel", hidden: true }));
-  axis.appendChild(lane);
+  ticks.forEach((tick, i) => {
+    const text = (state.from + (width * i) / 5).toFixed(digits);
+    if (tick.textContent !== text) tick.textContent = text;
+  });
 }

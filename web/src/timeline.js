@@ -1,14 +1,15 @@
 // The client timeline: sessions → agents → requests, one page of sessions at
 // a time, drawn from a single engine "timeline" answer.
 
-import { h, clear, fmtMs, fmtSeconds, fmtInt } from "./dom.js";
+import { h, clear, setText, fmtMs, fmtSeconds, fmtInt } from "./dom.js";
 import { agentKey } from "./state.js";
 
 // The rows drawn last time, by key. A key names everything a row shows
 // except where its bars sit, so a zoom or pan moves the bars of the rows
-// it keeps instead of building them again: new elements cost their
-// creation and a full style resolution each, which the canvas charts drawn
-// next would force at once.
+// it keeps instead of building them again; a session row no longer shown
+// is relabelled for a new session rather than replaced. New elements cost
+// their creation, a style resolution and a layout each, which the canvas
+// charts drawn next would force at once.
 let drawnRows = new Map();
 
 export function renderTimeline(view, page) {
@@ -16,18 +17,9 @@ export function renderTimeline(view, page) {
   const host = document.getElementById("clientTracks");
   const span = state.to - state.from;
   const x = (t) => ((Math.min(Math.max(t, state.from), state.to) - state.from) / span) * 100;
-  const rows = [];
-  const kept = new Map();
-  const place = (key, build, move) => {
-    let el = drawnRows.get(key);
-    if (el && el.parentNode === host) {
-      drawnRows.delete(key);
-      move(el);
-    } else el = build();
-    kept.set(key, el);
-    rows.push(el);
-  };
-  const sink = { appendChild: (el) => rows.push(el) }; // rows that are always built
+  const wanted = []; // {key, build, move, shape, relabel} or {el} for rows always built
+  const place = (key, build, move, shape = null, relabel = null) => wanted.push({ key, build, move, shape, relabel });
+  const sink = { appendChild: (el) => wanted.push({ el }) };
 
   for (const s of page.items) {
     const open = state.expandedSessions.has(s.id);
@@ -38,23 +30,37 @@ export function renderTimeline(view, page) {
     };
     const sessionCount = (el) => {
       el.style.left = `${x(s.start)}%`;
-      el.textContent = `${s.matching} req`;
+      setText(el, `${s.matching} req`);
       return el;
+    };
+    const sessionLabel = (el) => {
+      el.dataset.session = s.id;
+      const label = `${open ? "Collapse" : "Expand"} session ${s.id}`;
+      const [btn, name] = el.firstChild.children;
+      btn.setAttribute("aria-label", label);
+      btn.title = label;
+      name.title = s.id;
+      setText(name, s.id);
     };
     place(
       `s\0${s.id}\0${open}`,
-      () =>
-        row(
+      () => {
+        const el = row(
           "session-row",
-          [toggle(open, `${open ? "Collapse" : "Expand"} session ${s.id}`, () => view.toggleSession(s.id)), h("span", { class: "name", title: s.id }, s.id)],
+          [toggle(open, "", () => view.toggleSession(el.dataset.session)), h("span", { class: "name" })],
           [sessionBar(h("div", { class: "session-bar" })), sessionCount(h("span", { class: "session-count" }))],
-          { session: s.id },
-        ),
+          {},
+        );
+        sessionLabel(el);
+        return el;
+      },
       (el) => {
         const lane = el.lastChild;
         sessionBar(lane.firstChild);
         sessionCount(lane.lastChild);
       },
+      `session ${open}`,
+      sessionLabel,
     );
     if (!open || !s.agents) continue;
     for (const a of s.agents) {
@@ -100,8 +106,37 @@ export function renderTimeline(view, page) {
     }
   }
   if (page.items.length === 0) {
-    rows.push(h("p", { class: "empty" }, state.search ? `No request matches “${state.search}” in this range.` : "No client request overlaps this range."));
+    sink.appendChild(h("p", { class: "empty" }, state.search ? `No request matches “${state.search}” in this range.` : "No client request overlaps this range."));
   }
+
+  // Rows kept by key first, then rows of the same shape no longer shown
+  // are relabelled, then the rest are built.
+  const spare = new Map(); // shape → elements drawn last time and not kept
+  const keptKeys = new Set(wanted.filter((w) => w.key !== undefined && drawnRows.get(w.key)?.parentNode === host).map((w) => w.key));
+  for (const [key, el] of drawnRows) {
+    const shape = el.dataset.shape;
+    if (keptKeys.has(key) || !shape || el.parentNode !== host) continue;
+    if (!spare.has(shape)) spare.set(shape, []);
+    spare.get(shape).push(el);
+  }
+  const kept = new Map();
+  const rows = wanted.map((w) => {
+    if (w.el) return w.el;
+    let el;
+    if (keptKeys.has(w.key)) {
+      el = drawnRows.get(w.key);
+      w.move(el);
+    } else if (w.shape && spare.get(w.shape)?.length) {
+      el = spare.get(w.shape).shift(); // in their drawn order: moving a row would rebuild its layout
+      w.relabel(el);
+      w.move(el);
+    } else {
+      el = w.build(); // placed as built
+      if (w.shape) el.dataset.shape = w.shape;
+    }
+    kept.set(w.key, el);
+    return el;
+  });
   let cur = host.firstChild;
   for (const el of rows) {
     if (el === cur) cur = cur.nextSibling;
@@ -230,6 +265,6 @@ export function renderAxis(state) {
   }
   ticks.forEach((tick, i) => {
     const text = (state.from + (width * i) / 5).toFixed(digits);
-    if (tick.textContent !== text) tick.textContent = text;
+    setText(tick, text);
   });
 }

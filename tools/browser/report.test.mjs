@@ -137,6 +137,36 @@ for (const mode of ["file", "http"]) {
       const dragged = await page.evaluate(() => traceExplorer.getState());
       assert.ok(dragged.from > back.from && dragged.to < back.to, `drag selected ${dragged.from}–${dragged.to}`);
 
+      // Zooms keep or relabel session rows rather than rebuild them: each
+      // row must still name, describe and toggle the session it shows.
+      await page.fill("#requestSearch", "");
+      await page.waitForFunction(() => traceExplorer.getState().search === "");
+      const dur = await page.evaluate(() => traceExplorer.describe().meta.duration);
+      const seen = new Set();
+      for (const [a, b] of [[0, dur / 3], [dur / 3, (2 * dur) / 3], [dur / 4, dur / 2], [0.6 * dur, dur], [0, dur]]) {
+        const rows = await page.evaluate(([a, b]) => {
+          traceExplorer.selectRange(a, b);
+          return [...document.querySelectorAll("#clientTracks .session-row")].map((r) => ({
+            id: r.dataset.session,
+            name: r.querySelector(".name").textContent,
+            nameTitle: r.querySelector(".name").title,
+            toggle: r.querySelector(".toggle").getAttribute("aria-label"),
+            bar: r.querySelector(".session-bar").title,
+          }));
+        }, [a, b]);
+        assert.ok(rows.length > 0, `no session rows for ${a}–${b}`);
+        for (const r of rows) {
+          seen.add(r.id);
+          assert.deepEqual([r.name, r.nameTitle, r.toggle], [r.id, r.id, `${r.toggle.startsWith("Collapse") ? "Collapse" : "Expand"} session ${r.id}`]);
+          assert.ok(r.bar.startsWith(`Session ${r.id}: `), r.bar);
+        }
+      }
+      assert.ok(seen.size > 7, `the zooms showed only ${seen.size} sessions`);
+      const firstRow = page.locator("#clientTracks .session-row").first();
+      const shownId = await firstRow.getAttribute("data-session");
+      await firstRow.locator(".toggle").click();
+      assert.ok((await page.evaluate(() => traceExplorer.getState().expandedSessions)).includes(shownId), "the toggle expands the session its row shows");
+
       await page.screenshot({ path: path.join(OUT, `timeline-${mode}.png`), fullPage: true });
       assert.deepEqual(problems, []);
     } finally {

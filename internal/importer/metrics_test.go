@@ -37,7 +37,7 @@ func TestMetricsOnlyRunIsFramedByItsSamples(t *testing.T) {
 	for _, s := range d.Sources {
 		kinds[s.Kind]++
 	}
-	if kinds["tachometer"] != len(c.Files) || len(d.Unread) != 0 {
+	if kinds["tachometer_raw"] != len(c.Files) || len(d.Unread) != 0 {
 		t.Fatalf("sources %v, unread %v", kinds, d.Unread)
 	}
 }

@@ -108,7 +108,7 @@ func TestCollectorConfigIdentifiesCaptureRows(t *testing.T) {
 	}
 	// The configuration is evidence of its own, registered before the
 	// capture files it describes.
-	if len(reg.paths) != 2 || reg.paths[0] != config || reg.kinds[0] != KindCollectorConfig || reg.kinds[1] != KindCapture {
+	if len(reg.paths) != 2 || reg.paths[0] != config || reg.kinds[0] != "collector_config" || reg.kinds[1] != "tachometer_raw" {
 		t.Errorf("registered %v as %v", reg.paths, reg.kinds)
 	}
 

@@ -23,9 +23,10 @@ import (
 // ShardKind names the shard that holds one series' summary.
 const ShardKind = pyramid.ShardKind
 
-// Source kinds registered through Options.Register.
+// Source kinds registered through Options.Register, as the report's source
+// manifest names them.
 const (
-	KindCapture   = "tachometer"
+	KindCapture   = "tachometer_raw"
 	KindWorkerLog = "worker_log"
 	// KindCollectorConfig is the scraper configuration
 	// (tachometer_config.toml), whose endpoint metadata identifies capture

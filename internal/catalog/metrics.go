@@ -124,7 +124,17 @@ func encodeMetrics(d *model.Dataset) []shard.Table {
 			return 0
 		}),
 	}}
-	var labels, sources, parts childRows
+	// Sized first: for 100k series the label rows alone are millions, and
+	// growing them by appending kept up to twice their size in slack.
+	var nLabels, nSources, nParts int
+	for i := range ms {
+		nLabels += len(ms[i].Labels)
+		nSources += len(ms[i].SourceIDs)
+		if sh := ms[i].Shard; sh != nil {
+			nParts += len(sh.Parts)
+		}
+	}
+	labels, sources, parts := newChildRows(nLabels, true, false), newChildRows(nSources, false, true), newChildRows(nParts, true, true)
 	for i := range ms {
 		for _, l := range ms[i].Labels {
 			labels.add(i, l.Key, l.Value, 0)
@@ -146,31 +156,50 @@ func encodeMetrics(d *model.Dataset) []shard.Table {
 }
 
 // childRows are the rows of a list table: up to two strings and a number
-// per row, each row tagged with its series' row.
+// per row, each row tagged with its series' row. Its slices become the
+// table's columns as they are.
 type childRows struct {
 	series []int64
 	a, b   []string
 	num    []int64
 }
 
+// newChildRows makes room for n rows, with the two strings when strs and
+// the number when num.
+func newChildRows(n int, strs, num bool) *childRows {
+	c := &childRows{series: make([]int64, 0, n)}
+	if strs {
+		c.a, c.b = make([]string, 0, n), make([]string, 0, n)
+	}
+	if num {
+		c.num = make([]int64, 0, n)
+	}
+	return c
+}
+
 func (c *childRows) add(series int, a, b string, num int64) {
-	c.series, c.a, c.b, c.num = append(c.series, int64(series)), append(c.a, a), append(c.b, b), append(c.num, num)
+	c.series = append(c.series, int64(series))
+	if c.a != nil {
+		c.a, c.b = append(c.a, a), append(c.b, b)
+	}
+	if c.num != nil {
+		c.num = append(c.num, num)
+	}
 }
 
 // table lays the rows out; an empty column name leaves that field out.
 func (c *childRows) table(name, a, b, num string) shard.Table {
-	n := len(c.series)
-	cols := []shard.Column{intCol("series", n, func(i int) int64 { return c.series[i] })}
+	cols := []shard.Column{{Name: "series", Type: shard.Int64, Ints: c.series}}
 	if a != "" {
-		cols = append(cols, strCol(a, n, func(i int) string { return c.a[i] }))
+		cols = append(cols, shard.Column{Name: a, Type: shard.String, Strings: c.a})
 	}
 	if b != "" {
-		cols = append(cols, strCol(b, n, func(i int) string { return c.b[i] }))
+		cols = append(cols, shard.Column{Name: b, Type: shard.String, Strings: c.b})
 	}
 	if num != "" {
-		cols = append(cols, intCol(num, n, func(i int) int64 { return c.num[i] }))
+		cols = append(cols, shard.Column{Name: num, Type: shard.Int64, Ints: c.num})
 	}
-	return shard.Table{Name: name, Rows: n, Columns: cols}
+	return shard.Table{Name: name, Rows: len(c.series), Columns: cols}
 }
 
 // metrics decodes the metric tables; absent tables mean a report without

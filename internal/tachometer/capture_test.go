@@ -220,22 +220,7 @@ func writeArrowFile(t testing.TB, path string, rows []Row, o layoutOpts) {
 	t.Helper()
 	rec := buildRecord(t, rows, o)
 	defer rec.Release()
-	mkdir(t, path)
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	w, err := ipc.NewFileWriter(f, ipc.WithSchema(rec.Schema()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Write(rec); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
+	writeArrowRecord(t, path, rec)
 }
 
 func mkdir(t testing.TB, path string) {

@@ -18,7 +18,10 @@ function transform(u) {
 // linePath joins the points, breaking at gaps; a setting is a step held
 // until its next point and, as display only, from the setting carried into
 // the view (at the left edge) to the right edge. markers adds a small box
-// per point (sparse sample series), as uPlot's point markers would.
+// per point (sparse sample series), as uPlot's point markers would. A run
+// of points at one height is drawn as one segment through its last point:
+// the same line, and far fewer path commands for the idle (0) or saturated
+// series a GPU family is full of.
 export function linePath(u, s, { from, to, stepped = false, markers = false }) {
   const p = new Path2D();
   const { x, y } = transform(u);
@@ -26,12 +29,22 @@ export function linePath(u, s, { from, to, stepped = false, markers = false }) {
   const vs = s.values;
   let pen = false;
   let py = 0;
+  let held = null; // x of the last point of a level run not yet drawn
+  const flush = () => {
+    if (held !== null) p.lineTo(held, py);
+    held = null;
+  };
   const to_ = (px, ny) => {
     if (!pen) p.moveTo(px, ny);
+    else if (ny === py) held = px;
     else if (stepped) {
+      held = null;
       p.lineTo(px, py);
       p.lineTo(px, ny);
-    } else p.lineTo(px, ny);
+    } else {
+      flush();
+      p.lineTo(px, ny);
+    }
     pen = true;
     py = ny;
   };
@@ -41,13 +54,20 @@ export function linePath(u, s, { from, to, stepped = false, markers = false }) {
     const v = vs[k];
     if (v !== v) {
       // A gap: for a setting, a cleared value ends the held line here.
-      if (stepped && pen) p.lineTo(x(ts[k]), py);
+      if (stepped && pen) {
+        held = null;
+        p.lineTo(x(ts[k]), py);
+      } else flush();
       pen = false;
       continue;
     }
     to_(x(ts[k]), y(v));
   }
-  if (stepped && pen && (!ts.length || ts[ts.length - 1] < to)) p.lineTo(x(to), py);
+  if (stepped && pen && (!ts.length || ts[ts.length - 1] < to)) {
+    held = null;
+    p.lineTo(x(to), py);
+  }
+  flush();
   if (markers) {
     for (let k = 0; k < ts.length; k++) {
       const v = vs[k];

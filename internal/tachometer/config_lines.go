@@ -85,19 +85,24 @@ func scanKeyLines(data []byte) keyLines {
 		if sc.s[sc.i] == '[' {
 			context = sc.header()
 		} else {
-			line := sc.line
-			keys := sc.key()
-			path := append(context[:len(context):len(context)], keys...)
-			sc.define(path, line)
-			sc.skipBlank(false)
-			if sc.i < len(sc.s) && sc.s[sc.i] == '=' {
-				sc.i++
-				sc.value(path)
-			}
+			sc.keyValue(context)
 		}
 		if sc.i == start {
 			sc.i++ // not TOML the decoder accepted; move on
 		}
+	}
+}
+
+// keyValue reads `key = value` below the table at base, defining the key
+// at the line it starts on.
+func (sc *lineScanner) keyValue(base []string) {
+	line := sc.line
+	path := append(base[:len(base):len(base)], sc.key()...)
+	sc.define(path, line)
+	sc.skipBlank(false)
+	if sc.i < len(sc.s) && sc.s[sc.i] == '=' {
+		sc.i++
+		sc.value(path)
 	}
 }
 
@@ -288,14 +293,8 @@ func (sc *lineScanner) value(path []string) {
 				sc.i++
 				continue
 			}
-			start, line := sc.i, sc.line
-			inner := append(path[:len(path):len(path)], sc.key()...)
-			sc.define(inner, line)
-			sc.skipBlank(false)
-			if sc.i < len(sc.s) && sc.s[sc.i] == '=' {
-				sc.i++
-				sc.value(inner)
-			}
+			start := sc.i
+			sc.keyValue(path)
 			if sc.i == start {
 				break
 			}

@@ -4,7 +4,7 @@
 // trace-explorer:ready and the answer+render time of random zoom and pan
 // ranges. Prints one JSON document.
 //
-//   node tools/browser/bench-metrics.mjs [--report DIR] [--samples 10000000] [--zooms 50] [--seed 1] [--settle MS]
+//   node tools/browser/bench-metrics.mjs [--report DIR] [--samples 10000000] [--zooms 50] [--seed 1] [--settle MS] [--cold]
 //
 // Without --report it generates a run (100,000 requests, aiperf and
 // tachometer sources, --samples capture rows) and builds it with bin/dsight.
@@ -14,10 +14,13 @@
 // (exactly so when no shard had to be loaded, which would end the zoom in a
 // later task whose frame is not counted); chart_ms, when the page records
 // "dsight:metric-chart" measures, is the metric card alone (plan, shards,
-// answer, decode and draw). Zooms start right after the first chart, or
-// --settle MS later; zoom_warm_ms leaves out the first 20, which also pay
-// for V8 still compiling the page and the engine, and for the collection of
-// what loading left behind.
+// answer, decode and draw). Zooms start once the page has rehearsed a zoom
+// in idle time after its first chart (web/src/rehearse.js: the
+// "dsight:rehearsed" mark, reported as rehearsed_after_chart_ms), as a
+// user's first drag would a moment after the chart appears; --cold starts
+// them right after the first chart instead, which stops the rehearsal, so
+// the first zooms pay for the browser compiling page and engine code.
+// --settle MS waits longer; zoom_warm_ms leaves out the first 20 zooms.
 
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
@@ -33,6 +36,7 @@ const flag = (name, d) => {
 const zooms = Number(flag("zooms", 50));
 const seed = Number(flag("seed", 1));
 const settle = Number(flag("settle", 0));
+const cold = process.argv.includes("--cold");
 const WARMUP = 20;
 let report = flag("report", null);
 let work = null;
@@ -86,6 +90,16 @@ async function measure(browser, family) {
     });
     const drawn = await page.evaluate(() => (document.querySelector(".ds-metric-chart")?.dataset.drawnIds || "").split(",").filter(Boolean).length);
     const d = await page.evaluate(() => traceExplorer.describe().meta.duration);
+    const rehearsed = cold
+      ? null
+      : await page.evaluate(async (first) => {
+          for (let waited = 0; waited < 10000; waited += 50) {
+            const m = performance.getEntriesByName("dsight:rehearsed")[0];
+            if (m) return Math.round(m.startTime - first);
+            await new Promise((r) => setTimeout(r, 50));
+          }
+          throw new Error("the page did not finish rehearsing a zoom within 10 s");
+        }, first);
     if (settle > 0) await page.waitForTimeout(settle);
     const result = await page.evaluate(async (views) => {
       performance.clearMeasures("dsight:metric-chart");
@@ -117,6 +131,7 @@ async function measure(browser, family) {
       samples: family.samples,
       drawn_series: drawn,
       first_chart_after_ready_ms: Math.round(first - readyAt),
+      rehearsed_after_chart_ms: rehearsed,
       ready_ms: Math.round(readyAt),
       zoom_ms: stats(result.zoom),
       zoom_warm_ms: stats(result.zoom.slice(WARMUP)),
@@ -139,7 +154,7 @@ try {
   const byMost = (k) => (a, b) => b[k] - a[k] || b.samples - a.samples;
   const single = families.filter((f) => f.series_count === 1).sort(byMost("samples"))[0];
   const largest = [...families].sort(byMost("series_count"))[0];
-  const out = { report, zooms, seed, settle_ms: settle, families: [] };
+  const out = { report, zooms, seed, settle_ms: settle, cold, families: [] };
   for (const f of [single, largest].filter(Boolean)) out.families.push(await measure(browser, f));
   out.cpus = os.cpus().length;
   out.load_average = os.loadavg().map((x) => +x.toFixed(2));

@@ -49,8 +49,9 @@ export function fileURL(dir) {
 }
 
 // open navigates to url, waits for trace-explorer:ready, and returns the page
-// with its recorded problems.
-export async function open(context, url, { width = 1400, height = 900 } = {}) {
+// with its recorded problems. init, when given, runs in the page before
+// any of the page's own scripts.
+export async function open(context, url, { width = 1400, height = 900, init } = {}) {
   const page = await context.newPage();
   await page.setViewportSize({ width, height });
   const problems = [];
@@ -72,6 +73,7 @@ export async function open(context, url, { width = 1400, height = 900 } = {}) {
   await page.addInitScript(() => {
     window.__dsightReady = new Promise((resolve) => window.addEventListener("trace-explorer:ready", () => resolve(performance.now()), { once: true }));
   });
+  if (init) await page.addInitScript(init);
   await page.goto(url);
   const readyAt = await page.evaluate(() => Promise.race([window.__dsightReady, new Promise((_, rej) => setTimeout(() => rej(new Error(`not ready: ${window.traceExplorerError}`)), 20000))]));
   return { page, problems, requests, readyAt };

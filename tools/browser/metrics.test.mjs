@@ -195,6 +195,73 @@ for (const mode of ["file", "http"]) {
   });
 }
 
+// countEvents runs before the page's scripts: it counts the page's state
+// and metrics-ready announcements.
+function countEvents() {
+  window.__announced = { state: 0, metrics: 0 };
+  window.addEventListener("trace-explorer:state", () => window.__announced.state++);
+  window.addEventListener("trace-explorer:metrics-ready", () => window.__announced.metrics++);
+}
+
+// countEngineCalls counts, from now on, the questions the page asks the engine.
+function countEngineCalls() {
+  window.__engineCalls = 0;
+  const e = window.dsightEngine;
+  for (const k of ["handle", "plot"]) {
+    const f = e[k];
+    e[k] = (...a) => (window.__engineCalls++, f(...a));
+  }
+}
+
+// looks is everything a rehearsal must leave as it was: state, what the
+// page shows (chart pixels included), what it announced and what it holds.
+function looks() {
+  return {
+    state: traceExplorer.getState(),
+    tracks: document.getElementById("clientTracks").innerHTML,
+    cards: document.getElementById("metricCards").innerHTML,
+    pixels: [...document.querySelectorAll("#metricCards canvas")].map((c) => c.toDataURL()),
+    announced: { ...window.__announced },
+    status: traceExplorer.metricDataStatus(),
+  };
+}
+
+const rehearsed = () => performance.getEntriesByName("dsight:rehearsed").length > 0;
+
+test("idle rehearsal of a zoom asks the engine, changes nothing, and yields to the user", async () => {
+  const url = `${fileURL(fx.report)}#view=${encodeURIComponent(JSON.stringify({ pinnedMetrics: [] }))}`;
+  // Left alone, the page rehearses after its first chart.
+  let { page, problems } = await open(browser.context, url, { init: countEvents });
+  try {
+    await page.evaluate(() => traceExplorer.whenMetricsReady());
+    assert.equal(await page.evaluate(rehearsed), false, "rehearsal finished before the test could look");
+    const before = await page.evaluate(looks);
+    await page.evaluate(countEngineCalls);
+    await page.waitForFunction(rehearsed, null, { timeout: 20000 });
+    assert.ok((await page.evaluate(() => window.__engineCalls)) >= 40, "each round asks the engine");
+    assert.deepEqual(await page.evaluate(looks), before);
+    assert.deepEqual(problems, []);
+  } finally {
+    await page.close();
+  }
+  // A zoom right after ready ends it, before or after it began.
+  ({ page, problems } = await open(browser.context, url));
+  try {
+    await page.evaluate(async () => {
+      const st = traceExplorer.getState();
+      traceExplorer.selectRange(st.from, st.from + (st.to - st.from) / 3);
+      await traceExplorer.whenMetricsReady();
+    });
+    await page.evaluate(countEngineCalls);
+    await page.waitForTimeout(1500);
+    assert.equal(await page.evaluate(() => window.__engineCalls), 0);
+    assert.equal(await page.evaluate(rehearsed), false);
+    assert.deepEqual(problems, []);
+  } finally {
+    await page.close();
+  }
+});
+
 test("labels stay text; narrow page does not scroll sideways; screenshot", async () => {
   const { page, problems } = await open(browser.context, fileURL(fx.report), { width: 390, height: 900 });
   try {

@@ -22,6 +22,7 @@ export class View {
     this.searchTimer = null;
     this.metrics = null;
     this.metricsRendering = Promise.resolve();
+    this.renders = 0; // counted so idle work can tell the view changed
   }
 
   // ---- queries the page needs -------------------------------------------
@@ -265,6 +266,7 @@ export class View {
   // ---- drawing ------------------------------------------------------------
 
   render() {
+    this.renders++;
     const s = this.state;
     $("rangeFrom").value = s.from.toFixed(6).replace(/\.?0+$/, "");
     $("rangeTo").value = s.to.toFixed(6).replace(/\.?0+$/, "");
@@ -275,6 +277,16 @@ export class View {
     renderInspector(this);
     if (this.metrics) this.renderMetrics();
     this.announce();
+  }
+
+  // rehearse asks the engine what a zoom to [from, to] would ask, drops
+  // the answers, and redraws the current view unchanged (rehearse.js).
+  rehearse(from, to) {
+    if (this.summary.capabilities.requests) {
+      ask("timeline", { ...this.timelineArgs({ offset: 0, limit: PAGE_SIZE }), from, to });
+      this.renderTracks();
+    }
+    if (this.metrics) this.metrics.rehearse(from, to);
   }
 
   announce() {

@@ -6,6 +6,7 @@ import { startEngine, loadShard } from "./loader.js";
 import { attach, load, loadEvidence } from "./engine.js";
 import { View } from "./app.js";
 import { createAPI } from "./api.js";
+import { rehearseZooms } from "./rehearse.js";
 
 function showError(err) {
   const box = $("error");
@@ -51,6 +52,8 @@ async function boot() {
   view.render();
   performance.mark("dsight:ready");
   window.dispatchEvent(new CustomEvent("trace-explorer:ready", { detail: { version: api.version } }));
+  const renders = view.renders; // the user's first action ends the rehearsal, even before it starts
+  view.metricsRendering.then(() => rehearseZooms(view, renders), () => {});
 }
 
 function restoreFromLocation(view, api) {

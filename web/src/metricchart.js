@@ -382,6 +382,13 @@ function build(host, opts) {
       });
       renderChrome();
     },
+    // rehearse redraws what is drawn, unchanged: idle-time warm-up of
+    // the drawing code a zoom runs (rehearse.js).
+    rehearse() {
+      if (!u) return;
+      u.redraw(true, true);
+      renderChrome();
+    },
     destroy() {
       if (!u) return;
       window.removeEventListener("resize", onResize);

@@ -121,14 +121,20 @@ export async function plotSeries({ from, to, pixels, ids, family, buffers, stale
   const args = { from, to, pixels, series: ids };
   for (let round = 1; ; round++) {
     if (stale?.()) return null;
-    const r = enginePlot(args, buffers?.spare());
-    if (r instanceof Uint8Array) {
-      buffers?.wrote(r);
-      return decodePlot(r);
-    }
+    const r = plotHeld(args, buffers);
+    if (!r.shards) return r;
     if (round >= ROUNDS) throw new Error(`metric shards did not load: ${r.shards.map((s) => s.id).join(", ")}`);
     await loadFor(family, r.shards);
   }
+}
+
+// plotHeld answers a plot from the shards the engine holds: the decoded
+// plot, or {shards} naming those to load first. It loads nothing.
+export function plotHeld(args, buffers) {
+  const r = enginePlot(args, buffers?.spare());
+  if (!(r instanceof Uint8Array)) return r;
+  buffers?.wrote(r);
+  return decodePlot(r);
 }
 
 // PlotBuffers are a chart's two answer buffers: the drawn chart reads its

@@ -7,7 +7,7 @@
 
 import { $, h, clear, setText } from "./dom.js";
 import { ask } from "./engine.js";
-import { familySeries, plotSeries, PlotBuffers } from "./metricdata.js";
+import { familySeries, plotSeries, plotHeld, PlotBuffers } from "./metricdata.js";
 import "./metricchart.js";
 
 const COMPONENT_ORDER = ["Frontend", "Router", "Workers", "GPU", "Host"];
@@ -235,6 +235,19 @@ export class MetricsSection {
     this.view.renderMetrics();
   }
 
+  // rehearse asks for each drawn chart's plot of [from, to] from the
+  // shards already held, drops it, and redraws the chart unchanged
+  // (rehearse.js).
+  rehearse(from, to) {
+    for (const [name, card] of this.cards) {
+      if (!card.chart?.rehearse || card.drawnFor === null) continue;
+      const series = familySeries(name);
+      const { ids, pixels } = question(series, this.hiddenFor(name, series), card.width);
+      plotHeld({ from, to, pixels, series: ids }, card.buffers);
+      card.chart.rehearse();
+    }
+  }
+
   async load(card, name) {
     const st = this.view.state;
     const series = familySeries(name);
@@ -260,9 +273,7 @@ export class MetricsSection {
       // exact rows while they are at most one per pixel. Many shown series
       // share a budget of points instead (still each bucket's real
       // extremes, in wider buckets).
-      const shown = series.filter((s) => !hidden.has(String(s.id)));
-      const ids = [...new Set(shown.flatMap((s) => (s.reference?.series_id != null ? [s.id, s.reference.series_id] : [s.id])))];
-      const pixels = Math.max(64, Math.min(Math.ceil(width / 2), Math.floor((3 * width) / Math.max(1, shown.length))));
+      const { ids, pixels } = question(series, hidden, width);
       card.buffers ||= new PlotBuffers();
       const stale = () => gen !== card.gen; // a newer load replaced this one
       const answer = await plotSeries({ from, to, pixels, ids, family: name, buffers: card.buffers, stale });
@@ -301,6 +312,15 @@ export class MetricsSection {
       throw err;
     }
   }
+}
+
+// question is what a chart of width pixels asks the engine for: the ids of
+// its shown series and of their limit series, and the plot's pixels.
+function question(series, hidden, width) {
+  const shown = series.filter((s) => !hidden.has(String(s.id)));
+  const ids = [...new Set(shown.flatMap((s) => (s.reference?.series_id != null ? [s.id, s.reference.series_id] : [s.id])))];
+  const pixels = Math.max(64, Math.min(Math.ceil(width / 2), Math.floor((3 * width) / Math.max(1, shown.length))));
+  return { ids, pixels };
 }
 
 // measure records a user-timing entry for benchmarks and devtools, keeping

@@ -27,10 +27,14 @@ export function $(id) {
   return document.getElementById(id);
 }
 
-// setText sets el's text only when it differs: replacing a text node, even
-// with the same text, costs it a new layout.
+// setText sets el's text only when it differs, and then, when el holds one
+// text node, changes that node's data in place: assigning textContent
+// replaces the node, which the browser lays out again from scratch.
 export function setText(el, text) {
-  if (el.textContent !== text) el.textContent = text;
+  const t = el.firstChild;
+  if (t !== null && t === el.lastChild && t.nodeType === Node.TEXT_NODE) {
+    if (t.data !== text) t.data = text;
+  } else if (el.textContent !== text) el.textContent = text;
 }
 
 export function clear(el) {

@@ -9,7 +9,7 @@
 // updates it in place — new columns, values and notes — instead of
 // rebuilding the legend, so a zoom costs the answer and one redraw.
 
-import { h, clear } from "./dom.js";
+import { h, clear, setText } from "./dom.js";
 import { linePath, countLabels, yRange, pointAt } from "./metricdraw.js";
 
 export const PALETTE = ["#2f6fdb", "#e0a030", "#1f9e8f", "#c2417b", "#7a5cc7", "#5b8c2a", "#d9622b", "#2a9bd0", "#9c6b3c", "#4b5563", "#b8a200", "#e0567a"];
@@ -171,7 +171,7 @@ function build(host, opts) {
   const showHover = (u) => {
     const left = u.cursor.left;
     if (left === null || left === undefined || left < 0) {
-      hover.textContent = "\u00a0";
+      setText(hover, "\u00a0");
       return;
     }
     const t = u.posToVal(left, "x");
@@ -192,7 +192,7 @@ function build(host, opts) {
       const n = s.counts ? s.counts[k] : 1;
       parts.push(`${caps[line.k]}: ${n > 1 ? `median ${withUnit(s.values[k], unit)} of ${n} events` : withUnit(s.values[k], unit)}`);
     }
-    hover.textContent = parts.join(" · ");
+    setText(hover, parts.join(" · "));
   };
   const selectCb = () => opts.onSelect;
   const width = Math.max(160, Math.floor(chartBox.getBoundingClientRect().width || host.clientWidth || 600));
@@ -249,7 +249,7 @@ function build(host, opts) {
       text = `${shown} @ ${p.last_time.toFixed(3)} s`;
     } else if (p) text = "no sample in range";
     if (r.text !== text) {
-      value.textContent = r.text = text;
+      setText(value, (r.text = text));
       value.classList.toggle("muted", title === null);
     }
     if (title === null) value.removeAttribute("title");
@@ -413,6 +413,6 @@ function syncLines(box, lines) {
   }
   lines.forEach((l, i) => {
     const el = box.children[i];
-    if (el.textContent !== l.text) el.textContent = l.text;
+    setText(el, l.text);
   });
 }

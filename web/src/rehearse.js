@@ -2,7 +2,7 @@
 // zooms on cold code: engine functions compiled on their first call and
 // page functions not yet optimised by the browser. Those zooms took 15–40
 // ms where a warm one takes 4–8 ms. So once the page is ready, it runs what
-// a zoom runs, a few times, in idle time: the engine answers questions for
+// a zoom runs, ROUNDS times, in idle time: the engine answers questions for
 // ranges inside the view (the answers are dropped), and the timeline and
 // charts redraw the view they already show, so nothing on screen changes.
 // Each round is one short task; any state change stops the rehearsal, since

@@ -73,6 +73,34 @@ func (e *Engine) MetricFamilies() any {
 	return list[model.MetricFamily]{Total: len(e.c.MetricFamilies), Limit: len(e.c.MetricFamilies), Range: [2]float64{0, e.durationS}, Items: nonNil(e.c.MetricFamilies)}
 }
 
+// defaultFamily is the family a report opens on when it has it.
+const defaultFamily = "trtllm_num_requests_running"
+
+// DefaultMetric answers "default_metric": the family the page shows when
+// nothing else is asked for: defaultFamily if the report has it, else the
+// first family with samples in display order, else the first family; nil
+// without metrics.
+func (e *Engine) DefaultMetric() *string {
+	fams := e.c.MetricFamilies
+	pick := -1
+	for i := range fams {
+		if fams[i].Name == defaultFamily {
+			pick = i
+			break
+		}
+		if pick < 0 && fams[i].Samples > 0 {
+			pick = i
+		}
+	}
+	if pick < 0 && len(fams) > 0 {
+		pick = 0
+	}
+	if pick < 0 {
+		return nil
+	}
+	return &fams[pick].Name
+}
+
 // matchSeries lists the series indexes matching the filters, in catalog
 // order. gpu and rank compare as strings; name is exact.
 func (e *Engine) matchSeries(a Args) []int {

@@ -198,3 +198,39 @@ func TestMetricPlotPoints(t *testing.T) {
 		t.Fatalf("oversized plot accepted: %q", msg)
 	}
 }
+
+func TestDefaultMetric(t *testing.T) {
+	fam := func(name string, samples int64) model.MetricFamily {
+		return model.MetricFamily{Name: name, Samples: samples}
+	}
+	for _, tc := range []struct {
+		name string
+		fams []model.MetricFamily
+		want string // "" for null
+	}{
+		{"no metrics", nil, ""},
+		{"first family with samples", []model.MetricFamily{fam("a", 0), fam("b", 3), fam("c", 9)}, "b"},
+		{"the default family, even after others with samples", []model.MetricFamily{fam("b", 3), fam(defaultFamily, 0)}, defaultFamily},
+		{"no samples anywhere: the first family", []model.MetricFamily{fam("a", 0), fam("b", 0)}, "a"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := fixture()
+			d.MetricFamilies = tc.fams
+			e, err := FromDataset(d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			raw, errText := askMetric(t, e, "default_metric", Args{})
+			if errText != "" {
+				t.Fatal(errText)
+			}
+			want := "null"
+			if tc.want != "" {
+				want = `"` + tc.want + `"`
+			}
+			if string(raw) != want {
+				t.Fatalf("default_metric = %s, want %s", raw, want)
+			}
+		})
+	}
+}

@@ -48,7 +48,7 @@ type Args struct {
 const MaxLimit = 1000
 
 // Ops lists the operations Handle understands, in documentation order.
-var Ops = []string{"summary", "requests", "request", "lifecycle", "server_spans", "sessions", "timeline", "overview", "sources", "source", "default_request", "metric_families", "metric_series", "metric_plan", "metrics"}
+var Ops = []string{"summary", "requests", "request", "lifecycle", "server_spans", "sessions", "timeline", "overview", "sources", "source", "default_request", "default_metric", "metric_families", "metric_series", "metric_plan", "metrics"}
 
 // Handle answers one JSON-encoded Request with a JSON envelope. It never
 // panics on bad input: every failure becomes {"ok": false, "error": …}.
@@ -95,6 +95,8 @@ func (e *Engine) Do(r Request) (any, error) {
 		return e.Source(r.Args.ID)
 	case "default_request":
 		return e.DefaultRequest(), nil
+	case "default_metric":
+		return e.DefaultMetric(), nil
 	case "metric_families":
 		return e.MetricFamilies(), nil
 	case "metric_series":

@@ -135,7 +135,11 @@ func render(d *model.Dataset, assets fs.FS, out *stageFiles) (*Manifest, error) 
 		return nil, err
 	}
 	summary := eng.Summary()
-	html, err := renderIndex(assets, d, entry, summary)
+	first, err := firstChart(eng, view, out.dir, summary.Meta.Duration)
+	if err != nil {
+		return nil, err
+	}
+	html, err := renderIndex(assets, d, entry, summary, first)
 	if err != nil {
 		return nil, err
 	}
@@ -217,9 +221,10 @@ type boot struct {
 	Job           string       `json:"job"`
 	Entry         Entry        `json:"entry"`
 	Counts        query.Counts `json:"counts"`
+	FirstChart    *FirstChart  `json:"first_chart,omitempty"`
 }
 
-func renderIndex(assets fs.FS, d *model.Dataset, entry Entry, summary query.Summary) ([]byte, error) {
+func renderIndex(assets fs.FS, d *model.Dataset, entry Entry, summary query.Summary, first *FirstChart) ([]byte, error) {
 	tmplText, err := fs.ReadFile(assets, AssetTemplate)
 	if err != nil {
 		return nil, fmt.Errorf("page assets: %w", err)
@@ -246,7 +251,7 @@ func renderIndex(assets fs.FS, d *model.Dataset, entry Entry, summary query.Summ
 	var b bytes.Buffer
 	err = t.Execute(&b, map[string]any{
 		"Job":    d.Meta.Job,
-		"Boot":   boot{Generator: Generator, FormatVersion: FormatVersion, Schema: model.Schema, Job: d.Meta.Job, Entry: entry, Counts: summary.Counts},
+		"Boot":   boot{Generator: Generator, FormatVersion: FormatVersion, Schema: model.Schema, Job: d.Meta.Job, Entry: entry, Counts: summary.Counts, FirstChart: first},
 		"Script": template.JS(script),
 		"Style":  template.CSS(style),
 	})

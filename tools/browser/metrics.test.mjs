@@ -81,6 +81,61 @@ for (const mode of ["file", "http"]) {
     }
   });
 
+  test(`${mode}: the default view's chart is drawn before the engine loads, then adopted`, async () => {
+    // Before any page script: note what the page shows when it marks its first chart.
+    const init = () => {
+      const mark = performance.mark.bind(performance);
+      performance.mark = (name, ...rest) => {
+        if (name === "dsight:first-chart") {
+          const chart = document.querySelector(".ds-metric-chart");
+          window.__early = {
+            engineUp: typeof window.dsightEngine === "object",
+            card: document.querySelector(".metric-card"),
+            name: document.querySelector(".metric-card")?.dataset.metricName,
+            drawn: chart?.dataset.drawnIds,
+            legend: [...document.querySelectorAll(".ds-metric-value")].map((e) => e.textContent),
+            pixels: [...document.querySelectorAll("#metricCards canvas")].length,
+          };
+        }
+        return mark(name, ...rest);
+      };
+    };
+    let { page, problems } = await open(browser.context, url(), { init });
+    try {
+      await page.evaluate(() => traceExplorer.whenMetricsReady());
+      const early = await page.evaluate(() => ({ ...window.__early, card: undefined, same: window.__early.card === document.querySelector(".metric-card") }));
+      const now = await page.evaluate(() => ({
+        metric: traceExplorer.getState().metric,
+        drawn: document.querySelector(".ds-metric-chart").dataset.drawnIds,
+        legend: [...document.querySelectorAll(".ds-metric-value")].map((e) => e.textContent),
+        sections: document.querySelectorAll("#metrics").length,
+        cards: document.querySelectorAll(".metric-card").length,
+      }));
+      assert.equal(early.engineUp, false, "drawn before the engine was up");
+      assert.equal(early.pixels, 1);
+      assert.equal(early.name, cli(fx.report, "default_metric"));
+      assert.equal(now.metric, early.name);
+      assert.equal(early.same, true, "the card drawn early is the card the page keeps");
+      assert.equal(now.sections, 1);
+      assert.equal(now.cards, 1);
+      assert.equal(early.drawn, now.drawn);
+      assert.deepEqual(early.legend, now.legend);
+      assert.equal(await page.evaluate(() => window.__pwned), undefined);
+      assert.deepEqual(problems, []);
+    } finally {
+      await page.close();
+    }
+    // A view link draws nothing early: its chart waits for the engine.
+    ({ page, problems } = await open(browser.context, `${url()}#view=${encodeURIComponent(JSON.stringify({ pinnedMetrics: [] }))}`, { init }));
+    try {
+      await page.evaluate(() => traceExplorer.whenMetricsReady());
+      assert.equal(await page.evaluate(() => window.__early.engineUp), true);
+      assert.deepEqual(problems, []);
+    } finally {
+      await page.close();
+    }
+  });
+
   test(`${mode}: charts draw, follow the range, pin and round-trip`, async () => {
     const { page, problems, readyAt } = await open(browser.context, url());
     try {

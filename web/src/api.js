@@ -5,7 +5,6 @@
 import { ask } from "./engine.js";
 import { snapshot, checkRange, agentKey } from "./state.js";
 import { queryMetrics, metricArgs, metricDataStatus } from "./metricdata.js";
-import { defaultMetric } from "./metricview.js";
 
 const clampLimit = (v, d, most) => {
   const n = v === undefined ? d : Number(v);
@@ -187,7 +186,7 @@ function restore(view, v) {
   st.hardware = false;
   st.compareNsys = false;
   st.profile = null;
-  st.metric = metrics && typeof st.metric === "string" && metrics.known(st.metric) ? st.metric : metrics ? defaultMetric(metrics.families) : null;
+  st.metric = metrics && typeof st.metric === "string" && metrics.known(st.metric) ? st.metric : metrics ? metrics.defaultName : null;
   if (st.request !== null) {
     const r = view.request(st.request);
     st.expandedSessions.add(r.session);

@@ -8,7 +8,7 @@ import { createState, snapshot, checkRange, agentKey, fitRange, PAGE_SIZE } from
 import { renderTimeline, renderAxis } from "./timeline.js";
 import { renderOverview } from "./overview.js";
 import { renderInspector } from "./inspector.js";
-import { MetricsSection, defaultMetric } from "./metricview.js";
+import { MetricsSection } from "./metricview.js";
 
 export class View {
   constructor(summary) {
@@ -23,6 +23,7 @@ export class View {
     this.metrics = null;
     this.metricsRendering = Promise.resolve();
     this.renders = 0; // counted so idle work can tell the view changed
+    this.earlyChart = null; // the chart drawn before the engine loaded (firstchart.js)
   }
 
   // ---- queries the page needs -------------------------------------------
@@ -357,8 +358,8 @@ export class View {
     $("emptyTimeline").hidden = this.summary.capabilities.requests;
     this.updateOverview = renderOverview(this, ask("overview", {}));
     if (this.summary.capabilities.metrics && !this.metrics) {
-      this.metrics = new MetricsSection(this);
-      this.state.metric = defaultMetric(this.metrics.families);
+      this.metrics = new MetricsSection(this, this.earlyChart);
+      this.state.metric = this.metrics.defaultName;
     }
   }
 }

@@ -1,5 +1,7 @@
 // Bundle entry: the chart library is exposed for the metric views, then the
-// page boots.
+// page boots (imports run first, so main.js waits to be started).
 import uPlot from "uplot";
+import { start } from "./main.js";
+
 window.uPlot = uPlot;
-import "./main.js";
+start();

@@ -7,6 +7,7 @@ import { attach, load, loadEvidence } from "./engine.js";
 import { View } from "./app.js";
 import { createAPI } from "./api.js";
 import { rehearseZooms } from "./rehearse.js";
+import { drawFirstChart } from "./firstchart.js";
 
 function showError(err) {
   const box = $("error");
@@ -18,12 +19,15 @@ async function boot() {
   const bootRecord = JSON.parse($("dsight-boot").textContent);
   performance.mark("dsight:boot");
   const entry = bootRecord.entry;
-  const [engine, core] = await Promise.all([startEngine(entry.engine), loadShard(entry.core)]);
+  const loading = Promise.all([startEngine(entry.engine), loadShard(entry.core)]);
+  const early = drawFirstChart(bootRecord.first_chart);
+  const [engine, core] = await loading;
   performance.mark("dsight:engine");
   attach(engine);
   const summary = load(core);
   performance.mark("dsight:core");
   const view = new View(summary);
+  view.earlyChart = early;
   view.renderChrome();
   wire(view);
   const api = createAPI(view);
@@ -177,9 +181,12 @@ function wireLaneDrag(view, guard) {
   window.addEventListener("blur", cancel);
 }
 
-boot().catch((err) => {
-  window.traceExplorerError = err;
-  $("loading").hidden = true;
-  showError(err);
-  console.error(err);
-});
+// start boots the page; index.js calls it once the chart library is exposed.
+export function start() {
+  boot().catch((err) => {
+    window.traceExplorerError = err;
+    $("loading").hidden = true;
+    showError(err);
+    console.error(err);
+  });
+}

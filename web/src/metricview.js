@@ -29,12 +29,6 @@ export function sortFamilies(fams) {
   return [...fams].sort((a, b) => rank(a.component) - rank(b.component) || cmp(a.component, b.component) || a.group_order - b.group_order || cmp(a.group, b.group) || a.order - b.order || cmp(a.name, b.name));
 }
 
-// defaultMetric: trtllm_num_requests_running if present, else the first
-// family with samples, else the first family.
-export function defaultMetric(fams) {
-  if (!fams.length) return null;
-  return (fams.find((f) => f.name === "trtllm_num_requests_running") || fams.find((f) => f.samples > 0) || fams[0]).name;
-}
 
 function kindSentence(f) {
   if (f.value_kind === "histogram" || f.value_kind === "bucket") return "Values are histogram bucket counts.";
@@ -43,11 +37,15 @@ function kindSentence(f) {
 }
 
 export class MetricsSection {
-  constructor(view) {
+  // early is the card drawn from index.html before the engine loaded
+  // (firstchart.js), {name, card}, which the section adopts.
+  constructor(view, early = null) {
     this.view = view;
     this.families = sortFamilies(ask("metric_families", {}).items);
     this.byName = new Map(this.families.map((f) => [f.name, f]));
+    this.defaultName = ask("default_metric", {});
     this.cards = new Map(); // name → {el, panel, chart, drawnFor, gen}
+    if (early) this.cards.set(early.name, early.card);
     this.filter = "";
     this.build();
     window.addEventListener("resize", () => {
@@ -60,9 +58,11 @@ export class MetricsSection {
     const select = h("select", { id: "workerMetric", "aria-label": "Metric" });
     const pin = h("button", { id: "pinMetric", type: "button" }, "Pin");
     const count = h("span", { id: "metricCount", class: "muted" });
-    this.cardsEl = h("div", { id: "metricCards", class: "metric-cards" });
-    this.section = h("section", { id: "metrics", class: "metrics", "aria-label": "Metrics" }, h("h2", null, "Metrics"), h("div", { class: "metric-controls" }, search, select, pin, count), this.cardsEl);
-    document.querySelector("footer.legend").before(this.section);
+    const controls = h("div", { class: "metric-controls" }, search, select, pin, count);
+    // A section drawn early (firstchart.js) gets its controls; else it is built here.
+    this.section = document.getElementById("metrics") || metricsSection();
+    this.cardsEl = this.section.querySelector("#metricCards");
+    this.cardsEl.before(controls);
     let timer = null;
     search.addEventListener("input", () => {
       clearTimeout(timer);
@@ -190,10 +190,7 @@ export class MetricsSection {
   }
 
   makeCard(name) {
-    const panel = h("div", { class: "dsight-metric-panel", "data-metric-key": chartKey(name) });
-    const head = h("div", { class: "metric-card-head" });
-    const el = h("article", { class: "metric-card", "data-metric-name": name }, head, panel);
-    return { el, head, panel, chart: null, drawnFor: null, gen: 0, width: 0 };
+    return newCard(name);
   }
 
   renderHeader(card, name, k, pinned) {
@@ -204,9 +201,7 @@ export class MetricsSection {
     if (card.headKey === key) return;
     card.headKey = key;
     const head = clear(card.head);
-    head.appendChild(h("div", { class: "metric-title" }, h("strong", null, f.title || f.name), " ", h("code", null, f.name), isPinned ? h("span", { class: "badge" }, "Pinned") : null));
-    head.appendChild(h("p", { class: "muted metric-desc" }, `${f.description} ${kindSentence(f)}`, f.samples ? null : " No samples in the captured trace interval."));
-    if (f.quality) head.appendChild(h("details", null, h("summary", null, "Metric notes"), h("p", null, f.quality)));
+    head.append(...familyHeading(f, isPinned));
     if (isPinned) {
       const i = pinned.indexOf(name);
       const btn = (action, text, label, disabled, fn) => h("button", { type: "button", "data-action": action, "aria-label": label, title: label, disabled, onclick: () => this.guard(fn) }, text);
@@ -255,7 +250,7 @@ export class MetricsSection {
     const panel = card.panel;
     // The width is read once per card and after a resize: reading it on
     // every zoom would force a layout of the freshly re-rendered page.
-    if (!card.width) card.width = Math.min(Math.max(Math.round(panel.clientWidth), 100), 4096);
+    if (!card.width) card.width = chartWidth(panel);
     const width = card.width;
     const want = `${st.from}|${st.to}|${[...hidden].join(",")}|${width}`;
     if (card.drawnFor === want && card.chart) return;
@@ -301,6 +296,7 @@ export class MetricsSection {
       card.buffers.swap();
       card.drawnFor = want;
       panel.style.minHeight = "";
+      markFirstChart();
       measure("dsight:metric-chart", { start: started, detail: { name, series: ids.length, pixels } });
     } catch (err) {
       if (gen !== card.gen) return;
@@ -312,6 +308,41 @@ export class MetricsSection {
       throw err;
     }
   }
+}
+
+// metricsSection builds the empty Metrics section in its place in the page.
+export function metricsSection() {
+  const section = h("section", { id: "metrics", class: "metrics", "aria-label": "Metrics" }, h("h2", null, "Metrics"), h("div", { id: "metricCards", class: "metric-cards" }));
+  document.querySelector("footer.legend").before(section);
+  return section;
+}
+
+// newCard is an empty card for family name: a head and a chart panel.
+export function newCard(name) {
+  const panel = h("div", { class: "dsight-metric-panel", "data-metric-key": chartKey(name) });
+  const head = h("div", { class: "metric-card-head" });
+  const el = h("article", { class: "metric-card", "data-metric-name": name }, head, panel);
+  return { el, head, panel, chart: null, drawnFor: null, gen: 0, width: 0 };
+}
+
+// familyHeading is a card head's content: title, name, description and notes.
+export function familyHeading(f, pinned = false) {
+  const out = [
+    h("div", { class: "metric-title" }, h("strong", null, f.title || f.name), " ", h("code", null, f.name), pinned ? h("span", { class: "badge" }, "Pinned") : null),
+    h("p", { class: "muted metric-desc" }, `${f.description} ${kindSentence(f)}`, f.samples ? null : " No samples in the captured trace interval."),
+  ];
+  if (f.quality) out.push(h("details", null, h("summary", null, "Metric notes"), h("p", null, f.quality)));
+  return out;
+}
+
+// chartWidth is the width a card's chart is drawn at, read from its panel.
+export function chartWidth(panel) {
+  return Math.min(Math.max(Math.round(panel.clientWidth), 100), 4096);
+}
+
+// markFirstChart records, once, when the page first drew a metric chart.
+export function markFirstChart() {
+  if (!performance.getEntriesByName("dsight:first-chart").length) performance.mark("dsight:first-chart");
 }
 
 // question is what a chart of width pixels asks the engine for: the ids of

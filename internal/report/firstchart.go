@@ -1,0 +1,142 @@
+package report
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/dsight/dsight/internal/catalog"
+	"github.com/dsight/dsight/internal/model"
+	"github.com/dsight/dsight/internal/query"
+)
+
+// FirstChart is the chart a report opens on, answered while the report is
+// written by the engine the page runs, with the questions the page would
+// ask: its family, the family's series and the plot of the series shown
+// first over the whole run. The page draws it from index.html while its
+// engine is still loading (about a second for a large run), then asks the
+// engine again at its own width and redraws in place.
+type FirstChart struct {
+	Family json.RawMessage `json:"family"` // its "metric_families" item
+	Series json.RawMessage `json:"series"` // the "metric_series" items of the family
+	Plot   []byte          `json:"plot"`   // the "plot" answer (query.Plot.Encode), base64 in JSON
+	Pixels int             `json:"pixels"`
+}
+
+// firstChartSeries is how many of a family's series a chart shows before
+// its legend is touched: FIRST_SERIES in web/src/metricview.js.
+const firstChartSeries = 12
+
+// firstChartPixels is the plot width asked for: what the page asks for a
+// one-series chart 1,000 px wide. The page asks again at its own width
+// once its engine is up.
+const firstChartPixels = 500
+
+// firstChart answers the report's default chart from eng, reading the
+// metric shards it needs from the staged report at dir. It is nil when the
+// report has no metric family.
+func firstChart(eng *query.Engine, view *catalog.Core, dir string, durationS float64) (*FirstChart, error) {
+	name := eng.DefaultMetric()
+	if name == nil {
+		return nil, nil
+	}
+	var family json.RawMessage
+	for _, f := range view.MetricFamilies {
+		if f.Name == *name {
+			b, err := json.Marshal(f)
+			if err != nil {
+				return nil, err
+			}
+			family = b
+		}
+	}
+	series, err := familySeries(eng, *name)
+	if err != nil {
+		return nil, err
+	}
+	var ids []int
+	for k, s := range series {
+		if k == firstChartSeries {
+			break
+		}
+		ids = append(ids, s.ID)
+		if s.Reference != nil && s.Reference.SeriesID != nil {
+			ids = append(ids, *s.Reference.SeriesID)
+		}
+	}
+	from, to := 0.0, durationS
+	req, err := json.Marshal(query.PlotRequest{From: &from, To: &to, Pixels: firstChartPixels, Series: ids})
+	if err != nil {
+		return nil, err
+	}
+	plot, err := plotLoading(eng, view, dir, req)
+	if err != nil {
+		return nil, fmt.Errorf("first chart (%s): %w", *name, err)
+	}
+	items, err := json.Marshal(series)
+	if err != nil {
+		return nil, err
+	}
+	return &FirstChart{Family: family, Series: items, Plot: plot, Pixels: firstChartPixels}, nil
+}
+
+// familySeries lists a family's series through "metric_series", a page
+// at a time, as the page lists them.
+func familySeries(eng *query.Engine, name string) ([]model.MetricSeries, error) {
+	var out []model.MetricSeries
+	for offset := 0; ; offset += 1000 {
+		req, _ := json.Marshal(map[string]any{"op": "metric_series", "args": map[string]any{"name": name, "offset": offset, "limit": 1000}})
+		var env struct {
+			OK     bool   `json:"ok"`
+			Error  string `json:"error"`
+			Result struct {
+				Total int                  `json:"total"`
+				Items []model.MetricSeries `json:"items"`
+			} `json:"result"`
+		}
+		if err := json.Unmarshal(eng.Handle(req), &env); err != nil {
+			return nil, err
+		}
+		if !env.OK {
+			return nil, errors.New(env.Error)
+		}
+		out = append(out, env.Result.Items...)
+		if len(out) >= env.Result.Total || len(env.Result.Items) == 0 {
+			return out, nil
+		}
+	}
+}
+
+// plotLoading asks for a plot, handing the engine the shards it names
+// from the report at dir until it answers, as the page does.
+func plotLoading(eng *query.Engine, view *catalog.Core, dir string, req []byte) ([]byte, error) {
+	for range 4 {
+		plot, env := eng.HandlePlot(req)
+		if env == nil {
+			return plot, nil
+		}
+		var failure struct {
+			Error  string            `json:"error"`
+			Shards []query.ShardNeed `json:"shards"`
+		}
+		if err := json.Unmarshal(env, &failure); err != nil {
+			return nil, err
+		}
+		if len(failure.Shards) == 0 {
+			return nil, errors.New(failure.Error)
+		}
+		for _, need := range failure.Shards {
+			if len(need.Series) == 0 || need.Series[0] < 0 || need.Series[0] >= len(view.Metrics) {
+				return nil, fmt.Errorf("shard %s names no series of the report", need.ID)
+			}
+			payload, err := ReadMetricShard(dir, &view.Metrics[need.Series[0]])
+			if err != nil {
+				return nil, err
+			}
+			if err := eng.LoadShard(need.ID, payload); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return nil, errors.New("metric shards did not load")
+}

@@ -1,0 +1,132 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"testing"
+
+	"github.com/dsight/dsight/internal/model"
+	"github.com/dsight/dsight/internal/pyramid"
+	"github.com/dsight/dsight/internal/query"
+	"github.com/dsight/dsight/internal/shard"
+)
+
+// withMetrics adds a family without samples and a 14-series family with
+// samples, each series summarized and compressed as the importer does.
+func withMetrics(t *testing.T, d *model.Dataset) *model.Dataset {
+	t.Helper()
+	d.MetricFamilies = []model.MetricFamily{
+		{Name: "quiet", Component: "Frontend", Unit: "requests", Endpoints: []string{}},
+		{Name: "busy", Component: "GPU", Unit: "%", SeriesCount: 14, Samples: 14 * 50, Endpoints: []string{}},
+	}
+	for k := range 14 {
+		b, err := pyramid.NewBuilder(pyramid.Options{Temporal: pyramid.Sample})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range 50 {
+			if err := b.Add(int64(i)*(d.Meta.DurationNS/50), float64((i*(k+3))%11), false); err != nil {
+				t.Fatal(err)
+			}
+		}
+		p := b.Finish()
+		raw, err := p.EncodeShard()
+		if err != nil {
+			t.Fatal(err)
+		}
+		gz, err := shard.Compress(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gpu := string(rune('a' + k))
+		d.Metrics = append(d.Metrics, model.MetricSeries{
+			ID: k, Name: "busy", GPU: &gpu, Labels: []model.MetricLabel{{Key: "gpu", Value: "<b>" + gpu + "</b>"}}, Temporal: "sample",
+			SourceIDs: []int{0}, Samples: 50, Rows: 50, Pyramid: model.InMemory(gz),
+			Shard: &model.MetricShard{Chunks: p.ChunkCount(), FirstNS: 0, LastNS: 49 * (d.Meta.DurationNS / 50), DecodedBytes: len(raw)},
+		})
+	}
+	return d
+}
+
+var bootRecord = regexp.MustCompile(`(?s)<script type="application/json" id="dsight-boot">(.*?)</script>`)
+
+func readBoot(t *testing.T, dir string) map[string]json.RawMessage {
+	t.Helper()
+	html, err := os.ReadFile(filepath.Join(dir, IndexFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := bootRecord.FindSubmatch(html)
+	if m == nil {
+		t.Fatal("index.html has no boot record")
+	}
+	var boot map[string]json.RawMessage
+	if err := json.Unmarshal(m[1], &boot); err != nil {
+		t.Fatal(err)
+	}
+	return boot
+}
+
+func TestFirstChartIsTheEnginesAnswer(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "report")
+	if _, err := Write(withMetrics(t, dataset("job")), assets(t), dir, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	var first FirstChart
+	if err := json.Unmarshal(readBoot(t, dir)["first_chart"], &first); err != nil {
+		t.Fatal(err)
+	}
+	var family model.MetricFamily
+	var series []model.MetricSeries
+	if err := json.Unmarshal(first.Family, &family); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(first.Series, &series); err != nil {
+		t.Fatal(err)
+	}
+	// The family with samples, not the first one; all its series listed.
+	if family.Name != "busy" || len(series) != 14 || first.Pixels != firstChartPixels {
+		t.Fatalf("first chart is %s with %d series at %d px", family.Name, len(series), first.Pixels)
+	}
+
+	// The same question asked of the written report, as the CLI asks it.
+	core, rdir, err := OpenDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng, err := query.New(core)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 12 {
+		payload, err := ReadMetricShard(rdir, &core.Metrics[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := eng.LoadShard(core.Metrics[i].Shard.ID, payload); err != nil {
+			t.Fatal(err)
+		}
+	}
+	from, to := 0.0, float64(core.Meta.DurationNS)/1e9
+	req, _ := json.Marshal(query.PlotRequest{From: &from, To: &to, Pixels: firstChartPixels, Series: []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}})
+	want, env := eng.HandlePlot(req)
+	if env != nil {
+		t.Fatalf("plot: %s", env)
+	}
+	if !bytes.Equal(first.Plot, want) {
+		t.Fatalf("first chart's plot (%d bytes) differs from the engine's answer (%d bytes)", len(first.Plot), len(want))
+	}
+}
+
+func TestNoFirstChartWithoutMetrics(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "report")
+	if _, err := Write(dataset("job"), assets(t), dir, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := readBoot(t, dir)["first_chart"]; ok {
+		t.Fatal("a report without metrics has a first chart")
+	}
+}

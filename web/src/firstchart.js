@@ -1,0 +1,53 @@
+// The chart a report opens on, drawn before the engine has loaded. The
+// engine (a few MB of wasm) and the core shard take about a second to load
+// and decode on a large run; the report writer answered this one chart's
+// questions while writing the report, with the same engine
+// (internal/report/firstchart.go), and put the answers in index.html. The
+// page draws them at once, then adopts the card: once the engine is up,
+// the chart asks again at its own width and redraws in place. Until then
+// it shows and hovers, but does not zoom or toggle series.
+//
+// Only a page opened on its default view draws early: a view link may ask
+// for any family, range or legend.
+
+import { decodePlot } from "./metricplot.js";
+import { FIRST_SERIES, metricsSection, newCard, familyHeading, chartWidth, markFirstChart } from "./metricview.js";
+import "./metricchart.js";
+
+function base64ToBytes(b64) {
+  if (typeof Uint8Array.fromBase64 === "function") return Uint8Array.fromBase64(b64);
+  const bin = atob(b64);
+  const out = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+  return out;
+}
+
+// drawFirstChart draws record (the boot record's first_chart) and returns
+// {name, card} for the metrics section to adopt, or null when the page
+// does not open on its default view or the report has no metrics.
+export function drawFirstChart(record) {
+  if (!record || /^#view=/.test(location.hash)) return null;
+  const f = record.family;
+  const plot = decodePlot(base64ToBytes(record.plot));
+  const section = metricsSection();
+  const card = newCard(f.name);
+  card.head.append(...familyHeading(f));
+  section.querySelector("#metricCards").appendChild(card.el);
+  card.width = chartWidth(card.panel);
+  const idle = () => {};
+  card.chart = window.DSightMetricCharts.mount(card.panel, {
+    from: plot.from,
+    to: plot.to,
+    unit: f.unit,
+    items: record.series,
+    plot: plot.series,
+    hidden: new Set(record.series.slice(FIRST_SERIES).map((s) => String(s.id))),
+    firstN: FIRST_SERIES,
+    onSelect: idle,
+    onToggle: idle,
+    onShowAll: idle,
+    onShowFirst: idle,
+  });
+  markFirstChart();
+  return { name: f.name, card };
+}

@@ -128,19 +128,7 @@ func loadMetricShards(e *query.Engine, core *catalog.Core, dir string, req query
 	if err := json.Unmarshal(raw, &plan); err != nil {
 		return err
 	}
-	for _, need := range plan.Shards {
-		if len(need.Series) == 0 {
-			continue
-		}
-		payload, err := report.ReadMetricShard(dir, &core.Metrics[need.Series[0]])
-		if err != nil {
-			return err
-		}
-		if err := e.LoadShard(need.ID, payload); err != nil {
-			return err
-		}
-	}
-	return nil
+	return report.LoadMetricShards(e, core, dir, plan.Shards)
 }
 
 // Optional flag values keep "not given" apart from zero.

@@ -125,17 +125,8 @@ func plotLoading(eng *query.Engine, view *catalog.Core, dir string, req []byte) 
 		if len(failure.Shards) == 0 {
 			return nil, errors.New(failure.Error)
 		}
-		for _, need := range failure.Shards {
-			if len(need.Series) == 0 || need.Series[0] < 0 || need.Series[0] >= len(view.Metrics) {
-				return nil, fmt.Errorf("shard %s names no series of the report", need.ID)
-			}
-			payload, err := ReadMetricShard(dir, &view.Metrics[need.Series[0]])
-			if err != nil {
-				return nil, err
-			}
-			if err := eng.LoadShard(need.ID, payload); err != nil {
-				return nil, err
-			}
+		if err := LoadMetricShards(eng, view, dir, failure.Shards); err != nil {
+			return nil, err
 		}
 	}
 	return nil, errors.New("metric shards did not load")

@@ -7,6 +7,7 @@ import (
 
 	"github.com/dsight/dsight/internal/catalog"
 	"github.com/dsight/dsight/internal/model"
+	"github.com/dsight/dsight/internal/query"
 )
 
 // addMetricShards writes each series' summary as its own detail shard,
@@ -56,6 +57,28 @@ func ReadMetricShard(dir string, m *model.MetricSeries) ([]byte, error) {
 		return nil, fmt.Errorf("metric shard %s: %w", m.Shard.ID, err)
 	}
 	return raw, nil
+}
+
+// LoadMetricShards reads the metric shards an engine named (in a
+// metric_plan answer or a plot's failure) from the report at dir and hands
+// them over, as the page does with its detail scripts.
+func LoadMetricShards(eng *query.Engine, core *catalog.Core, dir string, needs []query.ShardNeed) error {
+	for _, need := range needs {
+		if len(need.Series) == 0 {
+			continue
+		}
+		if s := need.Series[0]; s < 0 || s >= len(core.Metrics) {
+			return fmt.Errorf("metric shard %s names series %d, which the report does not have", need.ID, s)
+		}
+		payload, err := ReadMetricShard(dir, &core.Metrics[need.Series[0]])
+		if err != nil {
+			return err
+		}
+		if err := eng.LoadShard(need.ID, payload); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // OpenDir is Open that also returns the report directory, for readers that

@@ -11,16 +11,9 @@
 // for any family, range or legend.
 
 import { decodePlot } from "./metricplot.js";
+import { base64ToBytes } from "./loader.js";
 import { FIRST_SERIES, metricsSection, newCard, familyHeading, chartWidth, markFirstChart } from "./metricview.js";
 import "./metricchart.js";
-
-function base64ToBytes(b64) {
-  if (typeof Uint8Array.fromBase64 === "function") return Uint8Array.fromBase64(b64);
-  const bin = atob(b64);
-  const out = new Uint8Array(bin.length);
-  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-  return out;
-}
 
 // drawFirstChart draws record (the boot record's first_chart) and returns
 // {name, card} for the metrics section to adopt, or null when the page

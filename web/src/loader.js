@@ -37,7 +37,8 @@ function loadScript(url, id) {
   });
 }
 
-function base64ToBytes(b64) {
+// base64ToBytes decodes a payload handed over as base64.
+export function base64ToBytes(b64) {
   if (typeof Uint8Array.fromBase64 === "function") return Uint8Array.fromBase64(b64);
   const bin = atob(b64);
   const out = new Uint8Array(bin.length);

@@ -51,8 +51,8 @@ func firstChart(eng *query.Engine, view *catalog.Core, dir string, durationS flo
 		}
 	}
 	series, err := familySeries(eng, *name)
-	if err != nil {
-		return nil, err
+	if err != nil || len(series) == 0 {
+		return nil, err // a family catalogued without series has no chart to draw
 	}
 	var ids []int
 	for k, s := range series {

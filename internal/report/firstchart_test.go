@@ -121,12 +121,18 @@ func TestFirstChartIsTheEnginesAnswer(t *testing.T) {
 	}
 }
 
-func TestNoFirstChartWithoutMetrics(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "report")
-	if _, err := Write(dataset("job"), assets(t), dir, Options{}); err != nil {
-		t.Fatal(err)
-	}
-	if _, ok := readBoot(t, dir)["first_chart"]; ok {
-		t.Fatal("a report without metrics has a first chart")
+func TestNoFirstChartWithoutSeries(t *testing.T) {
+	onlyCatalogued := dataset("job")
+	onlyCatalogued.MetricFamilies = []model.MetricFamily{{Name: "quiet", Component: "Frontend", Endpoints: []string{}}}
+	for name, d := range map[string]*model.Dataset{"no metrics": dataset("job"), "a family without series": onlyCatalogued} {
+		t.Run(name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "report")
+			if _, err := Write(d, assets(t), dir, Options{}); err != nil {
+				t.Fatal(err)
+			}
+			if _, ok := readBoot(t, dir)["first_chart"]; ok {
+				t.Fatal("the report has a first chart")
+			}
+		})
 	}
 }

@@ -317,6 +317,35 @@ test("idle rehearsal of a zoom asks the engine, changes nothing, and yields to t
   }
 });
 
+test("a first chart that cannot be drawn early is drawn from the engine", async () => {
+  const copy = fs.mkdtempSync(path.join(os.tmpdir(), "dsight-early-"));
+  try {
+    fs.cpSync(fx.report, copy, { recursive: true });
+    const index = path.join(copy, "index.html");
+    const html = fs.readFileSync(index, "utf8");
+    const damaged = html.replace(/"plot":"[^"]*"/, '"plot":"AAAA"');
+    assert.notEqual(damaged, html, "the boot record has a first chart");
+    fs.writeFileSync(index, damaged);
+    const { page, problems } = await open(browser.context, fileURL(copy));
+    try {
+      await page.evaluate(() => traceExplorer.whenMetricsReady());
+      const r = await page.evaluate(() => ({
+        error: document.getElementById("error").hidden,
+        sections: document.querySelectorAll("#metrics").length,
+        drawn: document.querySelector(".ds-metric-chart")?.dataset.drawnIds,
+        firstAfterEngine: performance.getEntriesByName("dsight:first-chart")[0].startTime > performance.getEntriesByName("dsight:engine")[0].startTime,
+      }));
+      assert.deepEqual(r, { error: true, sections: 1, drawn: r.drawn || "missing", firstAfterEngine: true });
+      assert.notEqual(r.drawn, "missing");
+      assert.deepEqual(problems, []);
+    } finally {
+      await page.close();
+    }
+  } finally {
+    fs.rmSync(copy, { recursive: true, force: true });
+  }
+});
+
 test("labels stay text; narrow page does not scroll sideways; screenshot", async () => {
   const { page, problems } = await open(browser.context, fileURL(fx.report), { width: 390, height: 900 });
   try {

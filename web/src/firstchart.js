@@ -20,6 +20,18 @@ import "./metricchart.js";
 // does not open on its default view or the report has no metrics.
 export function drawFirstChart(record) {
   if (!record || /^#view=/.test(location.hash)) return null;
+  try {
+    return draw(record);
+  } catch (err) {
+    // Drawing early is a head start, never a condition: the page draws
+    // the chart again from the engine.
+    document.getElementById("metrics")?.remove();
+    console.warn("dsight: the first chart could not be drawn early:", err);
+    return null;
+  }
+}
+
+function draw(record) {
   const f = record.family;
   const plot = decodePlot(base64ToBytes(record.plot));
   const section = metricsSection();

@@ -14,13 +14,12 @@ import (
 // written by the engine the page runs, with the questions the page would
 // ask: its family, the family's series and the plot of the series shown
 // first over the whole run. The page draws it from index.html while its
-// engine is still loading (about a second for a large run), then asks the
+// engine is still loading (one to two seconds for a large run), then asks the
 // engine again at its own width and redraws in place.
 type FirstChart struct {
 	Family json.RawMessage `json:"family"` // its "metric_families" item
 	Series json.RawMessage `json:"series"` // the "metric_series" items of the family
 	Plot   []byte          `json:"plot"`   // the "plot" answer (query.Plot.Encode), base64 in JSON
-	Pixels int             `json:"pixels"`
 }
 
 // firstChartSeries is how many of a family's series a chart shows before
@@ -48,6 +47,7 @@ func firstChart(eng *query.Engine, view *catalog.Core, dir string, durationS flo
 				return nil, err
 			}
 			family = b
+			break
 		}
 	}
 	series, err := familySeries(eng, *name)
@@ -77,7 +77,7 @@ func firstChart(eng *query.Engine, view *catalog.Core, dir string, durationS flo
 	if err != nil {
 		return nil, err
 	}
-	return &FirstChart{Family: family, Series: items, Plot: plot, Pixels: firstChartPixels}, nil
+	return &FirstChart{Family: family, Series: items, Plot: plot}, nil
 }
 
 // familySeries lists a family's series through "metric_series", a page

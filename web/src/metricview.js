@@ -29,7 +29,6 @@ export function sortFamilies(fams) {
   return [...fams].sort((a, b) => rank(a.component) - rank(b.component) || cmp(a.component, b.component) || a.group_order - b.group_order || cmp(a.group, b.group) || a.order - b.order || cmp(a.name, b.name));
 }
 
-
 function kindSentence(f) {
   if (f.value_kind === "histogram" || f.value_kind === "bucket") return "Values are histogram bucket counts.";
   if (f.counter) return "Values are the raw cumulative counter.";
@@ -176,7 +175,7 @@ export class MetricsSection {
     names.forEach((name, k) => {
       let card = this.cards.get(name);
       if (!card) {
-        card = this.makeCard(name);
+        card = newCard(name);
         this.cards.set(name, card);
       }
       this.renderHeader(card, name, k, st.pinnedMetrics);
@@ -187,10 +186,6 @@ export class MetricsSection {
       loads.push(this.load(card, name));
     });
     return Promise.all(loads);
-  }
-
-  makeCard(name) {
-    return newCard(name);
   }
 
   renderHeader(card, name, k, pinned) {

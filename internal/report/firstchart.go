@@ -31,9 +31,15 @@ const firstChartSeries = 12
 // once its engine is up.
 const firstChartPixels = 500
 
+// firstChartMaxBytes bounds what the first chart adds to index.html: a
+// family of thousands of series would make the page slower to open than
+// the engine is to load, so its chart waits for the engine.
+var firstChartMaxBytes = 1 << 20
+
 // firstChart answers the report's default chart from eng, reading the
 // metric shards it needs from the staged report at dir. It is nil when the
-// report has no metric family.
+// report has no metric family with series, or when its answers would take
+// more than firstChartMaxBytes.
 func firstChart(eng *query.Engine, view *catalog.Core, dir string, durationS float64) (*FirstChart, error) {
 	name := eng.DefaultMetric()
 	if name == nil {
@@ -74,7 +80,7 @@ func firstChart(eng *query.Engine, view *catalog.Core, dir string, durationS flo
 		return nil, fmt.Errorf("first chart (%s): %w", *name, err)
 	}
 	items, err := json.Marshal(series)
-	if err != nil {
+	if err != nil || len(items)+len(plot) > firstChartMaxBytes {
 		return nil, err
 	}
 	return &FirstChart{Family: family, Series: items, Plot: plot}, nil

@@ -121,6 +121,18 @@ func TestFirstChartIsTheEnginesAnswer(t *testing.T) {
 	}
 }
 
+func TestNoFirstChartOverItsBound(t *testing.T) {
+	defer func(n int) { firstChartMaxBytes = n }(firstChartMaxBytes)
+	firstChartMaxBytes = 1000
+	dir := filepath.Join(t.TempDir(), "report")
+	if _, err := Write(withMetrics(t, dataset("job")), assets(t), dir, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := readBoot(t, dir)["first_chart"]; ok {
+		t.Fatal("the first chart exceeds its bound and was written anyway")
+	}
+}
+
 func TestNoFirstChartWithoutSeries(t *testing.T) {
 	onlyCatalogued := dataset("job")
 	onlyCatalogued.MetricFamilies = []model.MetricFamily{{Name: "quiet", Component: "Frontend", Endpoints: []string{}}}

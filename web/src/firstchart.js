@@ -1,6 +1,6 @@
 // The chart a report opens on, drawn before the engine has loaded. The
-// engine (a few MB of wasm) and the core shard take about a second to load
-// and decode on a large run; the report writer answered this one chart's
+// engine (a few MB of wasm) and the core shard take one to two seconds to
+// load and decode on a large run; the report writer answered this one chart's
 // questions while writing the report, with the same engine
 // (internal/report/firstchart.go), and put the answers in index.html. The
 // page draws them at once, then adopts the card: once the engine is up,
@@ -17,7 +17,8 @@ import "./metricchart.js";
 
 // drawFirstChart draws record (the boot record's first_chart) and returns
 // {name, card} for the metrics section to adopt, or null when the page
-// does not open on its default view or the report has no metrics.
+// does not open on its default view, the report has no first chart, or it
+// could not be drawn.
 export function drawFirstChart(record) {
   if (!record || /^#view=/.test(location.hash)) return null;
   try {

@@ -336,8 +336,12 @@ export function chartWidth(panel) {
 }
 
 // markFirstChart records, once, when the page first drew a metric chart.
+// It runs on every zoom, so it keeps a flag instead of listing the marks.
+let firstChartMarked = false;
 export function markFirstChart() {
-  if (!performance.getEntriesByName("dsight:first-chart").length) performance.mark("dsight:first-chart");
+  if (firstChartMarked) return;
+  firstChartMarked = true;
+  performance.mark("dsight:first-chart");
 }
 
 // question is what a chart of width pixels asks the engine for: the ids of

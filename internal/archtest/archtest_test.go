@@ -8,6 +8,7 @@ import (
 	"go/token"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path"
 	"path/filepath"
 	"sort"
@@ -22,26 +23,37 @@ const module = "github.com/dsight/dsight/"
 var allowed = map[string][]string{
 	"internal/model":                   {},
 	"internal/shard":                   {},
+	"internal/lifecycle":               {"internal/model"},
 	"internal/catalog":                 {"internal/model", "internal/shard"},
 	"internal/query":                   {"internal/model", "internal/catalog", "internal/pyramid", "internal/shard", "internal/lifecycle"},
 	"internal/report":                  {"internal/model", "internal/catalog", "internal/query", "internal/shard"},
-	"internal/importer":                {"internal/model", "internal/aiperf", "internal/agentperf", "internal/otlp", "internal/dynamolog", "internal/sourcename", "internal/lifecycle", "internal/metrics"},
+	"internal/importer":                {"internal/model", "internal/aiperf", "internal/agentperf", "internal/otlp", "internal/dynamolog", "internal/sourcename", "internal/lifecycle", "internal/metrics", "internal/importer/join"},
+	"internal/importer/join":           {"internal/model", "internal/lifecycle", "internal/sourcename"},
+	"internal/importer/join/jointest":  {"internal/model", "internal/importer/join", "internal/otlp", "internal/dynamolog", "internal/sourcename"},
 	"internal/metrics":                 {"internal/model", "internal/shard", "internal/pyramid", "internal/tachometer", "internal/logmetric", "internal/sglang", "internal/tokenspeed", "internal/sourcename"},
 	"internal/aiperf":                  {"internal/model"},
 	"internal/agentperf":               {"internal/model", "internal/aiperf/jsonl"},
-	"internal/sourcename":              {},
-	"internal/otlp":                    {},
-	"internal/dynamolog":               {"internal/sourcename"},
+	"internal/sourcename":              {"internal/model"},
+	"internal/otlp":                    {"internal/model"},
+	"internal/dynamolog":               {"internal/model"},
 	"internal/logmetric":               {},
 	"internal/logmetric/logmetrictest": {"internal/logmetric", "internal/golden"},
 	"internal/sglang":                  {"internal/logmetric"},
 	"internal/tokenspeed":              {"internal/logmetric"},
 	"internal/tachometer":              {},
-	"internal/lifecycle":               {"internal/otlp", "internal/dynamolog", "internal/sourcename"},
 	"internal/pyramid":                 {"internal/shard"},
 	"wasm":                             {"internal/catalog", "internal/query", "internal/shard"},
 	"web":                              {},
 	"cmd/build":                        {"internal/importer", "internal/report", "internal/query", "internal/catalog", "web"},
+}
+
+// readers are the packages that read input formats, and what only they
+// use. The engine answers from a report, never from inputs: neither the
+// query engine nor the wasm may reach one of them, even indirectly.
+var readers = []string{
+	"internal/aiperf", "internal/aiperf/jsonl", "internal/agentperf", "internal/otlp", "internal/dynamolog",
+	"internal/sourcename", "internal/tachometer", "internal/logmetric", "internal/sglang", "internal/tokenspeed",
+	"internal/metrics", "internal/importer", "internal/importer/join",
 }
 
 // heavy third-party modules and the one package allowed to use each.
@@ -50,9 +62,12 @@ var heavy = map[string]string{
 	"github.com/evanw/esbuild": "tools/bundle",
 }
 
-func TestImportDirection(t *testing.T) {
-	root, _ := filepath.Abs("../..")
-	imports := map[string]map[string]bool{}
+// moduleImports maps every package of the module (by its path below the
+// module) to the packages it imports, from its non-test files.
+func moduleImports(t *testing.T) (root string, imports map[string]map[string]bool) {
+	t.Helper()
+	root, _ = filepath.Abs("../..")
+	imports = map[string]map[string]bool{}
 	fset := token.NewFileSet()
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -81,6 +96,11 @@ func TestImportDirection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return root, imports
+}
+
+func TestImportDirection(t *testing.T) {
+	root, imports := moduleImports(t)
 	var pkgs []string
 	for pkg := range imports {
 		pkgs = append(pkgs, pkg)
@@ -126,5 +146,69 @@ func TestImportDirection(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
 		t.Fatal("not at the module root:", err)
+	}
+}
+
+// The query engine and the page's wasm reach no input reader, directly or
+// through another package.
+func TestEngineReachesNoReader(t *testing.T) {
+	_, imports := moduleImports(t)
+	for _, top := range []string{"internal/query", "wasm"} {
+		seen := map[string]string{} // package → the package that imported it
+		queue := []string{top}
+		for len(queue) > 0 {
+			pkg := queue[0]
+			queue = queue[1:]
+			for imp := range imports[pkg] {
+				own, ok := strings.CutPrefix(imp, module)
+				if !ok || seen[own] != "" || own == top {
+					continue
+				}
+				seen[own] = pkg
+				queue = append(queue, own)
+			}
+		}
+		for _, r := range readers {
+			if via, ok := seen[r]; ok {
+				t.Errorf("%s depends on the input reader %s (imported by %s)", top, r, via)
+			}
+		}
+	}
+}
+
+// What the Go toolchain links into the page's engine: no input reader and
+// no heavy format library.
+func TestWasmDependencies(t *testing.T) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command on PATH")
+	}
+	root, _ := filepath.Abs("../..")
+	cmd := exec.Command(goBin, "list", "-deps", "./wasm")
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list -deps ./wasm: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	if len(deps) < 10 {
+		t.Fatalf("go list listed only %v", deps)
+	}
+	for _, dep := range deps {
+		own, ok := strings.CutPrefix(dep, module)
+		for _, r := range readers {
+			if ok && own == r {
+				t.Errorf("the wasm engine links the input reader %s", own)
+			}
+		}
+		for prefix := range heavy {
+			if strings.HasPrefix(dep, prefix) {
+				t.Errorf("the wasm engine links %s", dep)
+			}
+		}
+		if dep == "regexp" {
+			t.Errorf("the wasm engine links regexp, which only input readers need")
+		}
 	}
 }

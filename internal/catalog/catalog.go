@@ -26,10 +26,11 @@ const (
 	TableRequestIssues = "request_issues"
 	TableSessions      = "sessions"
 	TableAgents        = "agents"
-	TableRequestOrder  = "request_id_order" // request indexes sorted by id, for lookups without a map
-	TableRequestServer = "request_server"   // server evidence joined to requests, one row per such request
-	TableServerChunks  = "server_chunks"    // joined server evidence, deflated, a few hundred requests per row
-	TableServerSpans   = "server_spans"     // server spans no request owns
+	TableRequestOrder  = "request_id_order"   // request indexes sorted by id, for lookups without a map
+	TableRequestServer = "request_server"     // server evidence joined to requests, one row per such request
+	TableServerChunks  = "server_chunks"      // joined server evidence, deflated, EvidencePerChunk requests per row (evidence shard)
+	TableServerSpans   = "server_spans"       // server spans no request owns: times and where each is stored
+	TableSpanChunks    = "server_span_chunks" // those spans' evidence, deflated, EvidencePerChunk spans per row
 )
 
 // Encode lays d out as the core shard.
@@ -185,18 +186,21 @@ func Encode(d *model.Dataset) *shard.Shard {
 		strCol("workers", n, func(k int) string { return joinList(sv(k).Workers) }),
 		intCol("span_count", n, func(k int) int64 { return int64(sv(k).SpanCount) }),
 		intCol("lifecycle_available", n, func(k int) int64 { return boolInt(sv(k).LifecycleAvailable) }),
-		intCol("chunk", n, func(k int) int64 { return int64(sv(k).Chunk) }),
-		intCol("slot", n, func(k int) int64 { return int64(sv(k).Slot) }),
+		intCol("chunk", n, func(k int) int64 { return int64(sv(k).Evidence / EvidencePerChunk) }),
+		intCol("slot", n, func(k int) int64 { return int64(sv(k).Evidence % EvidencePerChunk) }),
 	}}
-	ss := d.ServerSpans
+	ss, origin := d.ServerSpans, d.Meta.OriginNS
 	n = len(ss)
 	serverSpansT := shard.Table{Name: TableServerSpans, Rows: n, Columns: []shard.Column{
-		intCol("start_ns", n, func(k int) int64 { return ss[k].StartNS }),
-		intCol("end_ns", n, func(k int) int64 { return ss[k].EndNS }),
-		strCol("record", n, func(k int) string { return string(ss[k].Record) }),
+		intCol("start_ns", n, func(k int) int64 { return ss[k].StartNS - origin }),
+		intCol("end_ns", n, func(k int) int64 { return ss[k].EndNS - origin }),
+		intCol("chunk", n, func(k int) int64 { return int64(k / EvidencePerChunk) }),
+		intCol("slot", n, func(k int) int64 { return int64(k % EvidencePerChunk) }),
 	}}
+	spanChunks := encodeChunks(len(ss), func(w *EvidenceWriter, k int) { w.AddSpan(&ss[k]) })
+	spanChunksT := chunkTable(TableSpanChunks, spanChunks)
 
-	tables := []shard.Table{meta, notesT, audit, sources, requests, issuesT, sessionsT, agentsT, orderT, serverT, serverSpansT}
+	tables := []shard.Table{meta, notesT, audit, sources, requests, issuesT, sessionsT, agentsT, orderT, serverT, serverSpansT, spanChunksT}
 	return &shard.Shard{Kind: Kind, Tables: append(tables, encodeMetrics(d)...)}
 }
 
@@ -218,17 +222,16 @@ func splitList(s string) []string {
 	return strings.Split(s, "\n")
 }
 
-// EncodeEvidence maps the dataset's server evidence chunks to their shard,
-// each chunk deflated on its own; nil when the run has none.
+// EncodeEvidence maps the dataset's server evidence to its shard,
+// EvidencePerChunk requests to a chunk, each chunk deflated on its own;
+// nil when the run has none.
 func EncodeEvidence(d *model.Dataset) *shard.Shard {
-	if len(d.ServerChunks) == 0 {
+	if len(d.Evidence) == 0 {
 		return nil
 	}
-	chunks := deflateAll(d.ServerChunks)
-	return &shard.Shard{Kind: EvidenceKind, Tables: []shard.Table{{Name: TableServerChunks, Rows: len(chunks), Columns: []shard.Column{
-		strCol("payload", len(chunks), func(k int) string { return chunks[k] }),
-		intCol("bytes", len(chunks), func(k int) int64 { return int64(len(d.ServerChunks[k])) }),
-	}}}}
+	ev := d.Evidence
+	chunks := encodeChunks(len(ev), func(w *EvidenceWriter, k int) { w.AddRequest(&ev[k]) })
+	return &shard.Shard{Kind: EvidenceKind, Tables: []shard.Table{chunkTable(TableServerChunks, chunks)}}
 }
 
 // Decode rebuilds the whole dataset from a core shard and, when the run

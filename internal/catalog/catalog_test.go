@@ -27,7 +27,7 @@ func sample() *model.Dataset {
 				Worker: ptr("worker_1"), Evidence: model.Ref{Source: 0, Line: 2}, Issues: []string{"x", "y"},
 				TimingQuality: "client export", CacheUsageEvidence: &model.Ref{Source: 0, Line: 2}, PhaseEvidence: &model.Ref{Source: 1, Line: 7},
 				IdentityEvidence: &model.Ref{Source: 2, Line: 0}, OriginalStart: ptr("1789642711.5"), OriginalEnd: ptr("1789642719.5"),
-				Server: &model.RequestServer{ServerIDs: []string{"u1", "u2"}, Workers: []string{}, SpanCount: 3, LifecycleAvailable: true, Chunk: 1, Slot: 0},
+				Server: &model.RequestServer{ServerIDs: []string{"u1", "u2"}, Workers: []string{}, SpanCount: 3, LifecycleAvailable: true, Evidence: EvidencePerChunk},
 			},
 			{
 				ID: "r2", Session: "s1", Agent: "a2", Parent: ptr("a1"), Depth: 1, StartNS: 1, EndNS: 2,
@@ -35,10 +35,21 @@ func sample() *model.Dataset {
 			},
 			{ID: "r3", Session: "s2", Agent: "s2", StartNS: 9_000_000_000, EndNS: 9_500_000_000, CachedTokens: ptr(int64(0)), Status: model.StatusError, Evidence: model.Ref{Line: 5}},
 		},
-		ServerChunks: [][]byte{[]byte("chunk zero"), []byte("DSLC\x01 chunk one")},
-		Unread:       []string{"logs/worker.out"},
-		ServerSpans:  []model.ServerSpan{{StartNS: 5, EndNS: 9, Record: []byte(`{"id":"s"}`)}},
+		Evidence:    sampleEvidence(),
+		Unread:      []string{"logs/worker.out"},
+		ServerSpans: everyField()[0].Spans[1:],
 	}
+}
+
+// sampleEvidence fills two chunks; the first request's evidence opens the
+// second.
+func sampleEvidence() []model.RequestEvidence {
+	ev := make([]model.RequestEvidence, EvidencePerChunk+1)
+	for i := range ev {
+		ev[i] = everyField()[1]
+	}
+	ev[EvidencePerChunk] = everyField()[0]
+	return ev
 }
 
 func TestRoundTrip(t *testing.T) {
@@ -124,7 +135,7 @@ func TestDecodeRejects(t *testing.T) {
 	// Evidence that does not hold a request's chunk, or is no evidence
 	// shard, is refused when attached.
 	for name, ev := range map[string]*shard.Shard{
-		"too few chunks": EncodeEvidence(&model.Dataset{ServerChunks: [][]byte{[]byte("only one")}}),
+		"too few chunks": EncodeEvidence(&model.Dataset{Evidence: everyField()[:1]}),
 		"wrong kind":     good,
 	} {
 		c, err := Open(Encode(sample()))

@@ -10,17 +10,33 @@ import (
 	"sync"
 
 	kflate "github.com/klauspost/compress/flate"
+
+	"github.com/dsight/dsight/internal/shard"
 )
 
 // Server evidence chunks are stored deflated: the page keeps the core shard
 // decoded in memory, and readers need one chunk at a time. Each chunk is
 // compressed on its own so a reader inflates only the one it needs.
 
-// deflateAll compresses every chunk, in parallel: at 100k traced requests
-// this is a few hundred MB, the largest single step of writing the core.
-// The standard library inflates the result in the engine.
-func deflateAll(chunks [][]byte) []string {
-	out := make([]string, len(chunks))
+// EvidencePerChunk is how many records (requests, or server spans) share
+// one evidence chunk: large enough that they share their strings (paths,
+// names, attribute keys), small enough that the engine inflates one in a
+// few milliseconds.
+const EvidencePerChunk = 64
+
+// chunk is one encoded evidence chunk, deflated, with its inflated size.
+type chunk struct {
+	deflated string
+	size     int64
+}
+
+// encodeChunks encodes n records, EvidencePerChunk to a chunk, and
+// deflates each chunk, on every core: at 100k traced requests this is a few
+// hundred MB, the largest single step of writing a report. Chunks are
+// independent, so the result is the same in any schedule. The standard
+// library inflates them in the engine.
+func encodeChunks(n int, add func(w *EvidenceWriter, k int)) []chunk {
+	out := make([]chunk, (n+EvidencePerChunk-1)/EvidencePerChunk)
 	var wg sync.WaitGroup
 	next := make(chan int)
 	for range runtime.GOMAXPROCS(0) {
@@ -28,22 +44,36 @@ func deflateAll(chunks [][]byte) []string {
 		go func() {
 			defer wg.Done()
 			var buf bytes.Buffer
-			w, _ := kflate.NewWriter(&buf, kflate.DefaultCompression)
-			for k := range next {
+			fw, _ := kflate.NewWriter(&buf, kflate.DefaultCompression)
+			for c := range next {
+				w := NewEvidenceWriter()
+				for k := c * EvidencePerChunk; k < min(n, (c+1)*EvidencePerChunk); k++ {
+					add(w, k)
+				}
+				raw := w.Bytes()
 				buf.Reset()
-				w.Reset(&buf)
-				w.Write(chunks[k])
-				w.Close()
-				out[k] = buf.String()
+				fw.Reset(&buf)
+				fw.Write(raw)
+				fw.Close()
+				out[c] = chunk{deflated: buf.String(), size: int64(len(raw))}
 			}
 		}()
 	}
-	for k := range chunks {
-		next <- k
+	for c := range out {
+		next <- c
 	}
 	close(next)
 	wg.Wait()
 	return out
+}
+
+// chunkTable stores chunks as a table of payloads and inflated sizes.
+func chunkTable(name string, chunks []chunk) shard.Table {
+	n := len(chunks)
+	return shard.Table{Name: name, Rows: n, Columns: []shard.Column{
+		strCol("payload", n, func(k int) string { return chunks[k].deflated }),
+		intCol("bytes", n, func(k int) int64 { return chunks[k].size }),
+	}}
 }
 
 // maxChunkBytes bounds one inflated chunk.
@@ -72,4 +102,9 @@ func inflate(s string, size int64) ([]byte, error) {
 // ServerChunk returns server evidence chunk k, inflated.
 func (c *Core) ServerChunk(k int) ([]byte, error) {
 	return inflate(c.ServerChunks[k], c.ServerChunkBytes[k])
+}
+
+// ServerSpanChunk returns chunk k of the spans no request owns, inflated.
+func (c *Core) ServerSpanChunk(k int) ([]byte, error) {
+	return inflate(c.SpanChunks[k], c.SpanChunkBytes[k])
 }

@@ -21,10 +21,13 @@ type Core struct {
 	// Server holds the server evidence of the requests that have any, and
 	// ServerSpans the spans no request owns.
 	Server       Server
-	ServerChunks []string // deflated lifecycle chunks; see ServerChunk
+	ServerChunks []string // deflated evidence chunks; see ServerChunk
 	// ServerChunkBytes are the chunks' inflated sizes.
 	ServerChunkBytes []int64
 	ServerSpans      ServerSpans
+	// SpanChunks hold the evidence of ServerSpans; see ServerSpanChunk.
+	SpanChunks     []string
+	SpanChunkBytes []int64
 	// MetricFamilies is the metric catalog; Metrics its series' metadata
 	// and shard descriptors (samples stay in detail shards).
 	MetricFamilies []model.MetricFamily
@@ -44,10 +47,11 @@ type Server struct {
 // IDs splits a stored id list.
 func IDs(list string) []string { return splitList(list) }
 
-// ServerSpans is the server_spans table.
+// ServerSpans is the server_spans table: times relative to the origin,
+// and where each span's evidence is stored in SpanChunks.
 type ServerSpans struct {
-	Start, End []int64
-	Record     []string // JSON objects
+	Start, End  []int64
+	Chunk, Slot []int64
 }
 
 // Strings is a nullable string column; Valid == nil means no nulls.
@@ -171,8 +175,8 @@ func (r *Requests) Row(i int) model.Request {
 	}
 }
 
-// Dataset materializes the whole dataset. A chunk that does not inflate is
-// kept empty: Open has no reason to read every chunk, and readers of one
+// Dataset materializes the whole dataset. A chunk that does not decode is
+// left out: Open has no reason to read every chunk, and readers of one
 // request report the damage through ServerChunk.
 func (c *Core) Dataset() *model.Dataset {
 	d := &model.Dataset{Meta: c.Meta, Audit: c.Audit, Sources: c.Sources, Unread: c.Unread, Requests: make([]model.Request, c.Requests.N)}
@@ -183,16 +187,11 @@ func (c *Core) Dataset() *model.Dataset {
 	for k, i := range sv.Request {
 		d.Requests[i].Server = &model.RequestServer{
 			ServerIDs: splitList(sv.ServerIDs[k]), Workers: splitList(sv.Workers[k]), SpanCount: int(sv.SpanCount[k]),
-			LifecycleAvailable: sv.LifecycleAvailable[k] == 1, Chunk: int(sv.Chunk[k]), Slot: int(sv.Slot[k]),
+			LifecycleAvailable: sv.LifecycleAvailable[k] == 1, Evidence: int(sv.Chunk[k])*EvidencePerChunk + int(sv.Slot[k]),
 		}
 	}
-	for k := range c.ServerChunks {
-		b, _ := c.ServerChunk(k)
-		d.ServerChunks = append(d.ServerChunks, b)
-	}
-	for k := range c.ServerSpans.Start {
-		d.ServerSpans = append(d.ServerSpans, model.ServerSpan{StartNS: c.ServerSpans.Start[k], EndNS: c.ServerSpans.End[k], Record: []byte(c.ServerSpans.Record[k])})
-	}
+	d.Evidence = decodeAll(len(c.ServerChunks), c.ServerChunk, (*EvidenceChunk).Request)
+	d.ServerSpans = decodeAll(len(c.SpanChunks), c.ServerSpanChunk, (*EvidenceChunk).Span)
 	d.MetricFamilies, d.Metrics = c.MetricFamilies, c.Metrics
 	return d
 }
@@ -306,7 +305,10 @@ func Open(s *shard.Shard) (*Core, error) {
 		}
 	}
 	if t := o.table(TableServerSpans); t != nil {
-		c.ServerSpans = ServerSpans{Start: o.ints(t, "start_ns"), End: o.ints(t, "end_ns"), Record: o.strs(t, "record")}
+		c.ServerSpans = ServerSpans{Start: o.ints(t, "start_ns"), End: o.ints(t, "end_ns"), Chunk: o.ints(t, "chunk"), Slot: o.ints(t, "slot")}
+	}
+	if t := o.table(TableSpanChunks); t != nil {
+		c.SpanChunks, c.SpanChunkBytes = o.strs(t, "payload"), o.ints(t, "bytes")
 	}
 	o.metrics(c)
 	if o.err != nil {
@@ -333,6 +335,7 @@ func (c *Core) checkIndexes() error {
 	}
 	for _, check := range []error{
 		within("server evidence request", c.Server.Request, r.N),
+		within("server span chunk", c.ServerSpans.Chunk, len(c.SpanChunks)),
 		within("request session index", r.SessionIndex, len(c.Sessions.ID)),
 		within("request agent index", r.AgentIndex, len(c.Agents.ID)),
 		within("agent session", c.Agents.Session, len(c.Sessions.ID)),
@@ -434,4 +437,25 @@ func (o *opener) requests(t *shard.Table, r *Requests) {
 		OriginalStart: o.optStrs(t, "original_start"), OriginalEnd: o.optStrs(t, "original_end"),
 		SessionIndex: o.ints(t, "session_index"), AgentIndex: o.ints(t, "agent_index"),
 	}
+}
+
+// decodeAll decodes every record of every chunk, in order.
+func decodeAll[T any](chunks int, raw func(int) ([]byte, error), record func(*EvidenceChunk, int) (*T, error)) []T {
+	var out []T
+	for k := range chunks {
+		b, err := raw(k)
+		if err != nil {
+			continue
+		}
+		ch, err := DecodeEvidenceChunk(b)
+		if err != nil {
+			continue
+		}
+		for slot := range ch.Len() {
+			if v, err := record(ch, slot); err == nil {
+				out = append(out, *v)
+			}
+		}
+	}
+	return out
 }

@@ -23,5 +23,6 @@
 // line is counted and skipped, as the reference does; only I/O problems and
 // lines over MaxLineBytes are errors.
 //
-// The package imports only the standard library.
+// Records come out as internal/model values; the package imports only the
+// standard library and internal/model.
 package dynamolog

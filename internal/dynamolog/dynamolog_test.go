@@ -2,11 +2,10 @@ package dynamolog
 
 import (
 	"errors"
+	"github.com/dsight/dsight/internal/model"
 	"reflect"
 	"strings"
 	"testing"
-
-	"github.com/dsight/dsight/internal/sourcename"
 )
 
 func TestTextFields(t *testing.T) {
@@ -116,7 +115,7 @@ func TestIsUUID(t *testing.T) {
 }
 
 func TestTimestamps(t *testing.T) {
-	ns := func(ts *Timestamp) any {
+	ns := func(ts *model.Timestamp) any {
 		if ts == nil {
 			return "no timestamp"
 		}
@@ -126,7 +125,7 @@ func TestTimestamps(t *testing.T) {
 		return *ts.UnixNS
 	}
 	tests := []struct {
-		got  *Timestamp
+		got  *model.Timestamp
 		want any
 	}{
 		{lineTimestamp([]byte("2025-09-02T15:50:01.770028Z  INFO main.init: x")), int64(1756828201770028000)},
@@ -162,7 +161,7 @@ func TestMarkAmbiguityAcrossFiles(t *testing.T) {
 	if a.Bridges[0].ServerConflict || b.Bridges[0].ServerConflict {
 		t.Fatal("a single file shows no conflict")
 	}
-	all := append(append([]Bridge(nil), a.Bridges...), b.Bridges...)
+	all := append(append([]model.Bridge(nil), a.Bridges...), b.Bridges...)
 	MarkAmbiguity(all)
 	var got []bool
 	for _, br := range all {
@@ -197,13 +196,5 @@ func TestLongLine(t *testing.T) {
 	log, err := ScanWorker(strings.NewReader("a\n"+big+"\n"), "w.out")
 	if err != nil || len(log.Bindings) != 1 || log.Bindings[0].Ref.Line != 2 {
 		t.Fatalf("err %v log %+v", err, log)
-	}
-}
-
-func TestRoleMatchesSourcename(t *testing.T) {
-	for _, r := range []string{"aggregated", "Aggregated", "AGG", "Decode", "prefill", "frontend", "worker", ""} {
-		if got, want := canonicalRole(r), sourcename.CanonicalRole(r); got != want {
-			t.Errorf("canonicalRole(%q) = %q, sourcename says %q", r, got, want)
-		}
 	}
 }

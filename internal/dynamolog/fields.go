@@ -3,19 +3,12 @@ package dynamolog
 import (
 	"bytes"
 	"encoding/json"
-	"strings"
+	"github.com/dsight/dsight/internal/model"
 	"unicode"
 	"unicode/utf8"
 )
 
 // Encoding is how a log line recorded its fields.
-type Encoding string
-
-// Line encodings.
-const (
-	EncodingText Encoding = "text" // key=value pairs in readable output
-	EncodingJSON Encoding = "json" // one JSON object (DYN_LOGGING_JSONL)
-)
 
 // fieldKey names an identity field a line can carry.
 type fieldKey int
@@ -56,7 +49,7 @@ type fieldValue struct {
 
 // lineFields are the identity fields of one line.
 type lineFields struct {
-	encoding Encoding
+	encoding model.Encoding
 	v        [numKeys]fieldValue
 }
 
@@ -73,7 +66,7 @@ func (f *lineFields) truthy(k fieldKey) bool {
 	if !v.present {
 		return false
 	}
-	if f.encoding == EncodingText || v.isStr {
+	if f.encoding == model.EncodingText || v.isStr {
 		return v.str != ""
 	}
 	raw := bytes.TrimSpace(v.raw)
@@ -137,7 +130,7 @@ func stripANSI(line []byte) []byte {
 // then "fields", then the top level — tracing-subscriber's span context
 // first, the event's own fields last.
 func jsonFields(line []byte) (lineFields, bool) {
-	f := lineFields{encoding: EncodingJSON}
+	f := lineFields{encoding: model.EncodingJSON}
 	var top map[string]json.RawMessage
 	if json.Unmarshal(line, &top) != nil || top == nil {
 		return f, false
@@ -184,7 +177,7 @@ func (f *lineFields) mergeObject(obj map[string]json.RawMessage) {
 // (?<![\w.])(key)=("(?:[^"\\]|\\.)*"|[^\s,}\]]+) finds them left to right.
 // A quoted value is a JSON string. A repeated key keeps its last value.
 func textFields(line []byte) (lineFields, bool) {
-	f := lineFields{encoding: EncodingText}
+	f := lineFields{encoding: model.EncodingText}
 	resume := 0
 	for {
 		i := bytes.IndexByte(line[resume:], '=')
@@ -208,7 +201,7 @@ func textFields(line []byte) (lineFields, bool) {
 			// The reference JSON-decodes any value that starts with a quote,
 			// including an unterminated one, and then drops the whole line.
 			if !quoted || json.Unmarshal(raw, &s) != nil {
-				return lineFields{encoding: EncodingText}, false
+				return lineFields{encoding: model.EncodingText}, false
 			}
 		} else {
 			s = string(raw)
@@ -311,15 +304,4 @@ func isUUID(s string) bool {
 		}
 	}
 	return true
-}
-
-// canonicalRole lower-cases a role and maps "aggregated" to "agg". It must
-// agree with sourcename.CanonicalRole (a test checks), and is repeated here so
-// that format packages do not import each other.
-func canonicalRole(role string) string {
-	role = strings.ToLower(role)
-	if role == "aggregated" {
-		return "agg"
-	}
-	return role
 }

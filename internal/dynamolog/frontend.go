@@ -2,6 +2,7 @@ package dynamolog
 
 import (
 	"bytes"
+	"github.com/dsight/dsight/internal/model"
 	"io"
 )
 
@@ -10,30 +11,6 @@ type Options struct {
 	// MaxLineBytes is the longest line accepted; 0 means
 	// DefaultMaxLineBytes.
 	MaxLineBytes int
-}
-
-// Bridge records that a frontend line carried both the client's request
-// header and the Dynamo request UUID it was served as.
-type Bridge struct {
-	ClientID string // x_request_id as recorded
-	ServerID string // Dynamo request UUID
-	// ServerKey is the field the UUID came from: "dynamo.request.id", or
-	// the legacy "request_id" when the line had no dynamo.request.id.
-	ServerKey string
-	Encoding  Encoding
-	Time      *Timestamp // the line's recorded timestamp, if any
-	Ref       Ref        // the first line recording this pair
-	// Repeats counts later lines of the same file with the same pair.
-	Repeats int
-	// AlsoOnLine lists other values the server key had on the same text
-	// line. The last value is the one used, as in the reference reader;
-	// the others stay visible instead of silently disappearing.
-	AlsoOnLine []string
-	// ClientAmbiguous: this client id is bridged to more than one UUID
-	// (retries, or a reused header). ServerConflict: this UUID is bridged
-	// from more than one client id. Both are set by MarkAmbiguity.
-	ClientAmbiguous bool
-	ServerConflict  bool
 }
 
 // FrontendLog is what one frontend log contributed.
@@ -51,7 +28,7 @@ type FrontendLog struct {
 	// UUID server id. Lines that do not mention a server key at all are
 	// counted here without being decoded.
 	Unbridged int64
-	Bridges   []Bridge
+	Bridges   []model.Bridge
 }
 
 var clientMarker = []byte(keyNames[keyClient])
@@ -91,8 +68,8 @@ func (o Options) ScanFrontend(r io.Reader, path string) (*FrontendLog, error) {
 			log.Bridges[i].Repeats++
 			return nil
 		}
-		b.Ref = Ref{Path: path, Line: n}
-		if f.encoding == EncodingJSON {
+		b.Ref = model.LineRef{Path: path, Line: n}
+		if f.encoding == model.EncodingJSON {
 			b.Time = recordTimestamp(&f)
 		} else {
 			b.Time = lineTimestamp(line)
@@ -120,10 +97,10 @@ func mayNameServer(line []byte) bool {
 // bridgeFrom reads a bridge from decoded fields: a non-empty string client
 // id and a UUID from dynamo.request.id, or from request_id when
 // dynamo.request.id is absent or empty.
-func bridgeFrom(f *lineFields) (Bridge, bool) {
+func bridgeFrom(f *lineFields) (model.Bridge, bool) {
 	client, ok := f.str(keyClient)
 	if !ok {
-		return Bridge{}, false
+		return model.Bridge{}, false
 	}
 	key := keyDynamoRequest
 	if !f.truthy(keyDynamoRequest) {
@@ -131,9 +108,9 @@ func bridgeFrom(f *lineFields) (Bridge, bool) {
 	}
 	server, ok := f.str(key)
 	if !ok || !isUUID(server) {
-		return Bridge{}, false
+		return model.Bridge{}, false
 	}
-	b := Bridge{ClientID: client, ServerID: server, ServerKey: keyNames[key], Encoding: f.encoding}
+	b := model.Bridge{ClientID: client, ServerID: server, ServerKey: keyNames[key], Encoding: f.encoding}
 	for _, other := range f.v[key].others {
 		if other != server {
 			b.AlsoOnLine = append(b.AlsoOnLine, other)
@@ -144,7 +121,7 @@ func bridgeFrom(f *lineFields) (Bridge, bool) {
 
 // MarkAmbiguity sets ClientAmbiguous and ServerConflict across bridges,
 // which may come from several frontend logs. It recomputes both flags.
-func MarkAmbiguity(bridges []Bridge) {
+func MarkAmbiguity(bridges []model.Bridge) {
 	serverOf := make(map[string]string, len(bridges)) // client → first UUID
 	clientOf := make(map[string]string, len(bridges)) // UUID → first client
 	manyServers := map[string]bool{}

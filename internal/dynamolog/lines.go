@@ -24,14 +24,6 @@ func (e *LineError) Unwrap() error { return e.Err }
 // ErrLineTooLong marks a line over the configured limit.
 var ErrLineTooLong = errors.New("line too long")
 
-// Ref locates a record: the file and its 1-based line.
-type Ref struct {
-	Path string
-	Line int64
-}
-
-func (r Ref) String() string { return fmt.Sprintf("%s:%d", r.Path, r.Line) }
-
 // eachLine calls fn with every line (without its '\n') and its number. The
 // slice is only valid during the call.
 func eachLine(r io.Reader, path string, maxLine int, fn func(line []byte, n int64) error) (lines, bytes int64, err error) {

@@ -2,20 +2,12 @@ package dynamolog
 
 import (
 	"bytes"
+	"github.com/dsight/dsight/internal/model"
 	"time"
 )
 
-// Timestamp is a time as a log line recorded it.
-type Timestamp struct {
-	// Raw is the recorded text, unchanged.
-	Raw string
-	// UnixNS is the exact epoch nanosecond value when Raw is RFC 3339 with
-	// a UTC offset or "Z"; nil for local times, whose zone is unknown here.
-	UnixNS *int64
-}
-
-func newTimestamp(raw string) *Timestamp {
-	ts := &Timestamp{Raw: raw}
+func newTimestamp(raw string) *model.Timestamp {
+	ts := &model.Timestamp{Raw: raw}
 	if t, err := time.Parse(time.RFC3339Nano, raw); err == nil {
 		ns := t.UnixNano()
 		// UnixNano is undefined outside ±292 years; such a line is not
@@ -29,7 +21,7 @@ func newTimestamp(raw string) *Timestamp {
 
 // lineTimestamp returns a text line's leading timestamp token, if its first
 // field looks like a date.
-func lineTimestamp(line []byte) *Timestamp {
+func lineTimestamp(line []byte) *model.Timestamp {
 	line = bytes.TrimLeft(stripANSI(line), " \t")
 	end := bytes.IndexAny(line, " \t")
 	if end < 0 {
@@ -43,7 +35,7 @@ func lineTimestamp(line []byte) *Timestamp {
 }
 
 // recordTimestamp returns a JSON record's "time" (or "timestamp") string.
-func recordTimestamp(f *lineFields) *Timestamp {
+func recordTimestamp(f *lineFields) *model.Timestamp {
 	for _, k := range []fieldKey{keyTime, keyTimestamp} {
 		if s, ok := f.str(k); ok {
 			return newTimestamp(s)
@@ -54,7 +46,7 @@ func recordTimestamp(f *lineFields) *Timestamp {
 
 // firstOffsetTimestamp finds the first ISO 8601 timestamp with an explicit
 // offset or "Z" anywhere in s (YYYY-MM-DDTHH:MM:SS[.fff](Z|±HH:MM)).
-func firstOffsetTimestamp(s []byte) *Timestamp {
+func firstOffsetTimestamp(s []byte) *model.Timestamp {
 	for from := 0; ; {
 		j := bytes.IndexByte(s[from:], 'T')
 		if j < 0 {

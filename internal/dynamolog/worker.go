@@ -2,42 +2,9 @@ package dynamolog
 
 import (
 	"bytes"
+	"github.com/dsight/dsight/internal/model"
 	"io"
 )
-
-// Binding records that a worker process handled a Dynamo request: the
-// request UUID with the host, role and process epoch the worker recorded.
-// It is distinct from engine-local request ids.
-type Binding struct {
-	ServerID string // dynamo.request.id (a UUID)
-	Host     string // dynamo.instance.id as recorded
-	Role     string // dynamo.operation.role, canonical ("aggregated" → "agg")
-	// RecordedRole is the role exactly as the line wrote it.
-	RecordedRole string
-	Process      string // dynamo.process.epoch
-	Encoding     Encoding
-	Time         *Timestamp
-	Ref          Ref // the first line recording this binding
-	// Repeats counts later lines of the same file with the same request,
-	// host, role and process.
-	Repeats int
-}
-
-// EngineMap is one TensorRT-LLM "Engine ID map" row: the Dynamo request id,
-// the engine's process-local client id, and the disaggregated request id.
-// It is observed after submission.
-type EngineMap struct {
-	ServerID string  // request_id as recorded (normally a UUID)
-	ClientID string  // trtllm_client_id, a per-process counter
-	DisaggID *string // disagg_request_id; nil when recorded as None
-	// ObservedAt is the first timestamp with an explicit offset on the line.
-	ObservedAt *Timestamp
-	Encoding   Encoding
-	Ref        Ref
-	// ClientReused: this file maps the same client id to more than one
-	// request id (a restarted process, or ids the file cannot tell apart).
-	ClientReused bool
-}
 
 // WorkerLog is what one worker log contributed.
 type WorkerLog struct {
@@ -53,8 +20,8 @@ type WorkerLog struct {
 	// IncompleteBindings counts decoded lines naming dynamo.request.id
 	// without all of a UUID, host, role and process epoch.
 	IncompleteBindings int64
-	Bindings           []Binding
-	EngineMaps         []EngineMap
+	Bindings           []model.ProcessBinding
+	EngineMaps         []model.EngineMap
 }
 
 var (
@@ -84,7 +51,7 @@ func (o Options) ScanWorker(r io.Reader, path string) (*WorkerLog, error) {
 		f, ok := readFields(line)
 		if !ok {
 			log.Undecodable++
-			if f.encoding == EncodingJSON {
+			if f.encoding == model.EncodingJSON {
 				return nil
 			}
 		}
@@ -94,8 +61,8 @@ func (o Options) ScanWorker(r io.Reader, path string) (*WorkerLog, error) {
 				if i, seen := index[key]; seen {
 					log.Bindings[i].Repeats++
 				} else {
-					b.Ref = Ref{Path: path, Line: n}
-					if f.encoding == EncodingJSON {
+					b.Ref = model.LineRef{Path: path, Line: n}
+					if f.encoding == model.EncodingJSON {
 						b.Time = recordTimestamp(&f)
 					} else {
 						b.Time = lineTimestamp(line)
@@ -109,7 +76,7 @@ func (o Options) ScanWorker(r io.Reader, path string) (*WorkerLog, error) {
 		}
 		if hasEngine {
 			if m, ok := engineMapFrom(line, &f); ok {
-				m.Ref = Ref{Path: path, Line: n}
+				m.Ref = model.LineRef{Path: path, Line: n}
 				log.EngineMaps = append(log.EngineMaps, m)
 			}
 		}
@@ -121,16 +88,16 @@ func (o Options) ScanWorker(r io.Reader, path string) (*WorkerLog, error) {
 
 // bindingFrom reads a binding: a UUID request id and non-empty string host,
 // role and process epoch.
-func bindingFrom(f *lineFields) (Binding, bool) {
+func bindingFrom(f *lineFields) (model.ProcessBinding, bool) {
 	server, ok1 := f.str(keyDynamoRequest)
 	host, ok2 := f.str(keyInstance)
 	role, ok3 := f.str(keyRole)
 	process, ok4 := f.str(keyEpoch)
 	if !ok1 || !ok2 || !ok3 || !ok4 || !isUUID(server) {
-		return Binding{}, false
+		return model.ProcessBinding{}, false
 	}
-	return Binding{
-		ServerID: server, Host: host, Role: canonicalRole(role), RecordedRole: role,
+	return model.ProcessBinding{
+		ServerID: server, Host: host, Role: model.CanonicalRole(role), RecordedRole: role,
 		Process: process, Encoding: f.encoding,
 	}, true
 }
@@ -139,20 +106,20 @@ func bindingFrom(f *lineFields) (Binding, bool) {
 // disagg_request_id=<tok>" (tokens are runs of non-space). In a JSON record
 // the row is read from the message field, so JSON punctuation never ends up
 // inside a token; a text line is searched whole.
-func engineMapFrom(line []byte, f *lineFields) (EngineMap, bool) {
+func engineMapFrom(line []byte, f *lineFields) (model.EngineMap, bool) {
 	text := line
-	enc := EncodingText
-	if f.encoding == EncodingJSON {
+	enc := model.EncodingText
+	if f.encoding == model.EncodingJSON {
 		msg, ok := f.str(keyMessage)
 		if !ok {
-			return EngineMap{}, false
+			return model.EngineMap{}, false
 		}
-		text, enc = []byte(msg), EncodingJSON
+		text, enc = []byte(msg), model.EncodingJSON
 	}
 	for from := 0; ; {
 		i := bytes.Index(text[from:], engineMarker)
 		if i < 0 {
-			return EngineMap{}, false
+			return model.EngineMap{}, false
 		}
 		at := from + i + len(engineMarker)
 		rest := text[at:]
@@ -160,7 +127,7 @@ func engineMapFrom(line []byte, f *lineFields) (EngineMap, bool) {
 		client, rest, ok2 := token(rest, " trtllm_client_id=")
 		disagg, _, ok3 := token(rest, " disagg_request_id=")
 		if ok1 && ok2 && ok3 {
-			m := EngineMap{ServerID: server, ClientID: client, Encoding: enc, ObservedAt: firstOffsetTimestamp(line)}
+			m := model.EngineMap{ServerID: server, ClientID: client, Encoding: enc, ObservedAt: firstOffsetTimestamp(line)}
 			if disagg != "None" {
 				m.DisaggID = &disagg
 			}
@@ -190,7 +157,7 @@ func token(b []byte, prefix string) (string, []byte, bool) {
 
 // markReusedClients flags engine maps whose client id maps to more than one
 // request id within the file.
-func markReusedClients(maps []EngineMap) {
+func markReusedClients(maps []model.EngineMap) {
 	serverOf := map[string]string{}
 	reused := map[string]bool{}
 	for _, m := range maps {

@@ -3,6 +3,8 @@
 // read as evidence (path, size, SHA-256), aligns times to the run origin,
 // counts what it kept and dropped, and reports files it did not read.
 //
-// Parsers never see each other; joins and the time window live here.
-// It imports internal/model and the per-format parser packages.
+// Parsers never see each other; joins and the time window live here (the
+// join of server evidence to client requests in internal/importer/join).
+// It imports internal/model, the per-format parser packages, the join and
+// internal/lifecycle (to say whether a joined request has a lifecycle).
 package importer

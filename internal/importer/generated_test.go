@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/dsight/dsight/internal/lifecycle"
+	"github.com/dsight/dsight/internal/catalog"
 	"github.com/dsight/dsight/tools/gen/synth"
 )
 
@@ -34,21 +34,34 @@ func TestGeneratedRun(t *testing.T) {
 	if d.Audit["duplicate_spans"] != sum.Spans {
 		t.Fatalf("duplicate_spans %d, the replica holds %d", d.Audit["duplicate_spans"], sum.Spans)
 	}
-	// Every request finds its own evidence at its chunk and slot; the run
-	// spans several chunks, encoded in parallel.
-	if len(d.ServerChunks) < 2 {
-		t.Fatalf("%d server chunks; the test needs several", len(d.ServerChunks))
+	// Every request finds its own evidence, in the dataset and at its chunk
+	// and slot in the report's layout; the run spans several chunks,
+	// encoded in parallel.
+	core, err := catalog.Open(catalog.Encode(d))
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, r := range d.Requests {
-		if r.Server == nil {
-			continue
+	if err := core.AttachEvidence(catalog.EncodeEvidence(d)); err != nil {
+		t.Fatal(err)
+	}
+	if len(core.ServerChunks) < 2 {
+		t.Fatalf("%d server chunks; the test needs several", len(core.ServerChunks))
+	}
+	for k, i := range core.Server.Request {
+		r := d.Requests[i]
+		if d.Evidence[r.Server.Evidence].Client.ID != r.ID {
+			t.Fatalf("%s: evidence %d belongs to another request", r.ID, r.Server.Evidence)
 		}
-		c, err := lifecycle.DecodeChunk(d.ServerChunks[r.Server.Chunk])
+		raw, err := core.ServerChunk(int(core.Server.Chunk[k]))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if j, err := c.Request(r.Server.Slot); err != nil || j.Client.ID != r.ID {
-			t.Fatalf("%s: chunk %d slot %d holds another request (%v)", r.ID, r.Server.Chunk, r.Server.Slot, err)
+		c, err := catalog.DecodeEvidenceChunk(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if j, err := c.Request(int(core.Server.Slot[k])); err != nil || j.Client.ID != r.ID {
+			t.Fatalf("%s: chunk %d slot %d holds another request (%v)", r.ID, core.Server.Chunk[k], core.Server.Slot[k], err)
 		}
 	}
 	odd := map[string]bool{}

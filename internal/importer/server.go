@@ -1,27 +1,20 @@
 package importer
 
 import (
-	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/dsight/dsight/internal/dynamolog"
+	"github.com/dsight/dsight/internal/importer/join"
 	"github.com/dsight/dsight/internal/lifecycle"
 	"github.com/dsight/dsight/internal/model"
 	"github.com/dsight/dsight/internal/otlp"
 	"github.com/dsight/dsight/internal/sourcename"
 )
-
-// requestsPerChunk is how many requests' server evidence share one chunk:
-// large enough that chunks share their strings (paths, names, attribute
-// keys), small enough that the engine inflates one in a few milliseconds.
-const requestsPerChunk = 64
 
 // serverFiles are the server-side evidence files of a run.
 type serverFiles struct {
@@ -66,17 +59,12 @@ func discoverServer(logDir string, withOTel bool) (serverFiles, error) {
 
 // serverEvidence is the parsed server-side evidence of a run.
 type serverEvidence struct {
-	in      lifecycle.Input
-	sources map[string]int // evidence path → source id
+	in join.Input
 }
 
 // readServer parses every server evidence file, registering each as a source.
 func (res *Result) readServer(d *model.Dataset, root string, files serverFiles, claimed map[string]bool) (*serverEvidence, error) {
-	var in lifecycle.Input
-	sources := map[string]int{}
-	for _, s := range d.Sources {
-		sources[s.Path] = s.ID
-	}
+	var in join.Input
 	read := func(path, kind string, parse func(src *source) error) error {
 		src, err := res.open(d, root, path, kind)
 		if err != nil {
@@ -89,7 +77,6 @@ func (res *Result) readServer(d *model.Dataset, root string, files serverFiles, 
 		if err := res.finishSource(d, src); err != nil {
 			return err
 		}
-		sources[src.rel] = src.id
 		claimed[path] = true
 		return nil
 	}
@@ -111,7 +98,9 @@ func (res *Result) readServer(d *model.Dataset, root string, files serverFiles, 
 		id, _ := sourcename.Parse(filepath.Base(p))
 		if err := read(p, "worker_log", func(src *source) error {
 			log, err := dynamolog.ScanWorker(src.reader(), src.rel)
-			in.WorkerLogs = append(in.WorkerLogs, lifecycle.WorkerLog{Name: id, Log: log})
+			if log != nil {
+				in.WorkerLogs = append(in.WorkerLogs, join.WorkerLog{Name: id, Bindings: log.Bindings, EngineMaps: log.EngineMaps})
+			}
 			return err
 		}); err != nil {
 			return nil, err
@@ -134,7 +123,7 @@ func (res *Result) readServer(d *model.Dataset, root string, files serverFiles, 
 	if n := len(otel.Invalid); n > 0 {
 		d.Meta.Warnings = append(d.Meta.Warnings, fmt.Sprintf("%d OTel span(s) end before they start; they are counted and never joined (first: %s:%d)", n, otel.Invalid[0].Ref.Path, otel.Invalid[0].Ref.Line))
 	}
-	return &serverEvidence{in: in, sources: sources}, nil
+	return &serverEvidence{in: in}, nil
 }
 
 // window is the union of the recorded server timestamps that carry an
@@ -154,7 +143,7 @@ func (ev *serverEvidence) window() (lo, hi int64, ok bool) {
 	for k := range ev.in.Spans {
 		add(ev.in.Spans[k].StartNS, ev.in.Spans[k].EndNS)
 	}
-	at := func(t *dynamolog.Timestamp) {
+	at := func(t *model.Timestamp) {
 		if t != nil && t.UnixNS != nil {
 			add(*t.UnixNS, *t.UnixNS)
 		}
@@ -163,37 +152,39 @@ func (ev *serverEvidence) window() (lo, hi int64, ok bool) {
 		at(ev.in.Bridges[k].Time)
 	}
 	for _, w := range ev.in.WorkerLogs {
-		for k := range w.Log.Bindings {
-			at(w.Log.Bindings[k].Time)
+		for k := range w.Bindings {
+			at(w.Bindings[k].Time)
 		}
-		for k := range w.Log.EngineMaps {
-			at(w.Log.EngineMaps[k].ObservedAt)
+		for k := range w.EngineMaps {
+			at(w.EngineMaps[k].ObservedAt)
 		}
 	}
 	return lo, hi, ok
 }
 
 // join attaches the server evidence to the client requests (absolute
-// times at this point): each request gets its rendered records and
-// lifecycle; lifecycle spans no request owns become server spans.
+// times at this point): each request with any keeps its joined evidence
+// and a summary of it; lifecycle spans no request owns become server spans.
 func (res *Result) join(d *model.Dataset, ev *serverEvidence, requests []model.Request, originNS, lastNS int64) error {
-	in, sources := ev.in, ev.sources
-	in.Window = &lifecycle.Window{StartNS: originNS, EndNS: lastNS}
+	in := ev.in
+	in.Window = &join.Window{StartNS: originNS, EndNS: lastNS}
 
-	clients := make([]lifecycle.ClientRequest, len(requests))
-	for i, r := range requests {
-		clients[i] = lifecycle.ClientRequest{ID: r.ID, StartNS: r.StartNS, EndNS: r.EndNS, FirstNS: r.FirstNS, Evidence: clientEvidence(d, r.Evidence)}
+	paths := make(map[int]string, len(d.Sources))
+	for _, s := range d.Sources {
+		paths[s.ID] = s.Path
 	}
-	joined, err := lifecycle.Join(clients, in)
+	clients := make([]model.ClientTiming, len(requests))
+	for i, r := range requests {
+		clients[i] = model.ClientTiming{ID: r.ID, StartNS: r.StartNS, EndNS: r.EndNS, FirstNS: r.FirstNS,
+			Evidence: model.LineRef{Path: paths[r.Evidence.Source], Line: r.Evidence.Line}}
+	}
+	joined, err := join.Join(clients, in)
 	if err != nil {
 		return err
 	}
 	for k, v := range joined.Audit {
 		d.Audit[k] += v
 	}
-	frame := lifecycle.Frame{OriginNS: originNS, Sources: sources}
-	// Requests with server evidence, grouped requestsPerChunk at a time.
-	var traced []int
 	for i := range joined.Requests {
 		j := &joined.Requests[i]
 		if len(j.ServerIDs) == 0 && len(j.Spans) == 0 && len(j.Bindings) == 0 && len(j.Engine) == 0 {
@@ -204,69 +195,14 @@ func (res *Result) join(d *model.Dataset, ev *serverEvidence, requests []model.R
 		available := lifecycle.Available(j)
 		requests[i].Server = &model.RequestServer{
 			ServerIDs: append([]string{}, j.ServerIDs...), Workers: append([]string{}, j.Workers...),
-			SpanCount: len(j.Spans), LifecycleAvailable: available,
-			Chunk: len(traced) / requestsPerChunk, Slot: len(traced) % requestsPerChunk,
+			SpanCount: len(j.Spans), LifecycleAvailable: available, Evidence: len(d.Evidence),
 		}
 		requests[i].Issues = append(requests[i].Issues, j.Issues...)
 		if available {
 			d.Audit["clients_with_lifecycle"]++
 		}
-		traced = append(traced, i)
+		d.Evidence = append(d.Evidence, *j)
 	}
-	d.ServerChunks = encodeChunks(joined.Requests, traced)
-	for _, s := range joined.ServerSpanRecords(frame) {
-		b, err := json.Marshal(s)
-		if err != nil {
-			return err
-		}
-		d.ServerSpans = append(d.ServerSpans, model.ServerSpan{StartNS: parseNS(s.RawStartNS) - originNS, EndNS: parseNS(s.RawEndNS) - originNS, Record: b})
-	}
+	d.ServerSpans = joined.ServerSpans
 	return nil
-}
-
-// encodeChunks encodes the requests at the given indexes, requestsPerChunk
-// to a chunk, on every core; chunks are independent, so the result is the
-// same in any schedule.
-func encodeChunks(reqs []lifecycle.Request, idx []int) [][]byte {
-	chunks := make([][]byte, (len(idx)+requestsPerChunk-1)/requestsPerChunk)
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range runtime.GOMAXPROCS(0) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for c := range next {
-				w := lifecycle.NewChunkWriter()
-				for _, i := range idx[c*requestsPerChunk : min(len(idx), (c+1)*requestsPerChunk)] {
-					w.Add(&reqs[i])
-				}
-				chunks[c] = w.Bytes()
-			}
-		}()
-	}
-	for c := range chunks {
-		next <- c
-	}
-	close(next)
-	wg.Wait()
-	return chunks
-}
-
-func clientEvidence(d *model.Dataset, ref model.Ref) lifecycle.Evidence {
-	ev := lifecycle.Evidence{Line: ref.Line}
-	for _, s := range d.Sources {
-		if s.ID == ref.Source {
-			id := s.ID
-			ev.Source, ev.Path = &id, s.Path
-		}
-	}
-	return ev
-}
-
-// parseNS parses the exact decimal nanosecond strings the records
-// carry; they are written by the lifecycle package from int64 values.
-func parseNS(raw string) int64 {
-	var v int64
-	fmt.Sscan(raw, &v)
-	return v
 }

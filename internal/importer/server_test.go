@@ -9,9 +9,9 @@ import (
 	"testing"
 
 	"github.com/dsight/dsight/internal/dynamolog"
-	"github.com/dsight/dsight/internal/lifecycle"
 	"github.com/dsight/dsight/internal/model"
 	"github.com/dsight/dsight/internal/otlp"
+	"github.com/dsight/dsight/internal/query"
 )
 
 // The reference's write_run: one request joined through a frontend bridge
@@ -19,7 +19,7 @@ import (
 func writeRun(t *testing.T) string {
 	t.Helper()
 	root := t.TempDir()
-	src := "../lifecycle/testdata/write_run"
+	src := "join/testdata/write_run"
 	err := filepath.WalkDir(src, func(p string, e os.DirEntry, err error) error {
 		if err != nil || e.IsDir() {
 			return err
@@ -154,7 +154,7 @@ func TestClientlessWindowIsUnionOfSources(t *testing.T) {
 	for _, name := range []string{"front_frontend_0.out", "decode-host_decode_w0.out", "prefill-host_prefill_w0.out"} {
 		f, _ := os.Open(filepath.Join(root, "logs", name))
 		defer f.Close()
-		var times []*dynamolog.Timestamp
+		var times []*model.Timestamp
 		if strings.Contains(name, "frontend") {
 			log, err := dynamolog.ScanFrontend(f, name)
 			if err != nil {
@@ -232,21 +232,25 @@ func TestBadServerInput(t *testing.T) {
 // report reader does.
 func serverDetail(t *testing.T, d *model.Dataset, r model.Request) []byte {
 	t.Helper()
-	c, err := lifecycle.DecodeChunk(d.ServerChunks[r.Server.Chunk])
+	e, ok := engines[d]
+	if !ok {
+		var err error
+		if e, err = query.FromDataset(d); err != nil {
+			t.Fatal(err)
+		}
+		engines[d] = e
+	}
+	detail, err := e.Request(r.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	j, err := c.Request(r.Server.Slot)
-	if err != nil {
-		t.Fatal(err)
-	}
-	frame := lifecycle.Frame{OriginNS: d.Meta.OriginNS, Sources: map[string]int{}}
-	for _, s := range d.Sources {
-		frame.Sources[s.Path] = s.ID
-	}
-	b, err := json.Marshal(j.Detail(frame))
+	b, err := json.Marshal(detail)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return b
 }
+
+// engines holds the engine of each dataset a test asks about: the answers
+// come from the report's layout of the evidence, as the page and CLI read it.
+var engines = map[*model.Dataset]*query.Engine{}

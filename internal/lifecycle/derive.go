@@ -5,73 +5,79 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/dsight/dsight/internal/otlp"
-	"github.com/dsight/dsight/internal/sourcename"
+	"github.com/dsight/dsight/internal/model"
 )
 
 // Layout names the lifecycle layout: cumulative rows ending at
 // chronological milestones.
 const Layout = "cumulative-milestones"
 
-// Lifecycle is a request's server-side breakdown, identical for the page,
-// the CLI and every other surface.
+// Lifecycle is a request's server-side breakdown: plain values, shaped for
+// every surface by internal/query. Times are absolute epoch nanoseconds.
 type Lifecycle struct {
-	Request    string      `json:"request"`
-	Available  bool        `json:"available"`
-	Layout     string      `json:"layout"`
-	Stages     []Stage     `json:"stages"`
-	Activities []Activity  `json:"activities"`
-	Milestones []Milestone `json:"milestones"`
-	Issues     []string    `json:"issues"`
+	Request    string
+	Available  bool
+	Layout     string
+	Stages     []Stage
+	Activities []Activity
+	Milestones []Milestone
+	Issues     []string
 	// Rows[i] lists the ids of stages 0..i: row i is cumulative.
-	Rows   [][]string `json:"rows"`
-	Timing string     `json:"timing"`
+	Rows   [][]string
+	Timing string
 }
 
 // Activity is a joined span from the lifecycle vocabulary.
 type Activity struct {
-	SpanRecord
-	Label       string `json:"label"`
-	Kind        string `json:"kind"`
-	Description string `json:"description"`
-	// ParentActivity is the id of the activity recorded as this span's
-	// parent in the same trace; Depth is 1 under such a parent, else 0.
-	ParentActivity *string `json:"parent_activity"`
-	Depth          int     `json:"depth"`
+	Span        *model.JoinedSpan
+	Label       string
+	Kind        string
+	Description string
+	// ParentActivity is the span id of the activity recorded as this
+	// span's parent in the same trace; Depth is 1 under such a parent,
+	// else 0.
+	ParentActivity *string
+	Depth          int
+}
+
+// Evidence points at the line (and, for a span, the ordinal within the
+// line's record) a milestone was read from. Path is as the parsers
+// recorded it; readers resolve it to a source.
+type Evidence struct {
+	Path    string
+	Line    int64
+	Ordinal *int
 }
 
 // Milestone is a recorded boundary that a stage ends at.
 type Milestone struct {
-	Time       float64  `json:"time"`
-	Label      string   `json:"label"`
-	Role       string   `json:"role"`
-	SpanID     string   `json:"span_id,omitempty"`
-	Trace      string   `json:"trace,omitempty"`
-	Boundary   string   `json:"boundary"`
-	Evidence   Evidence `json:"evidence"`
-	Host       *string  `json:"host,omitempty"`
-	PhaseBasis string   `json:"phase_basis,omitempty"`
-	TimeNS     int64    `json:"-"`
+	TimeNS     int64
+	Label      string
+	Role       string
+	SpanID     string // "" for a client boundary
+	Trace      string
+	Boundary   string
+	Evidence   Evidence
+	Host       *string
+	PhaseBasis string
 }
 
 // Stage is the elapsed time from one milestone to the next.
 type Stage struct {
-	ID           string    `json:"id"`
-	Name         string    `json:"name"`
-	Kind         string    `json:"kind"`
-	Row          int       `json:"row"`
-	Label        string    `json:"label"`
-	Start        float64   `json:"start"`
-	End          float64   `json:"end"`
-	Role         string    `json:"role"`
-	Host         *string   `json:"host"`
-	FromBoundary Milestone `json:"from_boundary"`
-	ToBoundary   Milestone `json:"to_boundary"`
-	Evidence     Evidence  `json:"evidence"`
-	SourceSpanID *string   `json:"source_span_id"`
-	Description  string    `json:"description"`
-	StartNS      int64     `json:"-"`
-	EndNS        int64     `json:"-"`
+	ID           string
+	Name         string
+	Kind         string
+	Row          int
+	Label        string
+	StartNS      int64
+	EndNS        int64
+	Role         string
+	Host         *string
+	FromBoundary Milestone
+	ToBoundary   Milestone
+	Evidence     Evidence
+	SourceSpanID *string
+	Description  string
 }
 
 // Labels of the client boundaries.
@@ -112,14 +118,14 @@ func Unavailable(request string) Lifecycle {
 // prefill and decode setup. Any issue, or unusable first-token timing,
 // discards the server milestones: the stages then split the request only
 // at the client's first token.
-func Derive(r *Request, f Frame) Lifecycle {
-	acts := activities(r, f)
+func Derive(r *model.RequestEvidence) Lifecycle {
+	acts := activities(r)
 	if len(acts) == 0 {
 		return Unavailable(r.Client.ID)
 	}
 	c := &r.Client
 	issues := activityIssues(acts)
-	milestones, repeated := candidateMilestones(acts, f)
+	milestones, repeated := candidateMilestones(acts)
 	issues = append(issues, repeated...)
 	if len(r.ServerIDs) > 1 {
 		issues = append(issues, IssueMultipleAttempts)
@@ -151,13 +157,13 @@ func Derive(r *Request, f Frame) Lifecycle {
 		milestones = milestones[:0]
 	}
 	if usableFirst {
-		milestones = append(milestones, f.clientMilestone(c, *c.FirstNS, LabelFirstToken, "client metric"))
+		milestones = append(milestones, clientMilestone(c, *c.FirstNS, LabelFirstToken, "client metric"))
 	}
-	milestones = append(milestones, f.clientMilestone(c, c.EndNS, LabelClientComplete, "request_end_ns"))
+	milestones = append(milestones, clientMilestone(c, c.EndNS, LabelClientComplete, "request_end_ns"))
 	if c.EndNS < c.StartNS {
 		milestones = milestones[:0]
 	}
-	stages, rows := stagesTo(f.clientMilestone(c, c.StartNS, LabelClientStart, "request_start_ns"), milestones, f)
+	stages, rows := stagesTo(clientMilestone(c, c.StartNS, LabelClientStart, "request_start_ns"), milestones)
 	return Lifecycle{
 		Request: c.ID, Available: true, Layout: Layout,
 		Stages: stages, Activities: acts, Milestones: milestones, Issues: nonNilStrings(issues), Rows: rows,
@@ -167,23 +173,23 @@ func Derive(r *Request, f Frame) Lifecycle {
 
 // Available reports whether Derive finds supported lifecycle activity in
 // the request, without rendering anything: the build needs only this.
-func Available(r *Request) bool {
+func Available(r *model.RequestEvidence) bool {
 	for k := range r.Spans {
 		s := &r.Spans[k]
 		phase := ""
 		if s.Routing != nil {
 			phase = s.Routing.Phase
 		}
-		if _, _, ok := otlp.ActivityFor(s.Name, s.Role(), phase); ok {
+		if _, _, ok := ActivityFor(s.Name, s.Role(), phase); ok {
 			return true
 		}
 	}
 	return false
 }
 
-// activities renders the request's spans that belong to the lifecycle
+// activities lists the request's spans that belong to the lifecycle
 // vocabulary, sorted, with their same-trace parents.
-func activities(r *Request, f Frame) []Activity {
+func activities(r *model.RequestEvidence) []Activity {
 	acts := make([]Activity, 0, len(r.Spans))
 	for k := range r.Spans {
 		s := &r.Spans[k]
@@ -191,34 +197,34 @@ func activities(r *Request, f Frame) []Activity {
 		if s.Routing != nil {
 			phase = s.Routing.Phase
 		}
-		label, kind, ok := otlp.ActivityFor(s.Name, s.Role(), phase)
+		label, kind, ok := ActivityFor(s.Name, s.Role(), phase)
 		if !ok {
 			continue
 		}
-		description := otlp.ActivityDescription(s.Name)
+		description := ActivityDescription(s.Name)
 		if s.Routing != nil && s.Name == "kv_router.select_worker" {
 			description = s.Routing.Basis
 		}
-		acts = append(acts, Activity{SpanRecord: s.Record(f), Label: label, Kind: kind, Description: description})
+		acts = append(acts, Activity{Span: s, Label: label, Kind: kind, Description: description})
 	}
 	slices.SortStableFunc(acts, func(a, b Activity) int {
-		return cmp.Or(cmp.Compare(a.startNS, b.startNS), cmp.Compare(b.endNS, a.endNS),
-			cmp.Compare(a.Trace, b.Trace), cmp.Compare(a.ID, b.ID))
+		return cmp.Or(cmp.Compare(a.Span.StartNS, b.Span.StartNS), cmp.Compare(b.Span.EndNS, a.Span.EndNS),
+			cmp.Compare(a.Span.TraceID, b.Span.TraceID), cmp.Compare(a.Span.SpanID, b.Span.SpanID))
 	})
 	type key struct{ trace, id string }
 	byKey := make(map[key]int, len(acts))
 	for i := range acts {
-		if _, dup := byKey[key{acts[i].Trace, acts[i].ID}]; !dup {
-			byKey[key{acts[i].Trace, acts[i].ID}] = i
+		if _, dup := byKey[key{acts[i].Span.TraceID, acts[i].Span.SpanID}]; !dup {
+			byKey[key{acts[i].Span.TraceID, acts[i].Span.SpanID}] = i
 		}
 	}
 	for i := range acts {
 		a := &acts[i]
-		if a.Parent == nil || *a.Parent == a.ID {
+		if a.Span.ParentSpanID == "" || a.Span.ParentSpanID == a.Span.SpanID {
 			continue
 		}
-		if p, ok := byKey[key{a.Trace, *a.Parent}]; ok {
-			a.ParentActivity, a.Depth = &acts[p].ID, 1
+		if p, ok := byKey[key{a.Span.TraceID, a.Span.ParentSpanID}]; ok {
+			a.ParentActivity, a.Depth = &acts[p].Span.SpanID, 1
 		}
 	}
 	return acts
@@ -227,14 +233,14 @@ func activities(r *Request, f Frame) []Activity {
 func activityIssues(acts []Activity) []string {
 	var issues []string
 	for i := range acts {
-		if acts[i].endNS < acts[i].startNS {
+		if acts[i].Span.EndNS < acts[i].Span.StartNS {
 			issues = append(issues, IssueInvertedActivity)
 			break
 		}
 	}
 	byID := map[[2]string]*Activity{}
 	for i := range acts {
-		k := [2]string{acts[i].Trace, acts[i].ID}
+		k := [2]string{acts[i].Span.TraceID, acts[i].Span.SpanID}
 		if _, dup := byID[k]; !dup {
 			byID[k] = &acts[i]
 		}
@@ -244,8 +250,8 @@ func activityIssues(acts []Activity) []string {
 		if a.ParentActivity == nil {
 			continue
 		}
-		p := byID[[2]string{a.Trace, *a.ParentActivity}]
-		if a.startNS < p.startNS || a.endNS > p.endNS {
+		p := byID[[2]string{a.Span.TraceID, *a.ParentActivity}]
+		if a.Span.StartNS < p.Span.StartNS || a.Span.EndNS > p.Span.EndNS {
 			issues = append(issues, IssueChildOutside)
 			break
 		}
@@ -255,12 +261,12 @@ func activityIssues(acts []Activity) []string {
 
 // candidateMilestones collects the server boundaries that a unique span
 // supplies, and an issue for every boundary that several spans claim.
-func candidateMilestones(acts []Activity, f Frame) (milestones []Milestone, issues []string) {
+func candidateMilestones(acts []Activity) (milestones []Milestone, issues []string) {
 	add := func(name, label, role string, atStart bool) {
 		var found *Activity
 		for i := range acts {
 			a := &acts[i]
-			if a.Name != name || (role != "" && sourcename.CanonicalRole(a.Role) != role) {
+			if a.Span.Name != name || (role != "" && a.Span.Role() != role) {
 				continue
 			}
 			if found != nil {
@@ -270,17 +276,17 @@ func candidateMilestones(acts []Activity, f Frame) (milestones []Milestone, issu
 			found = a
 		}
 		if found != nil {
-			milestones = append(milestones, spanMilestone(found, label, atStart, f))
+			milestones = append(milestones, spanMilestone(found, label, atStart))
 		}
 	}
 	add("request.preprocessing", "Preprocessing complete", "", false)
-	for _, role := range []string{sourcename.RolePrefill, sourcename.RoleDecode, sourcename.RoleAgg} {
+	for _, role := range []string{model.RolePrefill, model.RoleDecode, model.RoleAgg} {
 		title := capitalize(role)
 		var selected *Activity
 		repeated := false
 		for i := range acts {
 			a := &acts[i]
-			if a.Name != "kv_router.select_worker" || a.routing == nil || sourcename.CanonicalRole(a.routing.Phase) != role {
+			if a.Span.Name != "kv_router.select_worker" || a.Span.Routing == nil || model.CanonicalRole(a.Span.Routing.Phase) != role {
 				continue
 			}
 			if selected != nil {
@@ -292,13 +298,13 @@ func candidateMilestones(acts []Activity, f Frame) (milestones []Milestone, issu
 		if repeated {
 			issues = append(issues, "Repeated "+role+" selection"+repeatedSuffix)
 		} else if selected != nil {
-			m := spanMilestone(selected, title+" route selected", false, f)
-			m.PhaseBasis = selected.routing.Basis
+			m := spanMilestone(selected, title+" route selected", false)
+			m.PhaseBasis = selected.Span.Routing.Basis
 			milestones = append(milestones, m)
 		}
 		add("worker.admission", title+" transport ready", role, false)
 		add("request.dispatch", title+" response stream created", role, false)
-		if role == sourcename.RolePrefill {
+		if role == model.RolePrefill {
 			add("worker.operation.prefill", "Prefill response handling complete", role, false)
 		}
 	}
@@ -306,24 +312,35 @@ func candidateMilestones(acts []Activity, f Frame) (milestones []Milestone, issu
 	return milestones, issues
 }
 
-func spanMilestone(a *Activity, label string, atStart bool, f Frame) Milestone {
+func spanMilestone(a *Activity, label string, atStart bool) Milestone {
+	sp := a.Span
+	ordinal := sp.Ref.Ordinal
 	m := Milestone{
-		Label: label, Role: a.Role, SpanID: a.ID, Trace: a.Trace, Boundary: "end",
-		Evidence: a.Evidence, Host: a.Host, TimeNS: a.endNS,
+		Label: label, Role: sp.Role(), SpanID: sp.SpanID, Trace: sp.TraceID, Boundary: "end",
+		Evidence: Evidence{Path: sp.Ref.Path, Line: sp.Ref.Line, Ordinal: &ordinal},
+		Host:     RecordedHost(sp.Span), TimeNS: sp.EndNS,
 	}
 	if atStart {
-		m.Boundary, m.TimeNS = "start", a.startNS
+		m.Boundary, m.TimeNS = "start", sp.StartNS
 	}
-	m.Time = f.Seconds(m.TimeNS)
 	return m
 }
 
-func (f Frame) clientMilestone(c *ClientRequest, ns int64, label, boundary string) Milestone {
-	return Milestone{Time: f.Seconds(ns), Label: label, Role: "client", Boundary: boundary, Evidence: c.Evidence, TimeNS: ns}
+func clientMilestone(c *model.ClientTiming, ns int64, label, boundary string) Milestone {
+	return Milestone{Label: label, Role: "client", Boundary: boundary, Evidence: Evidence{Path: c.Evidence.Path, Line: c.Evidence.Line}, TimeNS: ns}
+}
+
+// RecordedHost is the span's non-empty dynamo.instance.id; nil when it
+// records none. A collector directory is never a host.
+func RecordedHost(sp *model.Span) *string {
+	if h, ok := sp.Attrs.String("dynamo.instance.id"); ok && h != "" {
+		return &h
+	}
+	return nil
 }
 
 // stagesTo partitions the time from start through each milestone in turn.
-func stagesTo(start Milestone, milestones []Milestone, f Frame) ([]Stage, [][]string) {
+func stagesTo(start Milestone, milestones []Milestone) ([]Stage, [][]string) {
 	stages := make([]Stage, 0, len(milestones))
 	ids := make([]string, 0, len(milestones))
 	rows := make([][]string, 0, len(milestones))
@@ -342,11 +359,10 @@ func stagesTo(start Milestone, milestones []Milestone, f Frame) ([]Stage, [][]st
 		}
 		stages = append(stages, Stage{
 			ID: id, Name: "milestone_interval", Kind: "progress", Row: i, Label: m.Label,
-			Start: f.Seconds(previous.TimeNS), End: f.Seconds(m.TimeNS), Role: m.Role, Host: host,
+			StartNS: previous.TimeNS, EndNS: m.TimeNS, Role: m.Role, Host: host,
 			FromBoundary: previous, ToBoundary: m, Evidence: m.Evidence, SourceSpanID: source,
 			Description: "Elapsed time from " + previous.Label + " to " + m.Label + ". " +
 				"Includes any intervening gaps and concurrent work; not exclusive engine time.",
-			StartNS: previous.TimeNS, EndNS: m.TimeNS,
 		})
 		ids = append(ids, id)
 		rows = append(rows, ids[:i+1:i+1])

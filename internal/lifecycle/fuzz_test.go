@@ -1,14 +1,16 @@
-package lifecycle
+package lifecycle_test
 
 import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"github.com/dsight/dsight/internal/importer/join"
+	"github.com/dsight/dsight/internal/importer/join/jointest"
+	"github.com/dsight/dsight/internal/lifecycle"
+	"github.com/dsight/dsight/internal/model"
 	"slices"
 	"strconv"
 	"testing"
-
-	"github.com/dsight/dsight/internal/otlp"
 )
 
 // The fuzz input is a compact request: a 9-byte header (flags, duration
@@ -34,29 +36,29 @@ const (
 	flagInverted = 1 << 2
 )
 
-func decodeFuzzRequest(data []byte) *Request {
+func decodeFuzzRequest(data []byte) *model.RequestEvidence {
 	if len(data) < fuzzHeader {
 		return nil
 	}
 	flags := data[0]
 	duration := int64(binary.LittleEndian.Uint32(data[1:]))
 	first := int64(int32(binary.LittleEndian.Uint32(data[5:])))
-	r := &Request{
-		Client:    ClientRequest{ID: "fuzz", StartNS: ms(0), EndNS: ms(duration), Evidence: clientEvidence(1)},
-		ServerIDs: []string{serverID},
+	r := &model.RequestEvidence{
+		Client:    model.ClientTiming{ID: "fuzz", StartNS: jointest.MS(0), EndNS: jointest.MS(duration), Evidence: jointest.ClientEvidence(1)},
+		ServerIDs: []string{jointest.ServerID},
 	}
 	if flags&flagInverted != 0 {
-		r.Client.EndNS = ms(-duration - 1)
+		r.Client.EndNS = jointest.MS(-duration - 1)
 	}
 	if flags&flagFirst != 0 {
-		r.Client.FirstNS = ptr(ms(first))
+		r.Client.FirstNS = jointest.Ptr(jointest.MS(first))
 	}
 	if flags&flagRetry != 0 {
-		r.ServerIDs = append(r.ServerIDs, otherUUID)
+		r.ServerIDs = append(r.ServerIDs, jointest.OtherUUID)
 	}
 	body := data[fuzzHeader:]
 	n := min(len(body)/fuzzSpanSize, fuzzMaxSpans)
-	spans := make([]otlp.Span, n)
+	spans := make([]model.Span, n)
 	for i := range n {
 		b := body[i*fuzzSpanSize:]
 		parent := "root"
@@ -66,13 +68,13 @@ func decodeFuzzRequest(data []byte) *Request {
 		start := int64(int32(binary.LittleEndian.Uint32(b[4:])))
 		dur := int64(int32(binary.LittleEndian.Uint32(b[8:])))
 		role := fuzzRoles[int(b[1])%len(fuzzRoles)]
-		spans[i] = makeSpan(spanSpec{
-			id: "s" + strconv.Itoa(i), name: fuzzNames[int(b[0])%len(fuzzNames)], role: role,
-			parent: parent, start: start, end: start + dur, trace: "t" + strconv.Itoa(int(b[2])%3),
+		spans[i] = jointest.MakeSpan(jointest.SpanSpec{
+			ID: "s" + strconv.Itoa(i), Name: fuzzNames[int(b[0])%len(fuzzNames)], Role: role,
+			Parent: parent, Start: start, End: start + dur, Trace: "t" + strconv.Itoa(int(b[2])%3),
 		}, i)
-		sp := Span{Span: &spans[i], Join: JoinRequestID}
+		sp := model.JoinedSpan{Span: &spans[i], Join: model.JoinRequestID}
 		if phase := fuzzPhases[int(b[12])%len(fuzzPhases)]; phase != "" {
-			sp.Routing = &RoutingContext{Phase: phase, RouteSpanID: "route", Basis: routingBasis}
+			sp.Routing = &model.RoutingContext{Phase: phase, RouteSpanID: "route", Basis: join.RoutingBasis}
 		}
 		r.Spans = append(r.Spans, sp)
 	}
@@ -81,8 +83,8 @@ func decodeFuzzRequest(data []byte) *Request {
 
 // encodeFuzzRequest is the inverse for whole-millisecond requests, so
 // that the seeds include the fixture's joined request.
-func encodeFuzzRequest(t testing.TB, r *Request) []byte {
-	toMS := func(ns int64) int64 { return (ns - origin) / 1_000_000 }
+func encodeFuzzRequest(t testing.TB, r *model.RequestEvidence) []byte {
+	toMS := func(ns int64) int64 { return (ns - jointest.Origin) / 1_000_000 }
 	out := make([]byte, fuzzHeader)
 	if r.Client.FirstNS != nil {
 		out[0] |= flagFirst
@@ -117,7 +119,7 @@ func encodeFuzzRequest(t testing.TB, r *Request) []byte {
 }
 
 func FuzzDerive(f *testing.F) {
-	j := joinWriteRun(f)
+	j := jointest.JoinWriteRun(f)
 	seed := encodeFuzzRequest(f, &j.Requests[0])
 	f.Add(seed)
 	f.Add(seed[:fuzzHeader])
@@ -133,7 +135,7 @@ func FuzzDerive(f *testing.F) {
 		if r == nil {
 			return
 		}
-		l := Derive(r, writeRunFrame())
+		l := lifecycle.Derive(r)
 		if _, err := json.Marshal(l); err != nil {
 			t.Fatal(err)
 		}
@@ -144,10 +146,10 @@ func FuzzDerive(f *testing.F) {
 }
 
 // lifecycleInvariants checks what every lifecycle must satisfy.
-func lifecycleInvariants(r *Request, l Lifecycle) error {
+func lifecycleInvariants(r *model.RequestEvidence, l lifecycle.Lifecycle) error {
 	activities := 0
 	for _, sp := range r.Spans {
-		if _, _, ok := otlp.ActivityFor(sp.Name, sp.Role(), ""); ok {
+		if _, _, ok := lifecycle.ActivityFor(sp.Name, sp.Role(), ""); ok {
 			activities++
 		}
 	}
@@ -176,12 +178,12 @@ func lifecycleInvariants(r *Request, l Lifecycle) error {
 			return fmt.Errorf("row %d = %v", i, l.Rows[i])
 		}
 		sum += s.EndNS - s.StartNS
-		if s.Label == LabelFirstToken && sum != *c.FirstNS-c.StartNS {
+		if s.Label == lifecycle.LabelFirstToken && sum != *c.FirstNS-c.StartNS {
 			return fmt.Errorf("stages through the first token sum to %d, TTFT %d", sum, *c.FirstNS-c.StartNS)
 		}
 		at = s.EndNS
 	}
-	if sum != c.EndNS-c.StartNS || len(l.Stages) == 0 || l.Stages[len(l.Stages)-1].Label != LabelClientComplete {
+	if sum != c.EndNS-c.StartNS || len(l.Stages) == 0 || l.Stages[len(l.Stages)-1].Label != lifecycle.LabelClientComplete {
 		return fmt.Errorf("stages sum to %d of %d", sum, c.EndNS-c.StartNS)
 	}
 	return nil
@@ -190,9 +192,9 @@ func lifecycleInvariants(r *Request, l Lifecycle) error {
 // The fixture survives the fuzz encoding, so the main seed exercises the
 // full milestone path.
 func TestFuzzSeedRoundTrip(t *testing.T) {
-	j := joinWriteRun(t)
+	j := jointest.JoinWriteRun(t)
 	r := decodeFuzzRequest(encodeFuzzRequest(t, &j.Requests[0]))
-	l := Derive(r, writeRunFrame())
+	l := lifecycle.Derive(r)
 	if len(l.Issues) != 0 || len(l.Stages) != 11 || len(l.Activities) != 12 {
 		t.Fatalf("issues %q, %d stages, %d activities", l.Issues, len(l.Stages), len(l.Activities))
 	}

@@ -11,12 +11,14 @@ type Dataset struct {
 	Audit    Audit
 	Sources  []Source
 	Requests []Request
-	// ServerChunks hold the joined server evidence of the requests with a
-	// RequestServer, a few hundred requests per chunk, in the encoding of
-	// internal/lifecycle's ChunkWriter (opaque here).
-	ServerChunks [][]byte
-	// ServerSpans are server spans no client request owns.
-	ServerSpans []ServerSpan
+	// Evidence holds the server evidence joined to the requests that have a
+	// RequestServer (its Evidence field indexes this list), in request order.
+	// Server evidence keeps the recorded absolute epoch nanoseconds;
+	// readers measure them from Meta.OriginNS.
+	Evidence []RequestEvidence
+	// ServerSpans are valid server spans no client request owns, sorted as
+	// the join found them.
+	ServerSpans []JoinedSpan
 	// MetricFamilies is the metric catalog, in display order; Metrics are
 	// its series, in the same order.
 	MetricFamilies []MetricFamily

@@ -2,6 +2,7 @@ package otlp
 
 import (
 	"encoding/base64"
+	"github.com/dsight/dsight/internal/model"
 	"math"
 	"strconv"
 )
@@ -9,12 +10,12 @@ import (
 // attributes reads a KeyValue list. A span's attributes are decoded
 // straight into the record's slab (see keep); nested lists get their own
 // slices.
-func (d *recordDecoder) attributes(depth int) (Attributes, error) {
+func (d *recordDecoder) attributes(depth int) (model.Attributes, error) {
 	ok, err := d.openArray()
 	if !ok || err != nil {
 		return nil, err
 	}
-	var attrs Attributes
+	var attrs model.Attributes
 	start := len(d.slab)
 	if depth == 0 {
 		attrs = d.slab
@@ -30,11 +31,11 @@ func (d *recordDecoder) attributes(depth int) (Attributes, error) {
 		if depth == 0 && len(attrs) == cap(attrs) {
 			// The slab is full: move this span's attributes so far to a
 			// fresh one.
-			fresh := make(Attributes, len(attrs)-start, max(attrSlab, 2*(len(attrs)-start)))
+			fresh := make(model.Attributes, len(attrs)-start, max(attrSlab, 2*(len(attrs)-start)))
 			copy(fresh, attrs[start:])
 			attrs, start = fresh, 0
 		}
-		attrs = append(attrs, Attr{})
+		attrs = append(attrs, model.Attr{})
 		if err := d.keyValue(&attrs[len(attrs)-1], depth); err != nil {
 			if depth == 0 {
 				d.keep(attrs, start, err)
@@ -48,7 +49,7 @@ func (d *recordDecoder) attributes(depth int) (Attributes, error) {
 // record's spans: one allocation per few thousand attributes instead of one
 // per span, which matters at millions of spans. Slab entries are never
 // rewritten once kept. On error the slab forgets the partial list.
-func (d *recordDecoder) keep(attrs Attributes, start int, err error) (Attributes, error) {
+func (d *recordDecoder) keep(attrs model.Attributes, start int, err error) (model.Attributes, error) {
 	if err != nil {
 		d.slab = attrs[:start]
 		return nil, err
@@ -63,7 +64,7 @@ func (d *recordDecoder) keep(attrs Attributes, start int, err error) (Attributes
 // attrSlab is how many attributes one slab holds.
 const attrSlab = 4096
 
-func (d *recordDecoder) keyValue(kv *Attr, depth int) error {
+func (d *recordDecoder) keyValue(kv *model.Attr, depth int) error {
 	ok, err := d.openObject()
 	if !ok || err != nil {
 		return err
@@ -97,11 +98,11 @@ func (d *recordDecoder) keyValue(kv *Attr, depth int) error {
 }
 
 // anyValue reads an AnyValue object: at most one of its fields may be set.
-func (d *recordDecoder) anyValue(depth int) (Value, error) {
+func (d *recordDecoder) anyValue(depth int) (model.Value, error) {
 	if depth > maxDepth {
-		return Value{}, d.s.fail("nesting deeper than %d levels", maxDepth)
+		return model.Value{}, d.s.fail("nesting deeper than %d levels", maxDepth)
 	}
-	var v Value
+	var v model.Value
 	ok, err := d.openObject()
 	if !ok || err != nil {
 		return v, err
@@ -127,7 +128,7 @@ func (d *recordDecoder) anyValue(depth int) (Value, error) {
 			name = "stringValue"
 			var b []byte
 			if b, err = d.stringOrNull(); err == nil {
-				v = Value{kind: KindString, str: d.internValue(b)}
+				v = model.StringValue(d.internValue(b))
 			}
 		case "boolValue":
 			name = "boolValue"
@@ -173,24 +174,24 @@ func (d *recordDecoder) internValue(b []byte) string {
 	return string(b)
 }
 
-func (d *recordDecoder) boolValue() (Value, error) {
+func (d *recordDecoder) boolValue() (model.Value, error) {
 	c, err := d.s.peek()
 	if err != nil {
-		return Value{}, err
+		return model.Value{}, err
 	}
 	switch c {
 	case 't':
-		return BoolValue(true), d.s.literal("true")
+		return model.BoolValue(true), d.s.literal("true")
 	case 'f':
-		return BoolValue(false), d.s.literal("false")
+		return model.BoolValue(false), d.s.literal("false")
 	}
-	return Value{}, d.wrongType("boolean")
+	return model.Value{}, d.wrongType("boolean")
 }
 
-func (d *recordDecoder) intValue() (Value, error) {
+func (d *recordDecoder) intValue() (model.Value, error) {
 	c, err := d.s.peek()
 	if err != nil {
-		return Value{}, err
+		return model.Value{}, err
 	}
 	var b []byte
 	switch {
@@ -199,54 +200,54 @@ func (d *recordDecoder) intValue() (Value, error) {
 	case c == '-' || (c >= '0' && c <= '9'):
 		b, err = d.s.number()
 	default:
-		return Value{}, d.wrongType("decimal string")
+		return model.Value{}, d.wrongType("decimal string")
 	}
 	if err != nil {
-		return Value{}, err
+		return model.Value{}, err
 	}
 	n, err := parseInt(b)
-	return IntValue(n), err
+	return model.IntValue(n), err
 }
 
-func (d *recordDecoder) doubleValue() (Value, error) {
+func (d *recordDecoder) doubleValue() (model.Value, error) {
 	c, err := d.s.peek()
 	if err != nil {
-		return Value{}, err
+		return model.Value{}, err
 	}
 	switch {
 	case c == '"':
 		b, err := d.s.str()
 		if err != nil {
-			return Value{}, err
+			return model.Value{}, err
 		}
 		switch string(b) {
 		case "NaN":
-			return DoubleValue(math.NaN()), nil
+			return model.DoubleValue(math.NaN()), nil
 		case "Infinity":
-			return DoubleValue(math.Inf(1)), nil
+			return model.DoubleValue(math.Inf(1)), nil
 		case "-Infinity":
-			return DoubleValue(math.Inf(-1)), nil
+			return model.DoubleValue(math.Inf(-1)), nil
 		}
 		if !isJSONNumber(b) {
-			return Value{}, schemaErrorf("%q is not a number", b)
+			return model.Value{}, schemaErrorf("%q is not a number", b)
 		}
 		return parseDouble(b)
 	case c == '-' || (c >= '0' && c <= '9'):
 		b, err := d.s.number()
 		if err != nil {
-			return Value{}, err
+			return model.Value{}, err
 		}
 		return parseDouble(b)
 	}
-	return Value{}, d.wrongType("number")
+	return model.Value{}, d.wrongType("number")
 }
 
-func parseDouble(b []byte) (Value, error) {
+func parseDouble(b []byte) (model.Value, error) {
 	f, err := strconv.ParseFloat(string(b), 64)
 	if err != nil {
-		return Value{}, schemaErrorf("%q is out of double range", b)
+		return model.Value{}, schemaErrorf("%q is out of double range", b)
 	}
-	return DoubleValue(f), nil
+	return model.DoubleValue(f), nil
 }
 
 // isJSONNumber reports whether b is exactly one JSON number.
@@ -256,85 +257,84 @@ func isJSONNumber(b []byte) bool {
 	return err == nil && s.pos == len(b)
 }
 
-func (d *recordDecoder) bytesValue() (Value, error) {
+func (d *recordDecoder) bytesValue() (model.Value, error) {
 	b, err := d.stringOrNull()
 	if err != nil {
-		return Value{}, err
+		return model.Value{}, err
 	}
 	// protojson accepts standard or URL alphabets, padded or not.
 	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
 		if out, err := enc.DecodeString(string(b)); err == nil {
-			return Value{kind: KindBytes, str: string(out)}, nil
+			return model.BytesValue(out), nil
 		}
 	}
-	return Value{}, schemaErrorf("invalid base64")
+	return model.Value{}, schemaErrorf("invalid base64")
 }
 
 // arrayValue reads {"values":[AnyValue…]}.
-func (d *recordDecoder) arrayValue(depth int) (Value, error) {
-	v := Value{kind: KindArray}
+func (d *recordDecoder) arrayValue(depth int) (model.Value, error) {
+	var items []model.Attr
 	ok, err := d.openObject()
 	if !ok || err != nil {
-		return v, err
+		return model.ArrayOfItems(items), err
 	}
 	for first := true; ; first = false {
 		key, done, err := d.s.nextMember(first)
 		if err != nil || done {
-			return v, err
+			return model.ArrayOfItems(items), err
 		}
 		if string(key) != "values" {
 			if err := d.s.skip(depth + 2); err != nil {
-				return v, err
+				return model.ArrayOfItems(items), err
 			}
 			continue
 		}
-		v.items = v.items[:0]
-		if err := d.arrayValues(&v, depth); err != nil {
-			return v, field("values", err)
+		items = items[:0]
+		if items, err = d.arrayValues(items, depth); err != nil {
+			return model.ArrayOfItems(items), field("values", err)
 		}
 	}
 }
 
-func (d *recordDecoder) arrayValues(v *Value, depth int) error {
+func (d *recordDecoder) arrayValues(items []model.Attr, depth int) ([]model.Attr, error) {
 	ok, err := d.openArray()
 	if !ok || err != nil {
-		return err
+		return items, err
 	}
 	for first := true; ; first = false {
 		done, err := d.s.nextElement(first)
 		if err != nil || done {
-			return err
+			return items, err
 		}
 		e, err := d.anyValue(depth + 2)
 		if err != nil {
-			return field("#"+strconv.Itoa(len(v.items)), err)
+			return items, field("#"+strconv.Itoa(len(items)), err)
 		}
-		v.items = append(v.items, Attr{Value: e})
+		items = append(items, model.Attr{Value: e})
 	}
 }
 
 // kvlistValue reads {"values":[KeyValue…]}.
-func (d *recordDecoder) kvlistValue(depth int) (Value, error) {
-	v := Value{kind: KindKVList}
+func (d *recordDecoder) kvlistValue(depth int) (model.Value, error) {
+	var members model.Attributes
 	ok, err := d.openObject()
 	if !ok || err != nil {
-		return v, err
+		return model.KVListValue(members...), err
 	}
 	for first := true; ; first = false {
 		key, done, err := d.s.nextMember(first)
 		if err != nil || done {
-			return v, err
+			return model.KVListValue(members...), err
 		}
 		if string(key) != "values" {
 			if err := d.s.skip(depth + 2); err != nil {
-				return v, err
+				return model.KVListValue(members...), err
 			}
 			continue
 		}
-		attrs, err := d.attributes(depth + 2)
-		v.items = attrs
+		members, err = d.attributes(depth + 2)
 		if err != nil {
-			return v, field("values", err)
+			return model.KVListValue(members...), field("values", err)
 		}
 	}
 }

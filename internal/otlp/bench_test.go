@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -102,7 +103,18 @@ func TestGeneratedTracesDecode(t *testing.T) {
 	if len(res.Spans) != 1000 || len(res.Files) != 1 || res.Files[0].Records != 10 {
 		t.Fatalf("spans %d files %+v", len(res.Spans), res.Files)
 	}
-	if _, _, ok := Activity(res.Spans[14].Name, res.Spans[14].Attrs); !ok {
-		t.Errorf("span 14 (%s) is not an activity", res.Spans[14].Name)
+	// The lifecycle vocabulary lives with the derivation; the generated
+	// spans must still carry its names and the role they are labelled by.
+	if sp := res.Spans[14]; !lifecycleName(sp.Name) || len(sp.Attrs) == 0 {
+		t.Errorf("span 14 (%s) is not a lifecycle activity", sp.Name)
 	}
+}
+
+func lifecycleName(name string) bool {
+	for _, p := range []string{"request.preprocessing", "kv_router.select_worker", "worker.admission", "worker.operation.", "request.dispatch", "response.streaming"} {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
 }

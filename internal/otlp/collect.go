@@ -3,6 +3,7 @@ package otlp
 import (
 	"errors"
 	"fmt"
+	"github.com/dsight/dsight/internal/model"
 	"io"
 	"io/fs"
 	"path"
@@ -29,18 +30,18 @@ type FileReport struct {
 
 // Duplicate is an identical copy of a span that was dropped.
 type Duplicate struct {
-	Dropped Ref
-	Kept    Ref
+	Dropped model.SpanRef
+	Kept    model.SpanRef
 }
 
 // Result is the span evidence of a set of trace files.
 type Result struct {
 	Files []FileReport
 	// Spans are unique, valid spans in file order.
-	Spans []Span
+	Spans []model.Span
 	// Invalid are spans whose end precedes their start; they are kept
 	// out of Spans.
-	Invalid    []Span
+	Invalid    []model.Span
 	Duplicates []Duplicate
 }
 
@@ -69,7 +70,7 @@ func (c *Collector) Add(name string, r io.Reader) error {
 	nSpans, nInvalid, nDups := len(c.res.Spans), len(c.res.Invalid), len(c.res.Duplicates)
 	var added []spanKey
 	report := FileReport{Collector: collectorDir(name)}
-	stats, err := c.Options.Decode(r, name, func(sp *Span) error {
+	stats, err := c.Options.Decode(r, name, func(sp *model.Span) error {
 		key := spanKey{sp.TraceID, sp.SpanID}
 		if loc, ok := c.seen[key]; ok {
 			kept := c.at(loc)
@@ -127,7 +128,7 @@ func (c *Collector) AddFile(fsys fs.FS, name string) error {
 // Result returns what was collected so far. The Collector keeps sharing it.
 func (c *Collector) Result() *Result { return &c.res }
 
-func (c *Collector) at(loc spanLoc) *Span {
+func (c *Collector) at(loc spanLoc) *model.Span {
 	if loc.invalid {
 		return &c.res.Invalid[loc.i]
 	}
@@ -137,7 +138,7 @@ func (c *Collector) at(loc spanLoc) *Span {
 // contentDiff names the first recorded field in which two spans with the
 // same ids differ, or returns "". Evidence, resource decorations other than
 // service.name, and scope are not compared: collectors may add their own.
-func contentDiff(a, b *Span) string {
+func contentDiff(a, b *model.Span) string {
 	switch {
 	case a.Name != b.Name:
 		return "name"

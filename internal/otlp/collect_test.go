@@ -3,13 +3,12 @@ package otlp
 import (
 	"errors"
 	"fmt"
+	"github.com/dsight/dsight/internal/model"
 	"io/fs"
 	"reflect"
 	"strings"
 	"testing"
 	"testing/fstest"
-
-	"github.com/dsight/dsight/internal/sourcename"
 )
 
 // record builds one JSONL record with one span per (spanID, start, end).
@@ -64,8 +63,8 @@ func TestReadAllAcrossCollectors(t *testing.T) {
 		t.Fatalf("spans %v invalid %v", res.Spans, res.Invalid)
 	}
 	wantDups := []Duplicate{
-		{Dropped: Ref{"otel/c2/traces.jsonl", 1, 0}, Kept: Ref{"otel/c1/traces.jsonl", 1, 0}},
-		{Dropped: Ref{"otel/c2/traces.jsonl", 2, 0}, Kept: Ref{"otel/c1/traces.jsonl", 1, 1}},
+		{Dropped: model.SpanRef{Path: "otel/c2/traces.jsonl", Line: 1, Ordinal: 0}, Kept: model.SpanRef{Path: "otel/c1/traces.jsonl", Line: 1, Ordinal: 0}},
+		{Dropped: model.SpanRef{Path: "otel/c2/traces.jsonl", Line: 2, Ordinal: 0}, Kept: model.SpanRef{Path: "otel/c1/traces.jsonl", Line: 1, Ordinal: 1}},
 	}
 	if !reflect.DeepEqual(res.Duplicates, wantDups) {
 		t.Errorf("duplicates = %+v, want %+v", res.Duplicates, wantDups)
@@ -105,7 +104,7 @@ func TestConflictingDuplicateAcrossFiles(t *testing.T) {
 				t.Fatal(err)
 			}
 			before := *c.Result()
-			before.Spans = append([]Span(nil), before.Spans...)
+			before.Spans = append([]model.Span(nil), before.Spans...)
 			err := c.AddFile(fsys, "otel/c2/traces.jsonl")
 			if !errors.Is(err, ErrConflictingDuplicate) {
 				t.Fatalf("err = %v, want a conflicting duplicate", err)
@@ -154,7 +153,7 @@ func TestMalformedErrorsNameTheLine(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Options{MaxRecordBytes: tt.limit}.Decode(strings.NewReader(tt.input), "f", func(*Span) error { return nil })
+			_, err := Options{MaxRecordBytes: tt.limit}.Decode(strings.NewReader(tt.input), "f", func(*model.Span) error { return nil })
 			if err == nil || err.Error() != tt.want {
 				t.Fatalf("err = %v\nwant  %s", err, tt.want)
 			}
@@ -177,7 +176,7 @@ func TestLongLineAcrossReaderBuffer(t *testing.T) {
 	}
 	in := record("s", span("a", "1", "2", attrs...)) + record("s", span("b", "3", "4"))
 	var got []string
-	st, err := Decode(strings.NewReader(in), "f", func(s *Span) error {
+	st, err := Decode(strings.NewReader(in), "f", func(s *model.Span) error {
 		got = append(got, fmt.Sprintf("%s@%d attrs=%d", s.SpanID, s.Ref.Line, len(s.Attrs)))
 		return nil
 	})
@@ -192,8 +191,8 @@ func TestLongLineAcrossReaderBuffer(t *testing.T) {
 func TestExactNanoseconds(t *testing.T) {
 	// 2^53+1 is not representable as float64; it must survive exactly.
 	in := record("s", span("a", "9007199254740993", "9223372036854775807"))
-	var s Span
-	if _, err := Decode(strings.NewReader(in), "f", func(sp *Span) error { s = *sp; return nil }); err != nil {
+	var s model.Span
+	if _, err := Decode(strings.NewReader(in), "f", func(sp *model.Span) error { s = *sp; return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if s.StartNS != 9007199254740993 || s.EndNS != 9223372036854775807 {
@@ -201,27 +200,19 @@ func TestExactNanoseconds(t *testing.T) {
 	}
 }
 
-func TestRoleMatchesSourcename(t *testing.T) {
-	for _, r := range []string{"aggregated", "Aggregated", "AGG", "Decode", "prefill", "frontend", "worker", ""} {
-		if got, want := canonicalRole(r), sourcename.CanonicalRole(r); got != want {
-			t.Errorf("canonicalRole(%q) = %q, sourcename says %q", r, got, want)
-		}
-	}
-}
-
 func TestSpanRole(t *testing.T) {
 	tests := []struct {
-		attrs   Attributes
+		attrs   model.Attributes
 		service string
 		want    string
 	}{
-		{Attributes{{"dynamo.operation.role", StringValue("Aggregated")}}, "dynamo-frontend", "agg"},
+		{model.Attributes{{Key: "dynamo.operation.role", Value: model.StringValue("Aggregated")}}, "dynamo-frontend", "agg"},
 		{nil, "dynamo-frontend", "frontend"},
 		{nil, "dynamo", "unknown"},
-		{Attributes{{"dynamo.operation.role", IntValue(3)}}, "dynamo-frontend", "unknown"},
+		{model.Attributes{{Key: "dynamo.operation.role", Value: model.IntValue(3)}}, "dynamo-frontend", "unknown"},
 	}
 	for _, tt := range tests {
-		s := Span{Attrs: tt.attrs, Resource: &Resource{Attrs: Attributes{{"service.name", StringValue(tt.service)}}}}
+		s := model.Span{Attrs: tt.attrs, Resource: &model.Resource{Attrs: model.Attributes{{Key: "service.name", Value: model.StringValue(tt.service)}}}}
 		if got := s.Role(); got != tt.want {
 			t.Errorf("Role(%v, %s) = %q, want %q", tt.attrs, tt.service, got, tt.want)
 		}

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/dsight/dsight/internal/model"
 	"io"
 	"runtime"
 )
@@ -58,12 +59,12 @@ func (e *LineError) Unwrap() error { return e.Err }
 // Decode reads one OTLP/JSON trace file and calls emit for every span, in
 // file order, with default options. Spans of a record are emitted only after
 // the whole record decoded. The *Span is reused after emit returns.
-func Decode(r io.Reader, path string, emit func(*Span) error) (FileStats, error) {
+func Decode(r io.Reader, path string, emit func(*model.Span) error) (FileStats, error) {
 	return Options{}.Decode(r, path, emit)
 }
 
 // Decode is the package-level Decode with these options.
-func (o Options) Decode(r io.Reader, path string, emit func(*Span) error) (FileStats, error) {
+func (o Options) Decode(r io.Reader, path string, emit func(*model.Span) error) (FileStats, error) {
 	limit := o.MaxRecordBytes
 	if limit <= 0 {
 		limit = DefaultMaxRecordBytes
@@ -82,7 +83,7 @@ func (o Options) Decode(r io.Reader, path string, emit func(*Span) error) (FileS
 type fileDecoder struct {
 	path  string
 	limit int
-	emit  func(*Span) error
+	emit  func(*model.Span) error
 	s     *scanner
 	stats FileStats
 	rec   recordDecoder
@@ -176,7 +177,7 @@ type recordJob struct {
 }
 
 type recordResult struct {
-	spans []Span
+	spans []model.Span
 	err   error
 }
 
@@ -256,11 +257,11 @@ func (rs *records) stop() {
 }
 
 // decodeJSONLRecord decodes one line holding one record into fresh spans.
-func decodeJSONLRecord(s *scanner, rec *recordDecoder, path string, line []byte, lineNo int64, last bool) ([]Span, error) {
+func decodeJSONLRecord(s *scanner, rec *recordDecoder, path string, line []byte, lineNo int64, last bool) ([]model.Span, error) {
 	s.data, s.pos = line, 0
 	// The spans outlive the call (they are emitted later, in file order),
 	// so each record gets fresh ones, sized like the previous record's.
-	*rec = recordDecoder{s: s, path: path, line: lineNo, spans: make([]Span, 0, len(rec.spans))}
+	*rec = recordDecoder{s: s, path: path, line: lineNo, spans: make([]model.Span, 0, len(rec.spans))}
 	err := rec.record()
 	if err == nil {
 		s.ws()
@@ -293,7 +294,7 @@ func describe(err error, path string, format Format, line int64, lineStart int) 
 }
 
 // flush emits one decoded record's spans.
-func (f *fileDecoder) flush(spans []Span) error {
+func (f *fileDecoder) flush(spans []model.Span) error {
 	f.stats.Records++
 	for i := range spans {
 		f.stats.Spans++

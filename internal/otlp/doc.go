@@ -6,8 +6,8 @@
 // It owns span decoding (ids, names, kinds, exact int64 epoch-nanosecond
 // times, status, typed attributes in their AnyValue shapes, resource and
 // scope), per-file reports, de-duplication of identical copies across
-// collector files, the invalid-span rule (end before start), and the
-// lifecycle activity vocabulary. It performs no joins, windowing or clock
+// collector files and the invalid-span rule (end before start). It performs
+// no joins, windowing or clock
 // correction: every span keeps its recorded values and its evidence
 // (file, line, ordinal within the record).
 //
@@ -20,5 +20,6 @@
 // cost several times the file size. Records are bounded by
 // Options.MaxRecordBytes and nesting by a fixed depth.
 //
-// The package imports only the standard library.
+// Spans come out as internal/model values; the package imports only the
+// standard library and internal/model.
 package otlp

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"github.com/dsight/dsight/internal/model"
 	"os"
 	"strings"
 	"testing"
@@ -23,9 +24,9 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Add([]byte(`{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"t","spanId":"s","startTimeUnixNano":"1","endTimeUnixNano":"2"}],"spans":[]}]}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		var spans []Span
+		var spans []model.Span
 		opts := Options{MaxRecordBytes: 1 << 20}
-		st, err := opts.Decode(bytes.NewReader(data), "fuzz", func(s *Span) error {
+		st, err := opts.Decode(bytes.NewReader(data), "fuzz", func(s *model.Span) error {
 			spans = append(spans, *s)
 			return nil
 		})
@@ -59,7 +60,7 @@ func FuzzParse(f *testing.F) {
 		trimmed := bytes.TrimRight(data, " \t\r\n")
 		if st.Records > 0 && len(trimmed) > 0 && trimmed[len(trimmed)-1] == '}' {
 			cut := trimmed[:len(trimmed)-1]
-			if _, err := opts.Decode(bytes.NewReader(cut), "fuzz", func(*Span) error { return nil }); err == nil {
+			if _, err := opts.Decode(bytes.NewReader(cut), "fuzz", func(*model.Span) error { return nil }); err == nil {
 				t.Fatalf("accepted input cut before its final brace")
 			}
 		}

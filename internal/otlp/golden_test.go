@@ -3,6 +3,9 @@ package otlp
 import (
 	"encoding/json"
 	"github.com/dsight/dsight/internal/golden"
+	"github.com/dsight/dsight/internal/lifecycle"
+	"github.com/dsight/dsight/internal/model"
+	"github.com/dsight/dsight/internal/query"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -92,30 +95,30 @@ type goldenResult struct {
 }
 
 type spanView struct {
-	Ref      string     `json:"ref"`
-	Trace    string     `json:"trace"`
-	Span     string     `json:"span"`
-	Parent   string     `json:"parent,omitempty"`
-	Name     string     `json:"name"`
-	Kind     string     `json:"kind"`
-	StartNS  string     `json:"start_ns"`
-	EndNS    string     `json:"end_ns"`
-	Status   string     `json:"status"`
-	State    string     `json:"trace_state,omitempty"`
-	Attrs    Attributes `json:"attributes"`
-	Resource Attributes `json:"resource"`
-	Scope    string     `json:"scope"`
-	Role     string     `json:"role"`
-	Activity string     `json:"activity,omitempty"`
+	Ref      string          `json:"ref"`
+	Trace    string          `json:"trace"`
+	Span     string          `json:"span"`
+	Parent   string          `json:"parent,omitempty"`
+	Name     string          `json:"name"`
+	Kind     string          `json:"kind"`
+	StartNS  string          `json:"start_ns"`
+	EndNS    string          `json:"end_ns"`
+	Status   string          `json:"status"`
+	State    string          `json:"trace_state,omitempty"`
+	Attrs    json.RawMessage `json:"attributes"`
+	Resource json.RawMessage `json:"resource"`
+	Scope    string          `json:"scope"`
+	Role     string          `json:"role"`
+	Activity string          `json:"activity,omitempty"`
 }
 
-func viewSpan(s *Span) spanView {
+func viewSpan(s *model.Span) spanView {
 	v := spanView{
 		Ref: s.Ref.String(), Trace: s.TraceID, Span: s.SpanID, Parent: s.ParentSpanID,
 		Name: s.Name, Kind: s.Kind.String(),
 		StartNS: strconv.FormatInt(s.StartNS, 10), EndNS: strconv.FormatInt(s.EndNS, 10),
 		Status: s.Status.Code.String(), State: s.TraceState,
-		Attrs: s.Attrs, Resource: s.Resource.Attrs,
+		Attrs: query.AttributesJSON(nil, s.Attrs), Resource: query.AttributesJSON(nil, s.Resource.Attrs),
 		Scope: s.Scope.Name, Role: s.Role(),
 	}
 	if s.Scope.Version != "" {
@@ -124,7 +127,7 @@ func viewSpan(s *Span) spanView {
 	if s.Status.Message != "" {
 		v.Status += ": " + s.Status.Message
 	}
-	if label, kind, ok := Activity(s.Name, s.Attrs); ok {
+	if label, kind, ok := lifecycle.ActivityLabel(s.Name, s.Attrs); ok {
 		v.Activity = label + " (" + kind + ")"
 	}
 	return v

@@ -3,6 +3,7 @@ package otlp
 import (
 	"errors"
 	"fmt"
+	"github.com/dsight/dsight/internal/model"
 )
 
 // schemaError is well-formed JSON that does not fit the OTLP schema.
@@ -47,11 +48,11 @@ func wrapField(key string, err error) error {
 type recordDecoder struct {
 	s     *scanner
 	path  string
-	line  int64      // the record's line, for a JSONL record
-	lines *lineIndex // offsets to lines, for a multi-line document
-	spans []Span     // the record's spans so far; a span's ordinal is its index
+	line  int64        // the record's line, for a JSONL record
+	lines *lineIndex   // offsets to lines, for a multi-line document
+	spans []model.Span // the record's spans so far; a span's ordinal is its index
 	// slab backs the attributes of the record's spans; see keep.
-	slab Attributes
+	slab model.Attributes
 }
 
 func (d *recordDecoder) lineAt(off int) int64 {
@@ -196,7 +197,7 @@ func (d *recordDecoder) resourceSpans() error {
 	if !ok || err != nil {
 		return err
 	}
-	res := &Resource{}
+	res := &model.Resource{}
 	mark := len(d.spans)
 	for first := true; ; first = false {
 		key, done, err := d.s.nextMember(first)
@@ -218,7 +219,7 @@ func (d *recordDecoder) resourceSpans() error {
 	}
 }
 
-func (d *recordDecoder) resource(res *Resource) error {
+func (d *recordDecoder) resource(res *model.Resource) error {
 	ok, err := d.openObject()
 	if !ok || err != nil {
 		return err
@@ -240,7 +241,7 @@ func (d *recordDecoder) resource(res *Resource) error {
 	}
 }
 
-func (d *recordDecoder) scopeSpansList(res *Resource) error {
+func (d *recordDecoder) scopeSpansList(res *model.Resource) error {
 	ok, err := d.openArray()
 	if !ok || err != nil {
 		return err
@@ -255,12 +256,12 @@ func (d *recordDecoder) scopeSpansList(res *Resource) error {
 	}
 }
 
-func (d *recordDecoder) scopeSpans(res *Resource) error {
+func (d *recordDecoder) scopeSpans(res *model.Resource) error {
 	ok, err := d.openObject()
 	if !ok || err != nil {
 		return err
 	}
-	scope := &Scope{}
+	scope := &model.Scope{}
 	mark := len(d.spans)
 	for first := true; ; first = false {
 		key, done, err := d.s.nextMember(first)
@@ -282,7 +283,7 @@ func (d *recordDecoder) scopeSpans(res *Resource) error {
 	}
 }
 
-func (d *recordDecoder) scope(scope *Scope) error {
+func (d *recordDecoder) scope(scope *model.Scope) error {
 	ok, err := d.openObject()
 	if !ok || err != nil {
 		return err
@@ -314,7 +315,7 @@ func (d *recordDecoder) scope(scope *Scope) error {
 	}
 }
 
-func (d *recordDecoder) spanList(res *Resource, scope *Scope) error {
+func (d *recordDecoder) spanList(res *model.Resource, scope *model.Scope) error {
 	ok, err := d.openArray()
 	if !ok || err != nil {
 		return err
@@ -329,7 +330,7 @@ func (d *recordDecoder) spanList(res *Resource, scope *Scope) error {
 	}
 }
 
-func (d *recordDecoder) span(res *Resource, scope *Scope) error {
+func (d *recordDecoder) span(res *model.Resource, scope *model.Scope) error {
 	ordinal := len(d.spans)
 	err := d.spanFields(res, scope)
 	if err != nil {
@@ -342,13 +343,13 @@ func (d *recordDecoder) span(res *Resource, scope *Scope) error {
 	return nil
 }
 
-func (d *recordDecoder) spanFields(res *Resource, scope *Scope) error {
+func (d *recordDecoder) spanFields(res *model.Resource, scope *model.Scope) error {
 	line := d.lineAt(d.s.pos)
 	ok, err := d.openObject()
 	if !ok || err != nil {
 		return err
 	}
-	d.spans = append(d.spans, Span{Resource: res, Scope: scope, Ref: Ref{Path: d.path, Line: line, Ordinal: len(d.spans)}})
+	d.spans = append(d.spans, model.Span{Resource: res, Scope: scope, Ref: model.SpanRef{Path: d.path, Line: line, Ordinal: len(d.spans)}})
 	sp := &d.spans[len(d.spans)-1]
 	var haveStart, haveEnd bool
 	for first := true; ; first = false {
@@ -384,7 +385,7 @@ func (d *recordDecoder) spanFields(res *Resource, scope *Scope) error {
 		case "kind":
 			var n int32
 			n, err = d.enum(spanKindByName)
-			sp.Kind = SpanKind(n)
+			sp.Kind = model.SpanKind(n)
 			err = field("kind", err)
 		case "startTimeUnixNano":
 			haveStart, sp.StartNS, err = d.nanos()
@@ -417,7 +418,7 @@ func (d *recordDecoder) spanFields(res *Resource, scope *Scope) error {
 	return nil
 }
 
-func (d *recordDecoder) status(st *Status) error {
+func (d *recordDecoder) status(st *model.SpanStatus) error {
 	ok, err := d.openObject()
 	if !ok || err != nil {
 		return err
@@ -431,7 +432,7 @@ func (d *recordDecoder) status(st *Status) error {
 		case "code":
 			var n int32
 			n, err = d.enum(statusCodeByName)
-			st.Code = StatusCode(n)
+			st.Code = model.StatusCode(n)
 			err = field("code", err)
 		case "message":
 			var b []byte

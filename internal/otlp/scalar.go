@@ -3,6 +3,7 @@ package otlp
 import (
 	"errors"
 	"fmt"
+	"github.com/dsight/dsight/internal/model"
 	"math"
 )
 
@@ -37,6 +38,18 @@ func (d *recordDecoder) enum(byName func(string) (int32, bool)) (int32, error) {
 	}
 	return 0, d.wrongType("enum number or name")
 }
+
+// OTLP/JSON may write enums by their proto names.
+var (
+	spanKindNames = map[string]model.SpanKind{
+		"SPAN_KIND_UNSPECIFIED": model.SpanKindUnspecified, "SPAN_KIND_INTERNAL": model.SpanKindInternal,
+		"SPAN_KIND_SERVER": model.SpanKindServer, "SPAN_KIND_CLIENT": model.SpanKindClient,
+		"SPAN_KIND_PRODUCER": model.SpanKindProducer, "SPAN_KIND_CONSUMER": model.SpanKindConsumer,
+	}
+	statusNames = map[string]model.StatusCode{
+		"STATUS_CODE_UNSET": model.SpanStatusUnset, "STATUS_CODE_OK": model.SpanStatusOK, "STATUS_CODE_ERROR": model.SpanStatusError,
+	}
+)
 
 func spanKindByName(name string) (int32, bool) {
 	k, ok := spanKindNames[name]

@@ -2,12 +2,16 @@
 // CLI (`dsight query`), the browser (through the wasm adapter) and tests all
 // call the same Engine, so an answer can never differ between surfaces.
 //
-// Engine holds a decoded model.Dataset plus the indexes the questions need.
+// Engine reads a decoded core shard in place (internal/catalog) plus the
+// indexes the questions need, and shapes every answer: the JSON of
+// requests, server evidence, lifecycles and metrics is defined here and
+// nowhere else.
 // Handle speaks a small JSON protocol ({"op": …, "args": {…}} in,
 // {"ok": true, "result": …} or {"ok": false, "error": …} out) so that one
 // call crosses the JS↔Go boundary per question. Times in answers are seconds
 // relative to meta.origin_ns; raw nanosecond values are strings so that no
 // reader loses precision.
 //
-// It imports internal/model only.
+// It imports internal/model, catalog, shard, pyramid and lifecycle, and
+// never an input reader (internal/archtest checks, for the wasm too).
 package query

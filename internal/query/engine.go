@@ -7,7 +7,6 @@ import (
 	"sync"
 
 	"github.com/dsight/dsight/internal/catalog"
-	"github.com/dsight/dsight/internal/lifecycle"
 	"github.com/dsight/dsight/internal/model"
 )
 
@@ -47,10 +46,13 @@ type Engine struct {
 	metricsMu sync.Mutex
 	metrics   metricStore
 
-	chunkMu   sync.Mutex
-	chunks    chunkCache
-	frameOnce sync.Once
-	lcFrame   lifecycle.Frame
+	// chunkMu guards both caches of decoded evidence chunks: the
+	// requests' and the unowned spans'.
+	chunkMu    sync.Mutex
+	chunks     chunkCache
+	spanChunks chunkCache
+	frameOnce  sync.Once
+	evFrame    frame
 
 	searchOnce sync.Once
 	searchText []string // request index → lower-cased identities, built on first search

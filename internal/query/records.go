@@ -1,10 +1,8 @@
 package query
 
 import (
-	"encoding/json"
 	"strconv"
 
-	"github.com/dsight/dsight/internal/lifecycle"
 	"github.com/dsight/dsight/internal/model"
 )
 
@@ -54,15 +52,11 @@ type RequestItem struct {
 }
 
 // RequestDetail is one request with its collections, as getRequest shows it.
-// The server records are rendered from the request's evidence chunk by
-// lifecycle.Request.Detail, the code the build runs.
+// The server records are rendered from the request's stored evidence when
+// asked (see serverdetail.go).
 type RequestDetail struct {
 	RequestItem
-	BridgeEvidence json.RawMessage `json:"bridge_evidence"`
-	Spans          json.RawMessage `json:"spans"`
-	Engine         json.RawMessage `json:"engine"`
-	WorkerBindings json.RawMessage `json:"worker_bindings"`
-	Lifecycle      json.RawMessage `json:"lifecycle"`
+	ServerDetail
 	// EvidencePending: the request has server evidence the page has not
 	// loaded yet; the lists and lifecycle say nothing about it until then.
 	EvidencePending bool `json:"evidence_pending,omitempty"`
@@ -120,12 +114,3 @@ func nonNil[T any](s []T) []T {
 	}
 	return s
 }
-
-// unavailableLifecycle is the answer for a request without server evidence:
-// every list empty, never a breakdown synthesized from client timing.
-func unavailableLifecycle(id string) json.RawMessage {
-	b, _ := json.Marshal(lifecycle.Unavailable(id))
-	return b
-}
-
-var emptyList = json.RawMessage("[]")

@@ -1,7 +1,6 @@
 package query
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"sort"
@@ -69,13 +68,17 @@ func (e *Engine) ServerSpans(a Args) (any, error) {
 		return nil, err
 	}
 	ss := &e.c.ServerSpans
-	out := list[json.RawMessage]{Offset: offset, Limit: limit, Range: w.json(), Items: []json.RawMessage{}}
+	out := list[ServerSpanRecord]{Offset: offset, Limit: limit, Range: w.json(), Items: []ServerSpanRecord{}}
 	for k := range ss.Start {
 		if ss.Start[k] > w.toNS || ss.End[k] < w.fromNS {
 			continue
 		}
 		if out.Total >= offset && len(out.Items) < limit {
-			out.Items = append(out.Items, json.RawMessage(ss.Record[k]))
+			rec, err := e.serverSpan(k)
+			if err != nil {
+				return nil, err
+			}
+			out.Items = append(out.Items, rec)
 		}
 		out.Total++
 	}

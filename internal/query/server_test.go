@@ -6,61 +6,56 @@ import (
 	"testing"
 
 	"github.com/dsight/dsight/internal/catalog"
-	"github.com/dsight/dsight/internal/dynamolog"
-	"github.com/dsight/dsight/internal/lifecycle"
 	"github.com/dsight/dsight/internal/model"
-	"github.com/dsight/dsight/internal/otlp"
 )
 
-// serverChunk is the joined evidence of the fixture's parent-turn: a
-// bridge line and two spans of one trace, in a chunk as the importer
-// writes it.
-func serverChunk(d *model.Dataset) (*lifecycle.Request, []byte) {
-	span := func(id string, from, to int64) lifecycle.Span {
-		return lifecycle.Span{Span: &otlp.Span{
+// serverEvidence is the joined evidence of the fixture's parent-turn: a
+// bridge line and two spans of one trace.
+func serverEvidence(d *model.Dataset) model.RequestEvidence {
+	span := func(id string, from, to int64) model.JoinedSpan {
+		return model.JoinedSpan{Span: &model.Span{
 			TraceID: "t1", SpanID: id, Name: "request.preprocessing", StartNS: d.Meta.OriginNS + from, EndNS: d.Meta.OriginNS + to,
-			Ref: otlp.Ref{Path: "otel/c/traces.jsonl", Line: 1, Ordinal: int(from / s)},
-		}, Join: lifecycle.JoinRequestID}
+			Ref: model.SpanRef{Path: "otel/c/traces.jsonl", Line: 1, Ordinal: int(from / s)},
+		}, Join: model.JoinRequestID}
 	}
-	src := 0
-	r := &lifecycle.Request{
-		Client:         lifecycle.ClientRequest{ID: "parent-turn", StartNS: d.Meta.OriginNS, EndNS: d.Meta.OriginNS + 8*s, FirstNS: ptr(d.Meta.OriginNS + 3*s), Evidence: lifecycle.Evidence{Source: &src, Path: "logs/profile_export.jsonl", Line: 1}},
+	return model.RequestEvidence{
+		Client:         model.ClientTiming{ID: "parent-turn", StartNS: d.Meta.OriginNS, EndNS: d.Meta.OriginNS + 8*s, FirstNS: ptr(d.Meta.OriginNS + 3*s), Evidence: model.LineRef{Path: "logs/profile_export.jsonl", Line: 1}},
 		ServerIDs:      []string{"22222222-2222-4222-8222-222222222222"},
-		BridgeEvidence: []dynamolog.Ref{{Path: "f.out", Line: 3}},
-		Spans:          []lifecycle.Span{span("a", 0, s), span("b", s, 2*s)},
+		BridgeEvidence: []model.LineRef{{Path: "f.out", Line: 3}},
+		Spans:          []model.JoinedSpan{span("a", 0, s), span("b", s, 2*s)},
 		Workers:        []string{"decode-0", "prefill-0"},
 	}
-	w := lifecycle.NewChunkWriter()
-	w.Add(r)
-	return r, w.Bytes()
 }
 
 func serverFixture() *model.Dataset {
 	d := fixture()
 	d.Meta.OTelEnabled = true
-	_, chunk := serverChunk(d)
-	d.ServerChunks = [][]byte{chunk}
+	d.Evidence = []model.RequestEvidence{serverEvidence(d)}
 	d.Requests[0].Server = &model.RequestServer{
 		ServerIDs: []string{"22222222-2222-4222-8222-222222222222"}, Workers: []string{"decode-0", "prefill-0"}, SpanCount: 2, LifecycleAvailable: true,
 	}
-	d.ServerSpans = []model.ServerSpan{
-		{StartNS: 1 * s, EndNS: 2 * s, Record: []byte(`{"id":"u1","name":"request.preprocessing"}`)},
-		{StartNS: 10 * s, EndNS: 11 * s, Record: []byte(`{"id":"u2","name":"request.dispatch"}`)},
+	unowned := func(id, name string, from, to int64) model.JoinedSpan {
+		return model.JoinedSpan{Span: &model.Span{
+			TraceID: "t2", SpanID: id, Name: name, StartNS: d.Meta.OriginNS + from, EndNS: d.Meta.OriginNS + to,
+			Ref: model.SpanRef{Path: "otel/c/traces.jsonl", Line: 2},
+		}}
 	}
+	d.ServerSpans = []model.JoinedSpan{unowned("u1", "request.preprocessing", 1*s, 2*s), unowned("u2", "request.dispatch", 10*s, 11*s)}
 	return d
 }
 
-// The engine renders a request's server side from its chunk exactly as
-// lifecycle.Detail does on the joined request.
+// The engine renders a request's server side from the report's stored
+// evidence exactly as from the joined request itself.
 func TestServerDetailRendersTheChunk(t *testing.T) {
 	d := serverFixture()
 	e, err := FromDataset(d)
 	if err != nil {
 		t.Fatal(err)
 	}
-	joined, _ := serverChunk(d)
-	want, _ := json.Marshal(joined.Detail(lifecycle.Frame{OriginNS: d.Meta.OriginNS, Sources: map[string]int{"logs/profile_export.jsonl": 0}}))
-	var got lifecycle.Detail
+	joined := serverEvidence(d)
+	f := frame{originNS: d.Meta.OriginNS, sources: map[string]int{"logs/profile_export.jsonl": 0}}
+	want, _ := json.Marshal(f.serverDetail(&joined))
+	var got ServerDetail
 	if err := json.Unmarshal(mustResult(t, e, `{"op":"request","args":{"id":"parent-turn"}}`), &got); err != nil {
 		t.Fatal(err)
 	}
@@ -145,8 +140,17 @@ func TestDefaultRequestPrefersTraced(t *testing.T) {
 // a crash or an empty answer presented as the truth.
 func TestDamagedServerChunk(t *testing.T) {
 	d := serverFixture()
-	d.ServerChunks[0] = []byte("DSLC\x01 not a chunk")
-	e, err := FromDataset(d)
+	c, err := catalog.Open(catalog.Encode(d))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := catalog.EncodeEvidence(d)
+	payload, _ := ev.Tables[0].Column("payload")
+	payload.Strings[0] = "not a deflated chunk"
+	if err := c.AttachEvidence(ev); err != nil {
+		t.Fatal(err)
+	}
+	e, err := New(c)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,31 +1,31 @@
 package query
 
 import (
-	"encoding/json"
 	"fmt"
 
-	"github.com/dsight/dsight/internal/lifecycle"
+	"github.com/dsight/dsight/internal/catalog"
 	"github.com/dsight/dsight/internal/shard"
 )
 
 // A request's server records and lifecycle are not stored rendered: the
-// report keeps the joined evidence in chunks (internal/lifecycle's
-// encoding), and the engine renders one request when asked, with the same
-// code the build ran. A chunk inflates and indexes in a few milliseconds;
-// the few most recently used stay decoded, since a user inspecting a
-// request usually looks at its neighbours next.
+// report keeps the joined evidence in chunks (internal/catalog's evidence
+// encoding), and the engine decodes one request when asked, derives its
+// lifecycle and shapes the answer. A chunk inflates and indexes in a few
+// milliseconds; the few most recently used stay decoded, since a user
+// inspecting a request usually looks at its neighbours next. The spans no
+// request owns are stored the same way, in chunks of their own.
 
 // chunkCacheSize is how many decoded chunks stay in memory.
 const chunkCacheSize = 8
 
 type chunkCache struct {
 	order []int // most recent last
-	byID  map[int]*lifecycle.Chunk
+	byID  map[int]*catalog.EvidenceChunk
 }
 
-// chunk returns decoded chunk k. The caller holds e.chunkMu.
-func (e *Engine) chunk(k int) (*lifecycle.Chunk, error) {
-	cc := &e.chunks
+// chunk returns decoded chunk k of cc, reading it with raw when it is not
+// held. The caller holds e.chunkMu.
+func (cc *chunkCache) chunk(k int, raw func(int) ([]byte, error)) (*catalog.EvidenceChunk, error) {
 	if c, ok := cc.byID[k]; ok {
 		for n, id := range cc.order {
 			if id == k {
@@ -35,16 +35,16 @@ func (e *Engine) chunk(k int) (*lifecycle.Chunk, error) {
 		}
 		return c, nil
 	}
-	raw, err := e.c.ServerChunk(k)
+	b, err := raw(k)
 	if err != nil {
 		return nil, err
 	}
-	c, err := lifecycle.DecodeChunk(raw)
+	c, err := catalog.DecodeEvidenceChunk(b)
 	if err != nil {
 		return nil, err
 	}
 	if cc.byID == nil {
-		cc.byID = map[int]*lifecycle.Chunk{}
+		cc.byID = map[int]*catalog.EvidenceChunk{}
 	}
 	if len(cc.order) == chunkCacheSize {
 		delete(cc.byID, cc.order[0])
@@ -70,34 +70,54 @@ func (e *Engine) AttachEvidence(s *shard.Shard) error {
 
 // frame renders records relative to the report's origin, with evidence
 // resolved to the report's source ids.
-func (e *Engine) frame() lifecycle.Frame {
+func (e *Engine) frame() frame {
 	e.frameOnce.Do(func() {
-		e.lcFrame = lifecycle.Frame{OriginNS: e.c.Meta.OriginNS, Sources: make(map[string]int, len(e.c.Sources))}
+		e.evFrame = frame{originNS: e.c.Meta.OriginNS, sources: make(map[string]int, len(e.c.Sources))}
 		for _, s := range e.c.Sources {
-			e.lcFrame.Sources[s.Path] = s.ID
+			e.evFrame.sources[s.Path] = s.ID
 		}
 	})
-	return e.lcFrame
+	return e.evFrame
 }
 
 // serverDetail renders the server evidence of request_server row k.
-func (e *Engine) serverDetail(k int) (lifecycle.Detail, error) {
+func (e *Engine) serverDetail(k int) (ServerDetail, error) {
 	e.chunkMu.Lock()
-	c, err := e.chunk(int(e.c.Server.Chunk[k]))
-	var r *lifecycle.Request
+	c, err := e.chunks.chunk(int(e.c.Server.Chunk[k]), e.c.ServerChunk)
 	if err == nil {
-		r, err = c.Request(int(e.c.Server.Slot[k]))
+		r, err := c.Request(int(e.c.Server.Slot[k]))
+		e.chunkMu.Unlock()
+		if err != nil {
+			return ServerDetail{}, err
+		}
+		return e.frame().serverDetail(r), nil
 	}
 	e.chunkMu.Unlock()
-	if err != nil {
-		return lifecycle.Detail{}, err
+	return ServerDetail{}, err
+}
+
+// serverSpan renders server span k, one no request owns.
+func (e *Engine) serverSpan(k int) (ServerSpanRecord, error) {
+	ss := &e.c.ServerSpans
+	e.chunkMu.Lock()
+	c, err := e.spanChunks.chunk(int(ss.Chunk[k]), e.c.ServerSpanChunk)
+	if err == nil {
+		sp, err := c.Span(int(ss.Slot[k]))
+		e.chunkMu.Unlock()
+		if err != nil {
+			return ServerSpanRecord{}, fmt.Errorf("server span %d: stored evidence: %w", k, err)
+		}
+		return e.frame().serverSpanRecord(sp), nil
 	}
-	return r.Detail(e.frame()), nil
+	e.chunkMu.Unlock()
+	return ServerSpanRecord{}, fmt.Errorf("server span %d: stored evidence: %w", k, err)
 }
 
 // detail assembles request i's full record.
 func (e *Engine) detail(i int) (RequestDetail, error) {
-	d := RequestDetail{RequestItem: e.item(i), BridgeEvidence: emptyList, Spans: emptyList, Engine: emptyList, WorkerBindings: emptyList}
+	d := RequestDetail{RequestItem: e.item(i), ServerDetail: ServerDetail{
+		BridgeEvidence: []EvidenceRecord{}, Spans: []SpanRecord{}, Engine: []EngineRecord{}, WorkerBindings: []BindingRecord{},
+	}}
 	k := e.serverRow[i]
 	if k < 0 {
 		d.Lifecycle = unavailableLifecycle(e.r.ID[i])
@@ -114,13 +134,6 @@ func (e *Engine) detail(i int) (RequestDetail, error) {
 	if err != nil {
 		return d, fmt.Errorf("request %q: stored server evidence: %w", e.r.ID[i], err)
 	}
-	for _, f := range []struct {
-		dst *json.RawMessage
-		v   any
-	}{{&d.BridgeEvidence, sd.BridgeEvidence}, {&d.Spans, sd.Spans}, {&d.Engine, sd.Engine}, {&d.WorkerBindings, sd.WorkerBindings}, {&d.Lifecycle, sd.Lifecycle}} {
-		if *f.dst, err = json.Marshal(f.v); err != nil {
-			return d, err
-		}
-	}
+	d.ServerDetail = sd
 	return d, nil
 }

@@ -10,8 +10,10 @@ const (
 	Generator    = "dsight"
 	// FormatVersion changes when a reader of another report layout could
 	// misread or fail on this one. 2: metric series are columns, not JSON
-	// records.
-	FormatVersion = 2
+	// records. 3: server evidence chunks carry typed evidence only (client
+	// evidence by path and line), and spans no request owns are stored as
+	// evidence chunks, not rendered JSON.
+	FormatVersion = 3
 )
 
 // Asset names the writer reads from the assets file system.

@@ -118,7 +118,7 @@ func render(d *model.Dataset, assets fs.FS, out *stageFiles) (*Manifest, error) 
 		if err != nil {
 			// The joined server evidence is about 0.85 KB per traced
 			// request, which bounds the run size.
-			return nil, fmt.Errorf("encode server evidence: %w (the run has %d server evidence chunks; rebuild with --no-otel to keep client timing, bridges and bindings)", err, len(d.ServerChunks))
+			return nil, fmt.Errorf("encode server evidence: %w (the run has server evidence for %d requests; rebuild with --no-otel to keep client timing, bridges and bindings)", err, len(d.Evidence))
 		}
 		sh, err := addStoredShard(out, raw)
 		if err != nil {

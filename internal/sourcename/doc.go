@@ -11,5 +11,6 @@
 // A name describes a capture, never the ranks hidden inside it: a GPU-set
 // name does not imply rank 0. Names that match neither rule are unmapped.
 //
-// The package is a leaf: it imports only the standard library and does no I/O.
+// It imports only the standard library and internal/model (whose role names
+// it uses), and does no I/O.
 package sourcename

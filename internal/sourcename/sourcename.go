@@ -3,16 +3,8 @@ package sourcename
 import (
 	"regexp"
 	"strconv"
-	"strings"
-)
 
-// Roles as they appear in identities. "aggregated" in a filename is recorded
-// as RoleAgg.
-const (
-	RolePrefill  = "prefill"
-	RoleDecode   = "decode"
-	RoleAgg      = "agg"
-	RoleFrontend = "frontend"
+	"github.com/dsight/dsight/internal/model"
 )
 
 // Identity is what a filename records about its capture.
@@ -38,7 +30,7 @@ type Identity struct {
 }
 
 // IsFrontend reports whether the name is a frontend capture.
-func (id Identity) IsFrontend() bool { return id.Role == RoleFrontend }
+func (id Identity) IsFrontend() bool { return id.Role == model.RoleFrontend }
 
 var (
 	workerName   = regexp.MustCompile(`^(?P<host>.+)_(?P<role>prefill|decode|agg|aggregated)_w(?P<index>\d+)(?:_e(?P<engine>\d+))?(?:_profile_(?:rank(?P<rank>\d+)|gpu(?P<gpus>[\d-]+)))?(?:_window(?P<window>\d+))?\.(?P<ext>out|sqlite)$`)
@@ -66,7 +58,7 @@ func worker(m []string) (Identity, bool) {
 	}
 	id := Identity{
 		Host:  group("host"),
-		Role:  CanonicalRole(group("role")),
+		Role:  model.CanonicalRole(group("role")),
 		Index: index,
 		Ext:   group("ext"),
 	}
@@ -90,23 +82,13 @@ func frontend(m []string) (Identity, bool) {
 		return Identity{}, false
 	}
 	return Identity{
-		Worker: RoleFrontend,
+		Worker: model.RoleFrontend,
 		Host:   group("host"),
-		Role:   RoleFrontend,
+		Role:   model.RoleFrontend,
 		Index:  index,
 		Window: optionalString(group("window")),
 		Ext:    group("ext"),
 	}, true
-}
-
-// CanonicalRole lower-cases a recorded role and maps "aggregated" to "agg",
-// so filenames, log fields and span attributes compare equal.
-func CanonicalRole(role string) string {
-	role = strings.ToLower(role)
-	if role == "aggregated" {
-		return RoleAgg
-	}
-	return role
 }
 
 func optionalInt(s string) (*int, bool) {

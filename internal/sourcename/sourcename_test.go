@@ -1,6 +1,7 @@
 package sourcename
 
 import (
+	"github.com/dsight/dsight/internal/model"
 	"reflect"
 	"testing"
 )
@@ -55,17 +56,6 @@ func TestParse(t *testing.T) {
 	}
 }
 
-func TestCanonicalRole(t *testing.T) {
-	for in, want := range map[string]string{
-		"aggregated": "agg", "Aggregated": "agg", "AGG": "agg", "Decode": "decode",
-		"prefill": "prefill", "frontend": "frontend", "worker": "worker", "": "",
-	} {
-		if got := CanonicalRole(in); got != want {
-			t.Errorf("CanonicalRole(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 func FuzzParse(f *testing.F) {
 	for _, s := range []string{
 		"prefill-host_prefill_w0.out", "decode-host_decode_w0_profile_rank0.sqlite",
@@ -87,11 +77,11 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("Parse(%q) = %+v", base, id)
 		}
 		switch id.Role {
-		case RoleFrontend:
-			if id.Worker != RoleFrontend || id.Engine != nil || id.Rank != nil || id.GPUs != nil {
+		case model.RoleFrontend:
+			if id.Worker != model.RoleFrontend || id.Engine != nil || id.Rank != nil || id.GPUs != nil {
 				t.Fatalf("frontend %q = %+v", base, id)
 			}
-		case RolePrefill, RoleDecode, RoleAgg:
+		case model.RolePrefill, model.RoleDecode, model.RoleAgg:
 			if id.Rank != nil && id.GPUs != nil {
 				t.Fatalf("%q has both rank and GPU set", base)
 			}

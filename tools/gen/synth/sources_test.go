@@ -2,6 +2,7 @@ package synth
 
 import (
 	"bytes"
+	"github.com/dsight/dsight/internal/model"
 	"os"
 	"path/filepath"
 	"slices"
@@ -32,14 +33,14 @@ type view struct {
 	p        *Plan
 	sv       *serving
 	byClient map[string]int // client id → request index
-	bridges  []dynamolog.Bridge
+	bridges  []model.Bridge
 	server   map[string]int // bridged Dynamo id → request index
 	bindings map[string][]binding
 	spans    *otlp.Result
 }
 
 type binding struct {
-	dynamolog.Binding
+	model.ProcessBinding
 	worker string // from the file name
 }
 
@@ -196,7 +197,7 @@ func (v *view) readSpans(t *testing.T) {
 }
 
 // lifecycle is one Dynamo request's spans by name (and role).
-type lifecycle map[string]otlp.Span
+type lifecycle map[string]model.Span
 
 func (v *view) lifecycles(t *testing.T) map[string]lifecycle {
 	t.Helper()

@@ -1,19 +1,25 @@
-package otlp
+package lifecycle
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/dsight/dsight/internal/model"
+)
 
 func TestActivity(t *testing.T) {
-	role := func(r string) Attributes { return Attributes{{"dynamo.operation.role", StringValue(r)}} }
+	role := func(r string) model.Attributes {
+		return model.Attributes{{Key: "dynamo.operation.role", Value: model.StringValue(r)}}
+	}
 	tests := []struct {
 		name        string
-		attrs       Attributes
+		attrs       model.Attributes
 		label, kind string
 		ok          bool
 	}{
 		{"request.preprocessing", role("frontend"), "Preprocessing", "activity", true},
 		{"kv_router.select_worker", role("frontend"), "Router selection", "activity", true},
-		{"kv_router.select_worker", Attributes{{"phase", StringValue("Decode")}}, "Decode selection", "activity", true},
-		{"kv_router.select_worker", Attributes{{"phase", StringValue("PREFILL")}}, "Prefill selection", "activity", true},
+		{"kv_router.select_worker", model.Attributes{{Key: "phase", Value: model.StringValue("Decode")}}, "Decode selection", "activity", true},
+		{"kv_router.select_worker", model.Attributes{{Key: "phase", Value: model.StringValue("PREFILL")}}, "Prefill selection", "activity", true},
 		{"worker.admission", role("prefill"), "Prefill ingress and transport setup", "activity", true},
 		{"worker.admission", role("aggregated"), "Agg ingress and transport setup", "activity", true},
 		{"worker.admission", nil, "Unknown ingress and transport setup", "activity", true},
@@ -34,9 +40,9 @@ func TestActivity(t *testing.T) {
 		{"", nil, "", "", false},
 	}
 	for _, tt := range tests {
-		label, kind, ok := Activity(tt.name, tt.attrs)
+		label, kind, ok := ActivityLabel(tt.name, tt.attrs)
 		if label != tt.label || kind != tt.kind || ok != tt.ok {
-			t.Errorf("Activity(%q, %v) = %q, %q, %v; want %q, %q, %v", tt.name, tt.attrs, label, kind, ok, tt.label, tt.kind, tt.ok)
+			t.Errorf("ActivityLabel(%q, %v) = %q, %q, %v; want %q, %q, %v", tt.name, tt.attrs, label, kind, ok, tt.label, tt.kind, tt.ok)
 		}
 		if desc := ActivityDescription(tt.name); (desc != "") != tt.ok {
 			t.Errorf("ActivityDescription(%q) = %q", tt.name, desc)

@@ -1,13 +1,11 @@
-package otlp
+package model
 
 import (
-	"encoding/base64"
-	"encoding/json"
 	"math"
 	"strconv"
 )
 
-// ValueKind is the type an OTLP AnyValue recorded.
+// ValueKind is the type an attribute value recorded (OTLP's AnyValue kinds).
 type ValueKind uint8
 
 // AnyValue kinds. KindEmpty is an AnyValue with no field set.
@@ -62,6 +60,10 @@ func ArrayValue(vs ...Value) Value { return Value{kind: KindArray, items: arrayI
 func KVListValue(kvs ...Attr) Value {
 	return Value{kind: KindKVList, items: kvs}
 }
+
+// ArrayOfItems builds an array value from its elements as a decoder
+// collects them: pairs with empty keys, used as they are (not copied).
+func ArrayOfItems(items []Attr) Value { return Value{kind: KindArray, items: items} }
 
 func arrayItems(vs []Value) []Attr {
 	items := make([]Attr, len(vs))
@@ -123,95 +125,6 @@ func (v Value) Equal(w Value) bool {
 		}
 	}
 	return true
-}
-
-// MarshalJSON writes the OTLP/JSON AnyValue shape, so exported evidence reads
-// like its source: {"stringValue":"…"}, {"intValue":"12"} (exact, as a
-// string), {"doubleValue":1.5} or "NaN"/"Infinity"/"-Infinity",
-// {"boolValue":true}, {"bytesValue":"<base64>"}, {"arrayValue":{"values":[…]}},
-// {"kvlistValue":{"values":[{"key":…,"value":…}]}}, and {} when empty.
-func (v Value) MarshalJSON() ([]byte, error) {
-	var b []byte
-	switch v.kind {
-	case KindString:
-		b = append(b, `{"stringValue":`...)
-		b = appendJSONString(b, v.str)
-	case KindInt:
-		b = append(b, `{"intValue":"`...)
-		b = strconv.AppendInt(b, int64(v.num), 10)
-		b = append(b, '"')
-	case KindDouble:
-		b = append(b, `{"doubleValue":`...)
-		f := math.Float64frombits(v.num)
-		switch {
-		case math.IsNaN(f):
-			b = append(b, `"NaN"`...)
-		case math.IsInf(f, 1):
-			b = append(b, `"Infinity"`...)
-		case math.IsInf(f, -1):
-			b = append(b, `"-Infinity"`...)
-		default:
-			b = strconv.AppendFloat(b, f, 'g', -1, 64)
-		}
-	case KindBool:
-		b = append(b, `{"boolValue":`...)
-		b = strconv.AppendBool(b, v.num == 1)
-	case KindBytes:
-		b = append(b, `{"bytesValue":"`...)
-		b = base64.StdEncoding.AppendEncode(b, []byte(v.str))
-		b = append(b, '"')
-	case KindArray:
-		b = append(b, `{"arrayValue":{"values":[`...)
-		for i, it := range v.items {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			e, err := it.Value.MarshalJSON()
-			if err != nil {
-				return nil, err
-			}
-			b = append(b, e...)
-		}
-		b = append(b, "]}"...)
-	case KindKVList:
-		b = append(b, `{"kvlistValue":`...)
-		e, err := Attributes(v.items).MarshalJSON()
-		if err != nil {
-			return nil, err
-		}
-		b = append(b, `{"values":`...)
-		b = append(b, e...)
-		b = append(b, '}')
-	default:
-		return []byte("{}"), nil
-	}
-	return append(b, '}'), nil
-}
-
-// MarshalJSON writes the OTLP/JSON KeyValue list shape, keeping order and
-// duplicates.
-func (a Attributes) MarshalJSON() ([]byte, error) {
-	b := []byte{'['}
-	for i, kv := range a {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, `{"key":`...)
-		b = appendJSONString(b, kv.Key)
-		b = append(b, `,"value":`...)
-		e, err := kv.Value.MarshalJSON()
-		if err != nil {
-			return nil, err
-		}
-		b = append(b, e...)
-		b = append(b, '}')
-	}
-	return append(b, ']'), nil
-}
-
-func appendJSONString(b []byte, s string) []byte {
-	e, _ := json.Marshal(s) // a string always marshals
-	return append(b, e...)
 }
 
 // Get returns the value of the last attribute named key.

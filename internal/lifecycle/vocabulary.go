@@ -1,6 +1,7 @@
-package otlp
+package lifecycle
 
 import (
+	"github.com/dsight/dsight/internal/model"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -15,28 +16,28 @@ const (
 	KindConcurrent = "concurrent"
 )
 
-// Activity labels a span from Dynamo's lifecycle vocabulary (request
+// ActivityLabel labels a span from Dynamo's lifecycle vocabulary (request
 // preprocessing, router selection, worker ingress, dispatch, operations and
 // response streaming). The role is the span's recorded
 // dynamo.operation.role ("unknown" when absent); the selection phase is a
 // recorded "phase" attribute ("Router" when absent). Other names are not
 // activities and report ok == false.
-func Activity(name string, attrs Attributes) (label, kind string, ok bool) {
+func ActivityLabel(name string, attrs model.Attributes) (label, kind string, ok bool) {
 	role := "unknown"
 	if v, found := attrs.Get("dynamo.operation.role"); found {
 		if s, isStr := v.Str(); isStr {
-			role = canonicalRole(s)
+			role = model.CanonicalRole(s)
 		}
 	}
 	phase, _ := attrs.String("phase")
 	return ActivityFor(name, role, phase)
 }
 
-// ActivityFor is Activity with the role and selection phase given
-// explicitly: an importer passes Span.Role() and the phase it associated
+// ActivityFor is ActivityLabel with the role and selection phase given
+// explicitly: callers pass Span.Role() and the phase the join associated
 // from the next same-parent route ("" when none).
 func ActivityFor(name, role, phase string) (label, kind string, ok bool) {
-	role = capitalize(role)
+	role = titleCase(role)
 	switch {
 	case name == "request.preprocessing":
 		return "Preprocessing", KindActivity, true
@@ -44,7 +45,7 @@ func ActivityFor(name, role, phase string) (label, kind string, ok bool) {
 		if phase == "" {
 			phase = "Router"
 		}
-		return capitalize(phase) + " selection", KindActivity, true
+		return titleCase(phase) + " selection", KindActivity, true
 	case name == "worker.admission":
 		return role + " ingress and transport setup", KindActivity, true
 	case strings.HasPrefix(name, "worker.operation."):
@@ -84,9 +85,9 @@ func ActivityDescription(name string) string {
 	return ""
 }
 
-// capitalize upper-cases the first letter and lower-cases the rest
+// titleCase upper-cases the first letter and lower-cases the rest
 // ("decode" → "Decode", "PREFILL" → "Prefill"), as labels have always read.
-func capitalize(s string) string {
+func titleCase(s string) string {
 	r, size := utf8.DecodeRuneInString(s)
 	if size == 0 {
 		return s

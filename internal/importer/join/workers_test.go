@@ -1,52 +1,53 @@
-package lifecycle
+package join_test
 
 import (
+	"github.com/dsight/dsight/internal/importer/join"
+	"github.com/dsight/dsight/internal/importer/join/jointest"
+	"github.com/dsight/dsight/internal/model"
 	"maps"
 	"slices"
 	"testing"
-
-	"github.com/dsight/dsight/internal/dynamolog"
 )
 
 type assignment struct{ worker, basis string }
 
 func TestWorkerAssociation(t *testing.T) {
-	decodeSpans := []spanSpec{
-		{id: "dadmit", name: "worker.admission", role: "decode", start: 1, end: 2},
-		{id: "fstream", name: "response.streaming", start: 3, end: 4},
+	decodeSpans := []jointest.SpanSpec{
+		{ID: "dadmit", Name: "worker.admission", Role: "decode", Start: 1, End: 2},
+		{ID: "fstream", Name: "response.streaming", Start: 3, End: 4},
 	}
 	tests := []struct {
 		name    string
-		logs    func(t *testing.T) []WorkerLog
-		workers []Worker
+		logs    func(t *testing.T) []join.WorkerLog
+		workers []join.Worker
 		want    map[string]assignment // span id → worker and basis
 		bound   []string              // request workers
 		audit   map[string]int64      // checked keys only
 	}{{
 		name: "an explicit process binding is definite",
-		logs: func(t *testing.T) []WorkerLog {
-			return []WorkerLog{workerLog(t, "decode-host_decode_w0.out",
-				[]dynamolog.Binding{binding(serverID, "decode-host", "decode", "epoch-decode", 4)}, nil)}
+		logs: func(t *testing.T) []join.WorkerLog {
+			return []join.WorkerLog{jointest.WorkerLog(t, "decode-host_decode_w0.out",
+				[]model.ProcessBinding{jointest.Binding(jointest.ServerID, "decode-host", "decode", "epoch-decode", 4)}, nil)}
 		},
-		want:  map[string]assignment{"dadmit": {"decode-0", BasisSpanBinding}, "fstream": {}},
+		want:  map[string]assignment{"dadmit": {"decode-0", join.BasisSpanBinding}, "fstream": {}},
 		bound: []string{"decode-0"},
 		audit: map[string]int64{"worker_binding_rows": 1},
 	}, {
 		name: "a binding for another process epoch does not match; the host/role basis is labeled",
-		logs: func(t *testing.T) []WorkerLog {
-			return []WorkerLog{workerLog(t, "decode-host_decode_w0.out",
-				[]dynamolog.Binding{binding(serverID, "decode-host", "decode", "restarted", 4)}, nil)}
+		logs: func(t *testing.T) []join.WorkerLog {
+			return []join.WorkerLog{jointest.WorkerLog(t, "decode-host_decode_w0.out",
+				[]model.ProcessBinding{jointest.Binding(jointest.ServerID, "decode-host", "decode", "restarted", 4)}, nil)}
 		},
-		want:  map[string]assignment{"dadmit": {"decode-0", BasisHostRoleOnly}, "fstream": {}},
+		want:  map[string]assignment{"dadmit": {"decode-0", join.BasisHostRoleOnly}, "fstream": {}},
 		bound: []string{"decode-0"},
 	}, {
 		name:    "a unique recorded host and role is the weaker, labeled basis",
-		workers: []Worker{{ID: "decode-0", Host: "decode-host", Role: "decode"}},
-		want:    map[string]assignment{"dadmit": {"decode-0", BasisHostRoleOnly}, "fstream": {}},
+		workers: []join.Worker{{ID: "decode-0", Host: "decode-host", Role: "decode"}},
+		want:    map[string]assignment{"dadmit": {"decode-0", join.BasisHostRoleOnly}, "fstream": {}},
 		bound:   []string{"decode-0"},
 	}, {
 		name: "two workers on one host and role leave the span unassigned",
-		workers: []Worker{
+		workers: []join.Worker{
 			{ID: "decode-0", Host: "decode-host", Role: "decode"},
 			{ID: "decode-1", Host: "decode-host", Role: "decode"},
 		},
@@ -54,51 +55,51 @@ func TestWorkerAssociation(t *testing.T) {
 		audit: map[string]int64{"ambiguous_span_workers": 1},
 	}, {
 		name:    "a frontend span never falls back to a host match",
-		workers: []Worker{{ID: "frontend", Host: "front", Role: "frontend"}, {ID: "x-0", Host: "front", Role: "frontend"}},
+		workers: []join.Worker{{ID: "frontend", Host: "front", Role: "frontend"}, {ID: "x-0", Host: "front", Role: "frontend"}},
 		want:    map[string]assignment{"dadmit": {}, "fstream": {}},
 	}, {
 		name: "a binding whose host or role differs from its file name is not a binding",
-		logs: func(t *testing.T) []WorkerLog {
-			return []WorkerLog{workerLog(t, "other-host_decode_w0.out", []dynamolog.Binding{
-				binding(serverID, "decode-host", "decode", "epoch-decode", 1),
-				binding(serverID, "other-host", "prefill", "epoch-decode", 2),
+		logs: func(t *testing.T) []join.WorkerLog {
+			return []join.WorkerLog{jointest.WorkerLog(t, "other-host_decode_w0.out", []model.ProcessBinding{
+				jointest.Binding(jointest.ServerID, "decode-host", "decode", "epoch-decode", 1),
+				jointest.Binding(jointest.ServerID, "other-host", "prefill", "epoch-decode", 2),
 			}, nil)}
 		},
 		want:  map[string]assignment{"dadmit": {}, "fstream": {}},
 		audit: map[string]int64{"mismatched_worker_bindings": 2, "worker_binding_rows": 0},
 	}, {
 		name: "bindings and engine maps of unbridged requests are counted",
-		logs: func(t *testing.T) []WorkerLog {
-			return []WorkerLog{workerLog(t, "decode-host_decode_w0.out",
-				[]dynamolog.Binding{binding(otherUUID, "decode-host", "decode", "epoch-decode", 1)},
-				[]dynamolog.EngineMap{engineMap(otherUUID, "7", 2)})}
+		logs: func(t *testing.T) []join.WorkerLog {
+			return []join.WorkerLog{jointest.WorkerLog(t, "decode-host_decode_w0.out",
+				[]model.ProcessBinding{jointest.Binding(jointest.OtherUUID, "decode-host", "decode", "epoch-decode", 1)},
+				[]model.EngineMap{jointest.EngineMap(jointest.OtherUUID, "7", 2)})}
 		},
-		want:  map[string]assignment{"dadmit": {"decode-0", BasisHostRoleOnly}, "fstream": {}},
+		want:  map[string]assignment{"dadmit": {"decode-0", join.BasisHostRoleOnly}, "fstream": {}},
 		bound: []string{"decode-0"},
 		audit: map[string]int64{"unjoined_worker_bindings": 1, "unjoined_engine_maps": 1},
 	}, {
 		// §12 item 14: a duplicated log claims the same request, host,
 		// role and process for a second worker.
 		name: "conflicting bindings stay evidence and are excluded from definite paths",
-		logs: func(t *testing.T) []WorkerLog {
-			b := func() []dynamolog.Binding {
-				return []dynamolog.Binding{binding(serverID, "decode-host", "decode", "epoch-decode", 1)}
+		logs: func(t *testing.T) []join.WorkerLog {
+			b := func() []model.ProcessBinding {
+				return []model.ProcessBinding{jointest.Binding(jointest.ServerID, "decode-host", "decode", "epoch-decode", 1)}
 			}
-			return []WorkerLog{workerLog(t, "decode-host_decode_w0.out", b(), nil), workerLog(t, "decode-host_decode_w1.out", b(), nil)}
+			return []join.WorkerLog{jointest.WorkerLog(t, "decode-host_decode_w0.out", b(), nil), jointest.WorkerLog(t, "decode-host_decode_w1.out", b(), nil)}
 		},
 		want:  map[string]assignment{"dadmit": {}, "fstream": {}},
 		audit: map[string]int64{"ambiguous_worker_bindings": 2, "ambiguous_span_workers": 1, "worker_binding_rows": 2},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			in := Input{
-				Bridges: []dynamolog.Bridge{bridge("a", serverID, "f_frontend_0.out", 1)},
-				Spans:   makeSpans(decodeSpans), Workers: tt.workers,
+			in := join.Input{
+				Bridges: []model.Bridge{jointest.Bridge("a", jointest.ServerID, "f_frontend_0.out", 1)},
+				Spans:   jointest.MakeSpans(decodeSpans), Workers: tt.workers,
 			}
 			if tt.logs != nil {
 				in.WorkerLogs = tt.logs(t)
 			}
-			j, err := Join([]ClientRequest{{ID: "a"}}, in)
+			j, err := join.Join([]model.ClientTiming{{ID: "a"}}, in)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -125,14 +126,14 @@ func TestWorkerAssociation(t *testing.T) {
 // §12 item 14 on the fixture: a copy of the prefill log leaves prefill
 // spans unassigned while decode spans keep their worker.
 func TestDuplicatedPrefillLog(t *testing.T) {
-	in := writeRun(t)
+	in := jointest.WriteRun(t)
 	dup := in.WorkerLogs[1]
 	if dup.Name.Worker != "prefill-0" {
 		t.Fatalf("fixture order: %v", dup.Name)
 	}
 	dup.Name.Index, dup.Name.Worker = 1, "prefill-1"
 	in.WorkerLogs = append(in.WorkerLogs, dup)
-	j, err := Join(writeRunClients(), in)
+	j, err := join.Join(jointest.WriteRunClients(), in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,35 +161,35 @@ func TestDuplicatedPrefillLog(t *testing.T) {
 func TestEngineMapIdentity(t *testing.T) {
 	tests := []struct {
 		name      string
-		specs     []spanSpec
-		maps      []dynamolog.EngineMap
-		bridges   []dynamolog.Bridge
+		specs     []jointest.SpanSpec
+		maps      []model.EngineMap
+		bridges   []model.Bridge
 		process   []*string
 		ambiguous []bool
 		audit     int64 // ambiguous_engine_ids
 	}{{
 		name:      "the process comes from the request's spans on the same host and role",
-		specs:     []spanSpec{{id: "a", name: "worker.admission", role: "decode", start: 1, end: 2}},
-		maps:      []dynamolog.EngineMap{engineMap(serverID, "7", 1)},
-		process:   []*string{ptr("epoch-decode")},
+		specs:     []jointest.SpanSpec{{ID: "a", Name: "worker.admission", Role: "decode", Start: 1, End: 2}},
+		maps:      []model.EngineMap{jointest.EngineMap(jointest.ServerID, "7", 1)},
+		process:   []*string{jointest.Ptr("epoch-decode")},
 		ambiguous: []bool{false},
 	}, {
 		name: "two recorded epochs leave the process unknown",
-		specs: []spanSpec{
-			{id: "a", name: "worker.admission", role: "decode", start: 1, end: 2},
-			{id: "b", name: "request.dispatch", role: "decode", start: 2, end: 3, extra: []string{"dynamo.process.epoch", "restarted"}},
+		specs: []jointest.SpanSpec{
+			{ID: "a", Name: "worker.admission", Role: "decode", Start: 1, End: 2},
+			{ID: "b", Name: "request.dispatch", Role: "decode", Start: 2, End: 3, Extra: []string{"dynamo.process.epoch", "restarted"}},
 		},
-		maps:      []dynamolog.EngineMap{engineMap(serverID, "7", 1)},
+		maps:      []model.EngineMap{jointest.EngineMap(jointest.ServerID, "7", 1)},
 		process:   []*string{nil},
 		ambiguous: []bool{true},
 	}, {
 		name:  "one process mapping a client id to two requests is ambiguous",
-		specs: []spanSpec{{id: "a", name: "worker.admission", role: "decode", start: 1, end: 2}, {id: "b", name: "worker.admission", role: "decode", start: 1, end: 2, trace: "t2", request: ptr(otherUUID)}},
-		bridges: []dynamolog.Bridge{
-			bridge("a", serverID, "f_frontend_0.out", 1), bridge("b", otherUUID, "f_frontend_0.out", 2),
+		specs: []jointest.SpanSpec{{ID: "a", Name: "worker.admission", Role: "decode", Start: 1, End: 2}, {ID: "b", Name: "worker.admission", Role: "decode", Start: 1, End: 2, Trace: "t2", Request: jointest.Ptr(jointest.OtherUUID)}},
+		bridges: []model.Bridge{
+			jointest.Bridge("a", jointest.ServerID, "f_frontend_0.out", 1), jointest.Bridge("b", jointest.OtherUUID, "f_frontend_0.out", 2),
 		},
-		maps:      []dynamolog.EngineMap{engineMap(serverID, "7", 1), engineMap(otherUUID, "7", 2)},
-		process:   []*string{ptr("epoch-decode"), ptr("epoch-decode")},
+		maps:      []model.EngineMap{jointest.EngineMap(jointest.ServerID, "7", 1), jointest.EngineMap(jointest.OtherUUID, "7", 2)},
+		process:   []*string{jointest.Ptr("epoch-decode"), jointest.Ptr("epoch-decode")},
 		ambiguous: []bool{true, true},
 		audit:     1,
 	}}
@@ -196,15 +197,15 @@ func TestEngineMapIdentity(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			bridges := tt.bridges
 			if bridges == nil {
-				bridges = []dynamolog.Bridge{bridge("a", serverID, "f_frontend_0.out", 1)}
+				bridges = []model.Bridge{jointest.Bridge("a", jointest.ServerID, "f_frontend_0.out", 1)}
 			}
-			in := Input{Bridges: bridges, Spans: makeSpans(tt.specs),
-				WorkerLogs: []WorkerLog{workerLog(t, "decode-host_decode_w0.out", nil, tt.maps)}}
-			j, err := Join([]ClientRequest{{ID: "a"}, {ID: "b"}}, in)
+			in := join.Input{Bridges: bridges, Spans: jointest.MakeSpans(tt.specs),
+				WorkerLogs: []join.WorkerLog{jointest.WorkerLog(t, "decode-host_decode_w0.out", nil, tt.maps)}}
+			j, err := join.Join([]model.ClientTiming{{ID: "a"}, {ID: "b"}}, in)
 			if err != nil {
 				t.Fatal(err)
 			}
-			var entries []EngineEntry
+			var entries []model.EngineEntry
 			for _, r := range j.Requests {
 				entries = append(entries, r.Engine...)
 			}

@@ -1,4 +1,22 @@
-package lifecycle
+// Package join attaches a run's server evidence to its client requests at
+// build time, using recorded identities only, never time proximity:
+//
+//   - a frontend bridge maps the client's explicit request header to a
+//     Dynamo request UUID (a UUID bridged from two known clients is an
+//     error; a client bridged to several UUIDs keeps them all);
+//   - a span joins through its dynamo.request.id when that UUID is bridged,
+//     or, when it records no request id, through a trace that exactly one
+//     client request is linked to;
+//   - a span is linked to a worker by an explicit process binding (request,
+//     host, role and process epoch recorded in a worker log, or an Engine ID
+//     map), else by the weaker, labeled basis of a unique recorded host and
+//     role. Conflicting bindings stay as evidence and never pick a worker.
+//
+// No clock is corrected and no cross-host skew is estimated. The join takes
+// and returns internal/model's evidence types; it is a pure function of its
+// arguments (no I/O, no clock, no map order in the output) and works in
+// exact epoch nanoseconds.
+package join
 
 import (
 	"cmp"
@@ -6,8 +24,8 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/dsight/dsight/internal/dynamolog"
-	"github.com/dsight/dsight/internal/otlp"
+	"github.com/dsight/dsight/internal/lifecycle"
+	"github.com/dsight/dsight/internal/model"
 	"github.com/dsight/dsight/internal/sourcename"
 )
 
@@ -15,26 +33,13 @@ import (
 // different known client requests: no join can say which one it served.
 var ErrAmbiguousBridge = errors.New("ambiguous client/server bridge")
 
-// ClientRequest is a client request as the join needs it. Times are
-// absolute epoch nanoseconds.
-type ClientRequest struct {
-	ID      string
-	StartNS int64
-	EndNS   int64
-	// FirstNS is the client's first-token boundary; nil when the client
-	// recorded none (or an unusable one).
-	FirstNS *int64
-	// Evidence is the client export row the times come from.
-	Evidence Evidence
-}
-
 // Input is the server evidence of one run, as the parsers return it.
 type Input struct {
 	// Bridges from every frontend log, in file order (files sorted by path).
-	Bridges []dynamolog.Bridge
-	// Spans are decoded, de-duplicated OTel spans (otlp.Result.Spans). An
-	// inverted span found here is counted and never joined.
-	Spans []otlp.Span
+	Bridges []model.Bridge
+	// Spans are decoded, de-duplicated server spans. An inverted span found
+	// here is counted and never joined.
+	Spans []model.Span
 	// WorkerLogs are the scanned worker logs with the identity of their
 	// file names, sorted by path.
 	WorkerLogs []WorkerLog
@@ -49,8 +54,9 @@ type Input struct {
 // WorkerLog is one worker log's identities with the worker its file name
 // records.
 type WorkerLog struct {
-	Name sourcename.Identity
-	Log  *dynamolog.WorkerLog
+	Name       sourcename.Identity
+	Bindings   []model.ProcessBinding
+	EngineMaps []model.EngineMap
 }
 
 // Worker is a worker recorded by some source: id "<role>-<index>", the host
@@ -64,38 +70,22 @@ type Window struct {
 	StartNS, EndNS int64
 }
 
-// Join values of Span.Join.
-const (
-	JoinNone      = ""
-	JoinRequestID = "request_id"
-	JoinTraceID   = "trace_id"
-)
-
-// Span is a server span with what the join learned about it.
-type Span struct {
-	*otlp.Span
-	// Join says how the span reached its request: JoinRequestID,
-	// JoinTraceID, or JoinNone for a server span no request owns.
-	Join string
-	// Worker is the worker that recorded the span ("" when no unique worker
-	// is known) and WorkerBasis the evidence that says so.
-	Worker      string
-	WorkerBasis string
-	// Routing is the phase associated with a kv_router.select_worker span
-	// from the route that follows it; nil otherwise.
-	Routing *RoutingContext
-	ident   identity
+// span is a joined span while the join works on it: the evidence it
+// becomes, and what it records about who handled it, read once.
+type span struct {
+	model.JoinedSpan
+	ident identity
 }
 
-// identity is what a span records about who handled it, read once: the
-// worker association compares it against every binding.
+// identity is what a span records about who handled it: the worker
+// association compares it against every binding.
 type identity struct {
 	host, process, request, role  string
 	hostRecorded, processRecorded bool
 	read                          bool
 }
 
-func (s *Span) identity() *identity {
+func (s *span) identity() *identity {
 	if id := &s.ident; !id.read {
 		id.role = s.Role()
 		id.host, id.hostRecorded = recorded(s.Span, "dynamo.instance.id")
@@ -105,53 +95,35 @@ func (s *Span) identity() *identity {
 	return &s.ident
 }
 
-// RoutingContext associates a worker selection with the phase recorded on
-// the next route of the same trace and parent.
-type RoutingContext struct {
-	Phase       string
-	RouteSpanID string
-	RouteRef    otlp.Ref
-	Basis       string
-}
-
-// Request is a client request with the server evidence joined to it.
-type Request struct {
-	Client ClientRequest
-	// ServerIDs are the Dynamo request UUIDs bridged to the client, in
-	// bridge order; BridgeEvidence[i] is the first line bridging ServerIDs[i].
-	ServerIDs      []string
-	BridgeEvidence []dynamolog.Ref
-	// Spans are sorted by (start, -end, trace, span id).
-	Spans    []Span
-	Engine   []EngineEntry
-	Bindings []Binding
-	// Workers are the workers definitely involved: sorted, from
-	// unambiguous bindings and assigned spans.
-	Workers []string
-	Issues  []string
+// request is a client request with the server evidence joined to it, while
+// the join works on it.
+type request struct {
+	model.RequestEvidence
+	spans []span
 }
 
 // Joined is the result of Join.
 type Joined struct {
 	// Requests follow the order of the clients given to Join.
-	Requests []Request
+	Requests []model.RequestEvidence
 	// ServerSpans are valid spans no request owns whose name is a
 	// lifecycle activity; they stay queryable but draw no timeline rows.
-	ServerSpans []Span
+	ServerSpans []model.JoinedSpan
 	// Audit counts what the join saw; keys follow the contract's audit map.
 	Audit map[string]int64
 }
 
 // Texts shown as evidence bases and issues.
 const (
-	routingBasis = "Inferred from the immediately following route with the same trace and parent; " +
+	RoutingBasis = "Inferred from the immediately following route with the same trace and parent; " +
 		"phase is recorded on that route."
-	multipleServerIDsIssue = "Bridged to several Dynamo request IDs; their attempt relationship is unverified"
+	MultipleServerIDsIssue = "Bridged to several Dynamo request IDs; their attempt relationship is unverified"
 )
 
 type joiner struct {
 	in       *Input
 	out      *Joined
+	reqs     []request
 	byClient map[string]int
 	byServer map[string]int // bridged UUID → request index
 	// traceOwner maps a trace to the one request whose bridged ids it
@@ -162,10 +134,11 @@ type joiner struct {
 // Join attaches bridges, spans, worker bindings and engine maps to the
 // client requests. It fails on duplicate client ids and on ambiguous
 // bridges; everything else uncertain is kept as counted evidence.
-func Join(clients []ClientRequest, in Input) (*Joined, error) {
+func Join(clients []model.ClientTiming, in Input) (*Joined, error) {
 	j := &joiner{
 		in:       &in,
-		out:      &Joined{Requests: make([]Request, len(clients)), Audit: map[string]int64{}},
+		out:      &Joined{Audit: map[string]int64{}},
+		reqs:     make([]request, len(clients)),
 		byClient: make(map[string]int, len(clients)),
 		byServer: make(map[string]int, len(in.Bridges)),
 	}
@@ -174,22 +147,39 @@ func Join(clients []ClientRequest, in Input) (*Joined, error) {
 			return nil, fmt.Errorf("lifecycle: duplicate client request id %q", c.ID)
 		}
 		j.byClient[c.ID] = i
-		j.out.Requests[i].Client = c
+		j.reqs[i].Client = c
 	}
 	if err := j.bridge(); err != nil {
 		return nil, err
 	}
 	j.joinSpans()
-	for i := range j.out.Requests {
-		j.associateRoutes(&j.out.Requests[i])
+	for i := range j.reqs {
+		j.associateRoutes(&j.reqs[i])
 	}
 	j.attachWorkerLogs()
 	j.assignWorkers()
+	// Hand out the evidence: every request's spans share one array, as
+	// while joining.
+	total := 0
+	for i := range j.reqs {
+		total += len(j.reqs[i].spans)
+	}
+	all := make([]model.JoinedSpan, 0, total)
+	j.out.Requests = make([]model.RequestEvidence, len(j.reqs))
+	for i := range j.reqs {
+		r := &j.reqs[i]
+		from := len(all)
+		for k := range r.spans {
+			all = append(all, r.spans[k].JoinedSpan)
+		}
+		r.Spans = all[from:len(all):len(all)]
+		j.out.Requests[i] = r.RequestEvidence
+	}
 	return j.out, nil
 }
 
 func (j *joiner) bridge() error {
-	bridgedAt := map[string]dynamolog.Ref{}
+	bridgedAt := map[string]model.LineRef{}
 	for _, b := range j.in.Bridges {
 		i, known := j.byClient[b.ClientID]
 		if !known {
@@ -199,24 +189,24 @@ func (j *joiner) bridge() error {
 		if owner, ok := j.byServer[b.ServerID]; ok {
 			if owner != i {
 				return fmt.Errorf("%s: %w: Dynamo request %s is bridged from client %q and from client %q at %s",
-					b.Ref, ErrAmbiguousBridge, b.ServerID, b.ClientID, j.out.Requests[owner].Client.ID, bridgedAt[b.ServerID])
+					b.Ref, ErrAmbiguousBridge, b.ServerID, b.ClientID, j.reqs[owner].Client.ID, bridgedAt[b.ServerID])
 			}
 			continue
 		}
 		j.byServer[b.ServerID] = i
 		bridgedAt[b.ServerID] = b.Ref
-		r := &j.out.Requests[i]
+		r := &j.reqs[i]
 		r.ServerIDs = append(r.ServerIDs, b.ServerID)
 		r.BridgeEvidence = append(r.BridgeEvidence, b.Ref)
 	}
-	for i := range j.out.Requests {
-		r := &j.out.Requests[i]
+	for i := range j.reqs {
+		r := &j.reqs[i]
 		if len(r.ServerIDs) > 0 {
 			j.out.Audit["clients_with_server_identity"]++
 		}
 		if len(r.ServerIDs) > 1 {
 			j.out.Audit["multiple_server_identities"]++
-			r.Issues = append(r.Issues, multipleServerIDsIssue)
+			r.Issues = append(r.Issues, MultipleServerIDsIssue)
 		}
 	}
 	return nil
@@ -253,7 +243,7 @@ func (j *joiner) joinSpans() {
 		dropped  = -2
 	)
 	owner := make([]int32, len(spans))
-	counts := make([]int32, len(j.out.Requests))
+	counts := make([]int32, len(j.reqs))
 	var invalid, outside, unowned, joined int64
 	for k := range spans {
 		sp := &spans[k]
@@ -280,9 +270,9 @@ func (j *joiner) joinSpans() {
 		counts[i]++
 		joined++
 	}
-	all := make([]Span, 0, joined)
+	all := make([]span, 0, joined)
 	for i, n := range counts {
-		j.out.Requests[i].Spans = all[len(all) : len(all) : len(all)+int(n)]
+		j.reqs[i].spans = all[len(all) : len(all) : len(all)+int(n)]
 		all = all[:len(all)+int(n)]
 	}
 	for k := range spans {
@@ -290,20 +280,20 @@ func (j *joiner) joinSpans() {
 		switch i := owner[k]; i {
 		case dropped:
 		case unjoined:
-			if _, _, activity := otlp.ActivityFor(sp.Name, sp.Role(), ""); activity {
-				j.out.ServerSpans = append(j.out.ServerSpans, Span{Span: sp})
+			if _, _, activity := lifecycle.ActivityFor(sp.Name, sp.Role(), ""); activity {
+				j.out.ServerSpans = append(j.out.ServerSpans, model.JoinedSpan{Span: sp})
 			}
 		default:
-			r := &j.out.Requests[i]
-			join := JoinRequestID
+			r := &j.reqs[i]
+			join := model.JoinRequestID
 			if _, bridged := j.byServer[rids[k]]; !bridged {
-				join = JoinTraceID
+				join = model.JoinTraceID
 			}
-			r.Spans = append(r.Spans, Span{Span: sp, Join: join})
+			r.spans = append(r.spans, span{JoinedSpan: model.JoinedSpan{Span: sp, Join: join}})
 		}
 	}
-	for i := range j.out.Requests {
-		slices.SortStableFunc(j.out.Requests[i].Spans, compareSpans)
+	for i := range j.reqs {
+		slices.SortStableFunc(j.reqs[i].spans, compareSpans)
 	}
 	j.count("invalid_spans", invalid)
 	j.count("out_of_window_spans", outside)
@@ -318,7 +308,7 @@ func (j *joiner) count(key string, n int64) {
 	}
 }
 
-func compareSpans(a, b Span) int {
+func compareSpans(a, b span) int {
 	return cmp.Or(
 		cmp.Compare(a.StartNS, b.StartNS),
 		cmp.Compare(b.EndNS, a.EndNS),
@@ -331,12 +321,12 @@ func compareSpans(a, b Span) int {
 // immediately follows it under the same trace and parent, when the route
 // starts after the selection ends and records a phase. The selection span
 // itself never records its phase, so this association is labeled inferred.
-func (j *joiner) associateRoutes(r *Request) {
+func (j *joiner) associateRoutes(r *request) {
 	type family struct{ trace, parent string }
 	groups := map[family][]int{}
 	var order []family
-	for k := range r.Spans {
-		sp := &r.Spans[k]
+	for k := range r.spans {
+		sp := &r.spans[k]
 		if sp.Name != "kv_router.select_worker" && sp.Name != "kv_router.route_request" {
 			continue
 		}
@@ -349,11 +339,11 @@ func (j *joiner) associateRoutes(r *Request) {
 	for _, f := range order {
 		group := groups[f]
 		slices.SortStableFunc(group, func(a, b int) int {
-			x, y := &r.Spans[a], &r.Spans[b]
+			x, y := &r.spans[a], &r.spans[b]
 			return cmp.Or(cmp.Compare(x.StartNS, y.StartNS), cmp.Compare(x.EndNS, y.EndNS), cmp.Compare(x.SpanID, y.SpanID))
 		})
 		for n := 0; n+1 < len(group); n++ {
-			sel, route := &r.Spans[group[n]], &r.Spans[group[n+1]]
+			sel, route := &r.spans[group[n]], &r.spans[group[n+1]]
 			if sel.Name != "kv_router.select_worker" || route.Name != "kv_router.route_request" || sel.EndNS > route.StartNS {
 				continue
 			}
@@ -361,19 +351,19 @@ func (j *joiner) associateRoutes(r *Request) {
 			if phase == "" {
 				continue
 			}
-			sel.Routing = &RoutingContext{Phase: phase, RouteSpanID: route.SpanID, RouteRef: route.Ref, Basis: routingBasis}
+			sel.Routing = &model.RoutingContext{Phase: phase, RouteSpanID: route.SpanID, RouteRef: route.Ref, Basis: RoutingBasis}
 			j.out.Audit["associated_router_selections"]++
 		}
 	}
 }
 
 // recorded returns a non-empty string attribute.
-func recorded(sp *otlp.Span, key string) (string, bool) {
+func recorded(sp *model.Span, key string) (string, bool) {
 	s, ok := sp.Attrs.String(key)
 	return s, ok && s != ""
 }
 
-func requestID(sp *otlp.Span) string {
+func requestID(sp *model.Span) string {
 	s, _ := recorded(sp, "dynamo.request.id")
 	return s
 }

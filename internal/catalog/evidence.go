@@ -1,19 +1,19 @@
-package lifecycle
+package catalog
 
 import (
 	"encoding/binary"
 	"math"
 
-	"github.com/dsight/dsight/internal/dynamolog"
-	"github.com/dsight/dsight/internal/otlp"
+	"github.com/dsight/dsight/internal/model"
 )
 
-// A chunk stores the joined evidence of a group of requests compactly, so
-// a report keeps the evidence rather than its rendering: the engine decodes
-// one request on demand and renders its records and lifecycle with the
-// same Records and Derive the build uses. Rendered JSON was ~36 KB per
-// traced request; the evidence is a few hundred bytes once its strings are
-// shared within the chunk.
+// An evidence chunk stores the joined server evidence of a group of
+// requests (or a group of server spans no request owns) compactly, so a
+// report keeps the evidence rather than its rendering: the engine decodes
+// one record on demand and internal/query shapes it, deriving the lifecycle
+// with internal/lifecycle. Rendered JSON was ~36 KB per traced request; the
+// evidence is a few hundred bytes once its strings are shared within the
+// chunk. docs/format/evidence.md describes the layout byte by byte.
 //
 // Layout (all integers unsigned LEB128 varints unless noted):
 //
@@ -21,39 +21,39 @@ import (
 //	string count · per string: length, bytes
 //	resource count · per resource: attributes
 //	scope count · per scope: name, version, attributes
-//	request count · per request: byte length of its record
-//	request records, concatenated
+//	record count · per record: byte length
+//	records, concatenated (each a request, or a span, as the chunk holds)
 //
 // Strings are indices into the string table; an optional string is 0 for
 // nil and index+1 otherwise. Signed integers are zigzag varints.
 const (
 	chunkMagic   = "DSLC"
-	chunkVersion = 1
+	chunkVersion = 2
 	// maxValueDepth bounds nested OTLP arrays and lists while decoding.
 	maxValueDepth = 64
 )
 
-// ChunkWriter encodes joined requests into one chunk. The encoding is a
-// pure function of the requests and their order.
-type ChunkWriter struct {
+// EvidenceWriter encodes joined requests, or server spans, into one chunk.
+// The encoding is a pure function of the records and their order.
+type EvidenceWriter struct {
 	strs      map[string]uint64
 	table     []string
-	resources shared[otlp.Resource]
-	scopes    shared[otlp.Scope]
+	resources shared[model.Resource]
+	scopes    shared[model.Scope]
 	records   [][]byte
 	buf       []byte
 }
 
-// NewChunkWriter returns an empty chunk.
-func NewChunkWriter() *ChunkWriter {
-	return &ChunkWriter{strs: map[string]uint64{}}
+// NewEvidenceWriter returns an empty chunk.
+func NewEvidenceWriter() *EvidenceWriter {
+	return &EvidenceWriter{strs: map[string]uint64{}}
 }
 
-// Len is the number of requests added.
-func (w *ChunkWriter) Len() int { return len(w.records) }
+// Len is the number of records added.
+func (w *EvidenceWriter) Len() int { return len(w.records) }
 
-// Add encodes r and returns its slot in the chunk.
-func (w *ChunkWriter) Add(r *Request) int {
+// AddRequest encodes r and returns its slot in the chunk.
+func (w *EvidenceWriter) AddRequest(r *model.RequestEvidence) int {
 	w.buf = w.buf[:0]
 	w.client(r.Client)
 	w.strList(r.ServerIDs)
@@ -93,12 +93,23 @@ func (w *ChunkWriter) Add(r *Request) int {
 	}
 	w.strList(r.Workers)
 	w.strList(r.Issues)
+	return w.record()
+}
+
+// AddSpan encodes a server span no request owns and returns its slot.
+func (w *EvidenceWriter) AddSpan(sp *model.JoinedSpan) int {
+	w.buf = w.buf[:0]
+	w.span(sp, 0)
+	return w.record()
+}
+
+func (w *EvidenceWriter) record() int {
 	w.records = append(w.records, append([]byte(nil), w.buf...))
 	return len(w.records) - 1
 }
 
 // Bytes returns the finished chunk.
-func (w *ChunkWriter) Bytes() []byte {
+func (w *EvidenceWriter) Bytes() []byte {
 	// Resources and scopes intern their strings too; encode them before the
 	// string table is written out.
 	var shared []byte
@@ -140,10 +151,10 @@ func (w *ChunkWriter) Bytes() []byte {
 	return out
 }
 
-func (w *ChunkWriter) uint(v uint64) { w.buf = binary.AppendUvarint(w.buf, v) }
-func (w *ChunkWriter) int(v int64)   { w.buf = binary.AppendVarint(w.buf, v) }
+func (w *EvidenceWriter) uint(v uint64) { w.buf = binary.AppendUvarint(w.buf, v) }
+func (w *EvidenceWriter) int(v int64)   { w.buf = binary.AppendVarint(w.buf, v) }
 
-func (w *ChunkWriter) bool(b bool) {
+func (w *EvidenceWriter) bool(b bool) {
 	if b {
 		w.buf = append(w.buf, 1)
 	} else {
@@ -151,7 +162,7 @@ func (w *ChunkWriter) bool(b bool) {
 	}
 }
 
-func (w *ChunkWriter) index(s string) uint64 {
+func (w *EvidenceWriter) index(s string) uint64 {
 	i, ok := w.strs[s]
 	if !ok {
 		i = uint64(len(w.table))
@@ -161,9 +172,9 @@ func (w *ChunkWriter) index(s string) uint64 {
 	return i
 }
 
-func (w *ChunkWriter) str(s string) { w.uint(w.index(s)) }
+func (w *EvidenceWriter) str(s string) { w.uint(w.index(s)) }
 
-func (w *ChunkWriter) optStr(s *string) {
+func (w *EvidenceWriter) optStr(s *string) {
 	if s == nil {
 		w.uint(0)
 		return
@@ -171,54 +182,40 @@ func (w *ChunkWriter) optStr(s *string) {
 	w.uint(w.index(*s) + 1)
 }
 
-func (w *ChunkWriter) optInt(v *int64) {
+func (w *EvidenceWriter) optInt(v *int64) {
 	w.bool(v != nil)
 	if v != nil {
 		w.int(*v)
 	}
 }
 
-func (w *ChunkWriter) optOrdinal(v *int) {
-	w.bool(v != nil)
-	if v != nil {
-		w.int(int64(*v))
-	}
-}
-
-func (w *ChunkWriter) strList(list []string) {
+func (w *EvidenceWriter) strList(list []string) {
 	w.uint(uint64(len(list)))
 	for _, s := range list {
 		w.str(s)
 	}
 }
 
-func (w *ChunkWriter) lineRef(r dynamolog.Ref) {
+func (w *EvidenceWriter) lineRef(r model.LineRef) {
 	w.str(r.Path)
 	w.int(r.Line)
 }
 
-func (w *ChunkWriter) spanRef(r otlp.Ref) {
+func (w *EvidenceWriter) spanRef(r model.SpanRef) {
 	w.str(r.Path)
 	w.int(r.Line)
 	w.int(int64(r.Ordinal))
 }
 
-func (w *ChunkWriter) client(c ClientRequest) {
+func (w *EvidenceWriter) client(c model.ClientTiming) {
 	w.str(c.ID)
 	w.int(c.StartNS)
 	w.int(c.EndNS - c.StartNS)
 	w.optInt(c.FirstNS)
-	if c.Evidence.Source == nil {
-		w.uint(0)
-	} else {
-		w.uint(uint64(*c.Evidence.Source) + 1)
-	}
-	w.str(c.Evidence.Path)
-	w.int(c.Evidence.Line)
-	w.optOrdinal(c.Evidence.Ordinal)
+	w.lineRef(c.Evidence)
 }
 
-func (w *ChunkWriter) span(sp *Span, prevStart int64) {
+func (w *EvidenceWriter) span(sp *model.JoinedSpan, prevStart int64) {
 	s := sp.Span
 	w.str(s.TraceID)
 	w.str(s.SpanID)
@@ -270,7 +267,7 @@ func (s *shared[T]) id(p *T) uint64 {
 	return i
 }
 
-func (w *ChunkWriter) attrs(a otlp.Attributes, depth int) {
+func (w *EvidenceWriter) attrs(a model.Attributes, depth int) {
 	w.uint(uint64(len(a)))
 	for _, kv := range a {
 		w.str(kv.Key)
@@ -278,31 +275,31 @@ func (w *ChunkWriter) attrs(a otlp.Attributes, depth int) {
 	}
 }
 
-func (w *ChunkWriter) value(v otlp.Value, depth int) {
+func (w *EvidenceWriter) value(v model.Value, depth int) {
 	w.buf = append(w.buf, byte(v.Kind()))
 	switch v.Kind() {
-	case otlp.KindString:
+	case model.KindString:
 		s, _ := v.Str()
 		w.str(s)
-	case otlp.KindBytes:
+	case model.KindBytes:
 		b, _ := v.Bytes()
 		w.str(string(b))
-	case otlp.KindInt:
+	case model.KindInt:
 		n, _ := v.Int()
 		w.int(n)
-	case otlp.KindDouble:
+	case model.KindDouble:
 		d, _ := v.Double()
 		w.buf = binary.LittleEndian.AppendUint64(w.buf, math.Float64bits(d))
-	case otlp.KindBool:
+	case model.KindBool:
 		b, _ := v.Bool()
 		w.bool(b)
-	case otlp.KindArray:
+	case model.KindArray:
 		items, _ := v.Array()
 		w.uint(uint64(len(items)))
 		for _, it := range items {
 			w.value(it, depth+1)
 		}
-	case otlp.KindKVList:
+	case model.KindKVList:
 		kvs, _ := v.KVList()
 		w.attrs(kvs, depth+1)
 	}

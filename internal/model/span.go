@@ -1,11 +1,13 @@
-package otlp
+package model
 
 import (
 	"strconv"
 	"strings"
 )
 
-// Span is one decoded OTLP span with its resource, scope and evidence.
+// Span is one recorded server span (an OpenTelemetry span, or any other
+// source's span mapped onto the same shape) with its resource, scope and
+// evidence.
 type Span struct {
 	TraceID      string // as recorded (hex in OTLP/JSON; case is kept)
 	SpanID       string
@@ -16,25 +18,26 @@ type Span struct {
 	// StartNS and EndNS are the exact recorded epoch nanoseconds.
 	StartNS int64
 	EndNS   int64
-	Status  Status
+	Status  SpanStatus
 	Attrs   Attributes
 	// Resource and Scope are shared by the spans of one resourceSpans or
 	// scopeSpans group.
 	Resource *Resource
 	Scope    *Scope
-	Ref      Ref
+	Ref      SpanRef
 }
 
-// Ref locates a span in its source: the file, the 1-based line where the
-// span's JSON object begins (for a collector export, the record's line) and
-// the 0-based ordinal of the span among all spans of its record.
-type Ref struct {
+// SpanRef locates a span in its source: the file (as the parser was given
+// it: run-relative, slash-separated), the 1-based line where the span's
+// record begins and the 0-based ordinal of the span among all spans of that
+// record.
+type SpanRef struct {
 	Path    string
 	Line    int64
 	Ordinal int
 }
 
-func (r Ref) String() string {
+func (r SpanRef) String() string {
 	return r.Path + ":" + strconv.FormatInt(r.Line, 10) + "#" + strconv.Itoa(r.Ordinal)
 }
 
@@ -78,8 +81,8 @@ type Scope struct {
 	Attrs   Attributes
 }
 
-// Status is a span's recorded status; the zero value is OTLP's "unset".
-type Status struct {
+// SpanStatus is a span's recorded status; the zero value is OTLP's "unset".
+type SpanStatus struct {
 	Code    StatusCode
 	Message string
 }
@@ -89,22 +92,18 @@ type StatusCode int32
 
 // Status codes defined by OTLP. Other recorded numbers are kept as they are.
 const (
-	StatusUnset StatusCode = 0
-	StatusOK    StatusCode = 1
-	StatusError StatusCode = 2
+	SpanStatusUnset StatusCode = 0
+	SpanStatusOK    StatusCode = 1
+	SpanStatusError StatusCode = 2
 )
-
-var statusNames = map[string]StatusCode{
-	"STATUS_CODE_UNSET": StatusUnset, "STATUS_CODE_OK": StatusOK, "STATUS_CODE_ERROR": StatusError,
-}
 
 func (c StatusCode) String() string {
 	switch c {
-	case StatusUnset:
+	case SpanStatusUnset:
 		return "unset"
-	case StatusOK:
+	case SpanStatusOK:
 		return "ok"
-	case StatusError:
+	case SpanStatusError:
 		return "error"
 	}
 	return "status(" + strconv.Itoa(int(c)) + ")"
@@ -115,33 +114,27 @@ type SpanKind int32
 
 // Span kinds defined by OTLP. Other recorded numbers are kept as they are.
 const (
-	KindUnspecified SpanKind = 0
-	KindInternal    SpanKind = 1
-	KindServer      SpanKind = 2
-	KindClient      SpanKind = 3
-	KindProducer    SpanKind = 4
-	KindConsumer    SpanKind = 5
+	SpanKindUnspecified SpanKind = 0
+	SpanKindInternal    SpanKind = 1
+	SpanKindServer      SpanKind = 2
+	SpanKindClient      SpanKind = 3
+	SpanKindProducer    SpanKind = 4
+	SpanKindConsumer    SpanKind = 5
 )
-
-var spanKindNames = map[string]SpanKind{
-	"SPAN_KIND_UNSPECIFIED": KindUnspecified, "SPAN_KIND_INTERNAL": KindInternal,
-	"SPAN_KIND_SERVER": KindServer, "SPAN_KIND_CLIENT": KindClient,
-	"SPAN_KIND_PRODUCER": KindProducer, "SPAN_KIND_CONSUMER": KindConsumer,
-}
 
 func (k SpanKind) String() string {
 	switch k {
-	case KindUnspecified:
+	case SpanKindUnspecified:
 		return "unspecified"
-	case KindInternal:
+	case SpanKindInternal:
 		return "internal"
-	case KindServer:
+	case SpanKindServer:
 		return "server"
-	case KindClient:
+	case SpanKindClient:
 		return "client"
-	case KindProducer:
+	case SpanKindProducer:
 		return "producer"
-	case KindConsumer:
+	case SpanKindConsumer:
 		return "consumer"
 	}
 	return "kind(" + strconv.Itoa(int(k)) + ")"
@@ -153,7 +146,7 @@ func (k SpanKind) String() string {
 func (s *Span) Role() string {
 	if v, ok := s.Attrs.Get("dynamo.operation.role"); ok {
 		if role, ok := v.Str(); ok {
-			return canonicalRole(role)
+			return CanonicalRole(role)
 		}
 		return "unknown"
 	}
@@ -163,10 +156,18 @@ func (s *Span) Role() string {
 	return "unknown"
 }
 
-// canonicalRole lower-cases a role and maps "aggregated" to "agg". It must
-// agree with sourcename.CanonicalRole (a test checks), and is repeated here so
-// that format packages do not import each other.
-func canonicalRole(role string) string {
+// Canonical worker roles, as file names, log lines and spans record them
+// once CanonicalRole has read them. Aggregated workers are RoleAgg.
+const (
+	RolePrefill  = "prefill"
+	RoleDecode   = "decode"
+	RoleAgg      = "agg"
+	RoleFrontend = "frontend"
+)
+
+// CanonicalRole lower-cases a recorded worker role and maps "aggregated" to
+// "agg", so that file names, log lines and spans name roles alike.
+func CanonicalRole(role string) string {
 	role = strings.ToLower(role)
 	if role == "aggregated" {
 		return "agg"

@@ -1,4 +1,4 @@
-package lifecycle
+package catalog
 
 import (
 	"encoding/binary"
@@ -6,30 +6,29 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/dsight/dsight/internal/dynamolog"
-	"github.com/dsight/dsight/internal/otlp"
+	"github.com/dsight/dsight/internal/model"
 )
 
-// Chunk is a decoded chunk: its shared tables are read once, each
-// request's record only when asked for.
-type Chunk struct {
+// EvidenceChunk is a decoded evidence chunk: its shared tables are read
+// once, each record only when asked for.
+type EvidenceChunk struct {
 	strs      []string
-	resources []*otlp.Resource
-	scopes    []*otlp.Scope
+	resources []*model.Resource
+	scopes    []*model.Scope
 	records   [][]byte
 }
 
 var errTruncated = errors.New("truncated")
 
-// DecodeChunk reads a chunk written by ChunkWriter.
-func DecodeChunk(b []byte) (*Chunk, error) {
+// DecodeEvidenceChunk reads a chunk written by EvidenceWriter.
+func DecodeEvidenceChunk(b []byte) (*EvidenceChunk, error) {
 	if len(b) < len(chunkMagic)+1 || string(b[:len(chunkMagic)]) != chunkMagic {
-		return nil, errors.New("lifecycle chunk: bad magic")
+		return nil, errors.New("evidence chunk: bad magic")
 	}
 	if v := b[len(chunkMagic)]; v != chunkVersion {
-		return nil, fmt.Errorf("lifecycle chunk: version %d, want %d", v, chunkVersion)
+		return nil, fmt.Errorf("evidence chunk: version %d, want %d", v, chunkVersion)
 	}
-	c := &Chunk{}
+	c := &EvidenceChunk{}
 	r := &chunkReader{b: b[len(chunkMagic)+1:], c: c}
 	n := r.count(1)
 	c.strs = make([]string, 0, n)
@@ -43,11 +42,11 @@ func DecodeChunk(b []byte) (*Chunk, error) {
 	}
 	n = r.count(1)
 	for range n {
-		c.resources = append(c.resources, &otlp.Resource{Attrs: r.attrs(0)})
+		c.resources = append(c.resources, &model.Resource{Attrs: r.attrs(0)})
 	}
 	n = r.count(1)
 	for range n {
-		c.scopes = append(c.scopes, &otlp.Scope{Name: r.str(), Version: r.str(), Attrs: r.attrs(0)})
+		c.scopes = append(c.scopes, &model.Scope{Name: r.str(), Version: r.str(), Attrs: r.attrs(0)})
 	}
 	n = r.count(1)
 	lens := make([]int, 0, n)
@@ -69,29 +68,29 @@ func DecodeChunk(b []byte) (*Chunk, error) {
 		r.fail(fmt.Errorf("%d trailing bytes", len(r.b)))
 	}
 	if r.err != nil {
-		return nil, fmt.Errorf("lifecycle chunk: %w", r.err)
+		return nil, fmt.Errorf("evidence chunk: %w", r.err)
 	}
 	return c, nil
 }
 
-// Len is the number of requests in the chunk.
-func (c *Chunk) Len() int { return len(c.records) }
+// Len is the number of records in the chunk.
+func (c *EvidenceChunk) Len() int { return len(c.records) }
 
-// Request decodes the request in slot.
-func (c *Chunk) Request(slot int) (*Request, error) {
+// Request decodes the request evidence in slot.
+func (c *EvidenceChunk) Request(slot int) (*model.RequestEvidence, error) {
 	if slot < 0 || slot >= len(c.records) {
-		return nil, fmt.Errorf("lifecycle chunk: slot %d of %d", slot, len(c.records))
+		return nil, fmt.Errorf("evidence chunk: slot %d of %d", slot, len(c.records))
 	}
 	r := &chunkReader{b: c.records[slot], c: c}
-	req := &Request{Client: r.client()}
+	req := &model.RequestEvidence{Client: r.client()}
 	req.ServerIDs = r.strList()
 	for range r.count(2) {
 		req.BridgeEvidence = append(req.BridgeEvidence, r.lineRef())
 	}
 	n := r.count(8)
 	if r.err == nil && n > 0 {
-		req.Spans = make([]Span, 0, n)
-		spans := make([]otlp.Span, n)
+		req.Spans = make([]model.JoinedSpan, 0, n)
+		spans := make([]model.Span, n)
 		prev := req.Client.StartNS
 		for k := range n {
 			req.Spans = append(req.Spans, r.span(&spans[k], prev))
@@ -99,13 +98,13 @@ func (c *Chunk) Request(slot int) (*Request, error) {
 		}
 	}
 	for range r.count(8) {
-		req.Engine = append(req.Engine, EngineEntry{
+		req.Engine = append(req.Engine, model.EngineEntry{
 			Worker: r.str(), Host: r.str(), Role: r.str(), ClientID: r.str(), DisaggID: r.optStr(),
 			ServerID: r.str(), Process: r.optStr(), Ref: r.lineRef(), ObservedAtNS: r.optInt(), IdentityAmbiguous: r.bool(),
 		})
 	}
 	for range r.count(8) {
-		req.Bindings = append(req.Bindings, Binding{
+		req.Bindings = append(req.Bindings, model.WorkerBinding{
 			Worker: r.str(), Host: r.str(), Role: r.str(), ServerID: r.str(), Process: r.optStr(),
 			Ref: r.lineRef(), Basis: r.str(), Ambiguous: r.bool(),
 		})
@@ -116,16 +115,32 @@ func (c *Chunk) Request(slot int) (*Request, error) {
 		r.fail(fmt.Errorf("%d trailing bytes", len(r.b)))
 	}
 	if r.err != nil {
-		return nil, fmt.Errorf("lifecycle chunk: request %d: %w", slot, r.err)
+		return nil, fmt.Errorf("evidence chunk: request %d: %w", slot, r.err)
 	}
 	return req, nil
+}
+
+// Span decodes the server span in slot.
+func (c *EvidenceChunk) Span(slot int) (*model.JoinedSpan, error) {
+	if slot < 0 || slot >= len(c.records) {
+		return nil, fmt.Errorf("evidence chunk: slot %d of %d", slot, len(c.records))
+	}
+	r := &chunkReader{b: c.records[slot], c: c}
+	sp := r.span(&model.Span{}, 0)
+	if r.err == nil && len(r.b) != 0 {
+		r.fail(fmt.Errorf("%d trailing bytes", len(r.b)))
+	}
+	if r.err != nil {
+		return nil, fmt.Errorf("evidence chunk: span %d: %w", slot, r.err)
+	}
+	return &sp, nil
 }
 
 // chunkReader reads varints and table references; the first error sticks
 // and every later read returns a zero value.
 type chunkReader struct {
 	b   []byte
-	c   *Chunk
+	c   *EvidenceChunk
 	err error
 }
 
@@ -222,41 +237,33 @@ func (r *chunkReader) strList() []string {
 	return out
 }
 
-func (r *chunkReader) lineRef() dynamolog.Ref { return dynamolog.Ref{Path: r.str(), Line: r.int()} }
+func (r *chunkReader) lineRef() model.LineRef { return model.LineRef{Path: r.str(), Line: r.int()} }
 
-func (r *chunkReader) spanRef() otlp.Ref {
-	return otlp.Ref{Path: r.str(), Line: r.int(), Ordinal: int(r.int())}
+func (r *chunkReader) spanRef() model.SpanRef {
+	return model.SpanRef{Path: r.str(), Line: r.int(), Ordinal: int(r.int())}
 }
 
-func (r *chunkReader) client() ClientRequest {
-	c := ClientRequest{ID: r.str(), StartNS: r.int()}
+func (r *chunkReader) client() model.ClientTiming {
+	c := model.ClientTiming{ID: r.str(), StartNS: r.int()}
 	c.EndNS = c.StartNS + r.int()
 	c.FirstNS = r.optInt()
-	if src := r.uint(); src > 0 {
-		id := int(src - 1)
-		c.Evidence.Source = &id
-	}
-	c.Evidence.Path, c.Evidence.Line = r.str(), r.int()
-	if r.bool() {
-		o := int(r.int())
-		c.Evidence.Ordinal = &o
-	}
+	c.Evidence = r.lineRef()
 	return c
 }
 
-func (r *chunkReader) span(s *otlp.Span, prevStart int64) Span {
+func (r *chunkReader) span(s *model.Span, prevStart int64) model.JoinedSpan {
 	s.TraceID, s.SpanID, s.ParentSpanID, s.TraceState, s.Name = r.str(), r.str(), r.str(), r.str(), r.str()
-	s.Kind = otlp.SpanKind(r.int())
+	s.Kind = model.SpanKind(r.int())
 	s.StartNS = prevStart + r.int()
 	s.EndNS = s.StartNS + r.int()
-	s.Status = otlp.Status{Code: otlp.StatusCode(r.int()), Message: r.str()}
+	s.Status = model.SpanStatus{Code: model.StatusCode(r.int()), Message: r.str()}
 	s.Attrs = r.attrs(0)
 	s.Resource = sharedRef(r, r.c.resources, "resource")
 	s.Scope = sharedRef(r, r.c.scopes, "scope")
 	s.Ref = r.spanRef()
-	sp := Span{Span: s, Join: r.str(), Worker: r.str(), WorkerBasis: r.str()}
+	sp := model.JoinedSpan{Span: s, Join: r.str(), Worker: r.str(), WorkerBasis: r.str()}
 	if r.bool() {
-		sp.Routing = &RoutingContext{Phase: r.str(), RouteSpanID: r.str(), RouteRef: r.spanRef(), Basis: r.str()}
+		sp.Routing = &model.RoutingContext{Phase: r.str(), RouteSpanID: r.str(), RouteRef: r.spanRef(), Basis: r.str()}
 	}
 	return sp
 }
@@ -274,7 +281,7 @@ func sharedRef[T any](r *chunkReader, table []*T, what string) *T {
 	return table[i-1]
 }
 
-func (r *chunkReader) attrs(depth int) otlp.Attributes {
+func (r *chunkReader) attrs(depth int) model.Attributes {
 	if depth > maxValueDepth {
 		r.fail(errors.New("attributes nested too deeply"))
 		return nil
@@ -283,53 +290,53 @@ func (r *chunkReader) attrs(depth int) otlp.Attributes {
 	if n == 0 {
 		return nil
 	}
-	out := make(otlp.Attributes, 0, n)
+	out := make(model.Attributes, 0, n)
 	for range n {
-		out = append(out, otlp.Attr{Key: r.str(), Value: r.value(depth)})
+		out = append(out, model.Attr{Key: r.str(), Value: r.value(depth)})
 	}
 	return out
 }
 
-func (r *chunkReader) value(depth int) otlp.Value {
+func (r *chunkReader) value(depth int) model.Value {
 	if len(r.b) == 0 {
 		r.fail(errTruncated)
-		return otlp.Value{}
+		return model.Value{}
 	}
-	kind := otlp.ValueKind(r.b[0])
+	kind := model.ValueKind(r.b[0])
 	r.b = r.b[1:]
 	switch kind {
-	case otlp.KindEmpty:
-		return otlp.Value{}
-	case otlp.KindString:
-		return otlp.StringValue(r.str())
-	case otlp.KindBytes:
-		return otlp.BytesValue([]byte(r.str()))
-	case otlp.KindInt:
-		return otlp.IntValue(r.int())
-	case otlp.KindDouble:
+	case model.KindEmpty:
+		return model.Value{}
+	case model.KindString:
+		return model.StringValue(r.str())
+	case model.KindBytes:
+		return model.BytesValue([]byte(r.str()))
+	case model.KindInt:
+		return model.IntValue(r.int())
+	case model.KindDouble:
 		if len(r.b) < 8 {
 			r.fail(errTruncated)
-			return otlp.Value{}
+			return model.Value{}
 		}
 		v := math.Float64frombits(binary.LittleEndian.Uint64(r.b))
 		r.b = r.b[8:]
-		return otlp.DoubleValue(v)
-	case otlp.KindBool:
-		return otlp.BoolValue(r.bool())
-	case otlp.KindArray:
+		return model.DoubleValue(v)
+	case model.KindBool:
+		return model.BoolValue(r.bool())
+	case model.KindArray:
 		if depth >= maxValueDepth {
 			r.fail(errors.New("values nested too deeply"))
-			return otlp.Value{}
+			return model.Value{}
 		}
 		n := r.count(1)
-		items := make([]otlp.Value, 0, n)
+		items := make([]model.Value, 0, n)
 		for range n {
 			items = append(items, r.value(depth+1))
 		}
-		return otlp.ArrayValue(items...)
-	case otlp.KindKVList:
-		return otlp.KVListValue(r.attrs(depth + 1)...)
+		return model.ArrayValue(items...)
+	case model.KindKVList:
+		return model.KVListValue(r.attrs(depth + 1)...)
 	}
 	r.fail(fmt.Errorf("value kind %d", kind))
-	return otlp.Value{}
+	return model.Value{}
 }

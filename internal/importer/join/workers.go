@@ -1,46 +1,10 @@
-package lifecycle
+package join
 
 import (
 	"slices"
 
-	"github.com/dsight/dsight/internal/dynamolog"
-	"github.com/dsight/dsight/internal/sourcename"
+	"github.com/dsight/dsight/internal/model"
 )
-
-// Binding records that a worker process handled a Dynamo request.
-type Binding struct {
-	Worker   string
-	Host     string
-	Role     string
-	ServerID string
-	// Process is the process epoch; nil for an Engine ID map whose
-	// process the request's spans do not tell uniquely.
-	Process *string
-	Ref     dynamolog.Ref
-	Basis   string
-	// Ambiguous: another worker claims the same request, host, role and
-	// process (a duplicated log, say). It stays evidence, but never makes
-	// a worker definite.
-	Ambiguous bool
-}
-
-// EngineEntry is a TensorRT-LLM Engine ID map row joined to a request.
-type EngineEntry struct {
-	Worker   string
-	Host     string
-	Role     string
-	ClientID string  // the engine's process-local client id
-	DisaggID *string // nil when recorded as None
-	ServerID string
-	// Process is the unique epoch the request's spans record for this host
-	// and role; nil when they record none or several.
-	Process      *string
-	Ref          dynamolog.Ref
-	ObservedAtNS *int64
-	// IdentityAmbiguous: the process is unknown, or the same worker
-	// process maps this client id to several requests.
-	IdentityAmbiguous bool
-}
 
 // Bases of bindings and worker assignments.
 const (
@@ -60,11 +24,11 @@ func (j *joiner) attachWorkerLogs() {
 	}
 	owners := map[idKey]*owner{}
 	for _, wl := range j.in.WorkerLogs {
-		if wl.Log == nil || wl.Name.IsFrontend() || wl.Name.Worker == "" {
+		if wl.Name.IsFrontend() || wl.Name.Worker == "" {
 			continue
 		}
 		name := wl.Name
-		bindings, maps := wl.Log.Bindings, wl.Log.EngineMaps
+		bindings, maps := wl.Bindings, wl.EngineMaps
 		for len(bindings) > 0 || len(maps) > 0 {
 			if len(maps) == 0 || (len(bindings) > 0 && bindings[0].Ref.Line <= maps[0].Ref.Line) {
 				b := bindings[0]
@@ -77,7 +41,7 @@ func (j *joiner) attachWorkerLogs() {
 					j.out.Audit["mismatched_worker_bindings"]++
 				default:
 					process := b.Process
-					j.bind(&j.out.Requests[i], Binding{
+					j.bind(&j.reqs[i], model.WorkerBinding{
 						Worker: name.Worker, Host: name.Host, Role: name.Role, ServerID: b.ServerID,
 						Process: &process, Ref: b.Ref, Basis: BasisWorkerLog,
 					})
@@ -91,8 +55,8 @@ func (j *joiner) attachWorkerLogs() {
 				j.out.Audit["unjoined_engine_maps"]++
 				continue
 			}
-			r := &j.out.Requests[i]
-			e := EngineEntry{
+			r := &j.reqs[i]
+			e := model.EngineEntry{
 				Worker: name.Worker, Host: name.Host, Role: name.Role, ClientID: m.ClientID,
 				DisaggID: m.DisaggID, ServerID: m.ServerID, Ref: m.Ref,
 				Process: spanProcess(r, name.Host, name.Role, m.ServerID),
@@ -101,7 +65,7 @@ func (j *joiner) attachWorkerLogs() {
 				e.ObservedAtNS = m.ObservedAt.UnixNS
 			}
 			r.Engine = append(r.Engine, e)
-			j.bind(r, Binding{
+			j.bind(r, model.WorkerBinding{
 				Worker: e.Worker, Host: e.Host, Role: e.Role, ServerID: e.ServerID,
 				Process: e.Process, Ref: e.Ref, Basis: BasisEngineMap,
 			})
@@ -113,14 +77,14 @@ func (j *joiner) attachWorkerLogs() {
 			}
 		}
 	}
-	for i := range j.out.Requests {
-		r := &j.out.Requests[i]
+	for i := range j.reqs {
+		r := &j.reqs[i]
 		var prefill, decode bool
 		for k := range r.Engine {
 			e := &r.Engine[k]
 			e.IdentityAmbiguous = e.Process == nil || owners[idKey{e.Worker, e.Host, *e.Process, e.ClientID}].many
-			prefill = prefill || e.Role == sourcename.RolePrefill
-			decode = decode || e.Role == sourcename.RoleDecode
+			prefill = prefill || e.Role == model.RolePrefill
+			decode = decode || e.Role == model.RoleDecode
 		}
 		j.count("engine_map_rows", int64(len(r.Engine)))
 		if prefill && decode {
@@ -137,10 +101,10 @@ func (j *joiner) attachWorkerLogs() {
 // spanProcess is the unique process epoch that the request's spans record
 // for a host and role, counting spans of this server id, or spans without
 // an id when the request has only this one.
-func spanProcess(r *Request, host, role, serverID string) *string {
+func spanProcess(r *request, host, role, serverID string) *string {
 	var found *string
-	for k := range r.Spans {
-		id := r.Spans[k].identity()
+	for k := range r.spans {
+		id := r.spans[k].identity()
 		if !id.hostRecorded || !id.processRecorded || id.host != host || id.role != role {
 			continue
 		}
@@ -156,7 +120,7 @@ func spanProcess(r *Request, host, role, serverID string) *string {
 }
 
 // bind records a binding once per request, worker, host and process.
-func (j *joiner) bind(r *Request, b Binding) {
+func (j *joiner) bind(r *request, b model.WorkerBinding) {
 	for _, have := range r.Bindings {
 		if have.ServerID == b.ServerID && have.Worker == b.Worker && have.Host == b.Host && equalPtr(have.Process, b.Process) {
 			return
@@ -183,12 +147,12 @@ func (j *joiner) assignWorkers() {
 		}
 	}
 	for _, w := range j.in.Workers {
-		if w.Role != sourcename.RoleFrontend {
+		if w.Role != model.RoleFrontend {
 			register(w)
 		}
 	}
-	for i := range j.out.Requests {
-		r := &j.out.Requests[i]
+	for i := range j.reqs {
+		r := &j.reqs[i]
 		for a := range r.Bindings {
 			for b := range r.Bindings {
 				x, y := &r.Bindings[a], &r.Bindings[b]
@@ -207,11 +171,11 @@ func (j *joiner) assignWorkers() {
 				workers[b.Worker] = true
 			}
 		}
-		for k := range r.Spans {
-			sp := &r.Spans[k]
+		for k := range r.spans {
+			sp := &r.spans[k]
 			id := sp.identity()
 			candidates, basis := bindingCandidates(r, id), BasisSpanBinding
-			if len(candidates) == 0 && id.hostRecorded && id.role != sourcename.RoleFrontend {
+			if len(candidates) == 0 && id.hostRecorded && id.role != model.RoleFrontend {
 				candidates, basis = known[hostRole{id.host, id.role}], BasisHostRoleOnly
 			}
 			switch len(candidates) {
@@ -232,7 +196,7 @@ func (j *joiner) assignWorkers() {
 
 // bindingCandidates lists the workers whose bindings match the span's
 // recorded host, role and process (and request id, when it records one).
-func bindingCandidates(r *Request, id *identity) []string {
+func bindingCandidates(r *request, id *identity) []string {
 	if !id.hostRecorded || !id.processRecorded {
 		return nil
 	}

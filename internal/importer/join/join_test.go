@@ -1,26 +1,29 @@
-package lifecycle
+package join_test
 
 import (
 	"errors"
+	"github.com/dsight/dsight/internal/importer/join"
+	"github.com/dsight/dsight/internal/importer/join/jointest"
+	"github.com/dsight/dsight/internal/lifecycle"
+	"github.com/dsight/dsight/internal/model"
 	"maps"
 	"os"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/dsight/dsight/internal/dynamolog"
 	"github.com/dsight/dsight/internal/otlp"
 )
 
 // §12 item 1: the fixture's request joins its bridge, all 14 spans, both
 // Engine ID maps and both workers; the client-only request joins nothing.
 func TestJoinWriteRun(t *testing.T) {
-	j := joinWriteRun(t)
+	j := jointest.JoinWriteRun(t)
 	r := &j.Requests[0]
-	if !slices.Equal(r.ServerIDs, []string{serverID}) {
+	if !slices.Equal(r.ServerIDs, []string{jointest.ServerID}) {
 		t.Errorf("server ids = %v", r.ServerIDs)
 	}
-	if want := (dynamolog.Ref{Path: "front_frontend_0.out", Line: 1}); len(r.BridgeEvidence) != 1 || r.BridgeEvidence[0] != want {
+	if want := (model.LineRef{Path: "front_frontend_0.out", Line: 1}); len(r.BridgeEvidence) != 1 || r.BridgeEvidence[0] != want {
 		t.Errorf("bridge evidence = %v", r.BridgeEvidence)
 	}
 	if !slices.Equal(r.Workers, []string{"decode-0", "prefill-0"}) {
@@ -40,18 +43,18 @@ func TestJoinWriteRun(t *testing.T) {
 		t.Errorf("engine processes = %v", processes)
 	}
 	for _, b := range r.Bindings {
-		if b.Basis != BasisEngineMap || b.Ambiguous {
+		if b.Basis != join.BasisEngineMap || b.Ambiguous {
 			t.Errorf("binding %+v", b)
 		}
 	}
 	for id, want := range map[string]string{"pop": "prefill-0", "dpump": "decode-0", "fstream": "", "pselect": ""} {
-		sp := spanByID(r, id)
-		if sp.Worker != want || (want != "" && sp.WorkerBasis != BasisSpanBinding) || sp.Join != JoinRequestID {
+		sp := jointest.SpanByID(r, id)
+		if sp.Worker != want || (want != "" && sp.WorkerBasis != join.BasisSpanBinding) || sp.Join != model.JoinRequestID {
 			t.Errorf("%s: worker %q (%s), join %q", id, sp.Worker, sp.WorkerBasis, sp.Join)
 		}
 	}
 	for id, phase := range map[string]string{"pselect": "Prefill", "dselect": "Decode"} {
-		if rc := spanByID(r, id).Routing; rc == nil || rc.Phase != phase || rc.Basis != routingBasis {
+		if rc := jointest.SpanByID(r, id).Routing; rc == nil || rc.Phase != phase || rc.Basis != join.RoutingBasis {
 			t.Errorf("%s routing = %+v", id, rc)
 		}
 	}
@@ -68,61 +71,61 @@ func TestJoinWriteRun(t *testing.T) {
 }
 
 func TestBridgeRules(t *testing.T) {
-	clients := []ClientRequest{{ID: "a"}, {ID: "b"}}
+	clients := []model.ClientTiming{{ID: "a"}, {ID: "b"}}
 	tests := []struct {
 		name      string
-		bridges   []dynamolog.Bridge
+		bridges   []model.Bridge
 		wantErr   string
 		serverIDs map[string][]string
 		audit     map[string]int64
 	}{{
 		name:      "explicit header maps a client to its UUID",
-		bridges:   []dynamolog.Bridge{bridge("a", serverID, "f_frontend_0.out", 3)},
-		serverIDs: map[string][]string{"a": {serverID}},
+		bridges:   []model.Bridge{jointest.Bridge("a", jointest.ServerID, "f_frontend_0.out", 3)},
+		serverIDs: map[string][]string{"a": {jointest.ServerID}},
 		audit:     map[string]int64{"clients_with_server_identity": 1},
 	}, {
 		name:      "a bridge naming an unknown client is ignored and counted",
-		bridges:   []dynamolog.Bridge{bridge("warmup", serverID, "f_frontend_0.out", 1)},
+		bridges:   []model.Bridge{jointest.Bridge("warmup", jointest.ServerID, "f_frontend_0.out", 1)},
 		serverIDs: map[string][]string{},
 		audit:     map[string]int64{"unknown_client_bridges": 1},
 	}, {
 		name: "a UUID bridged from two known clients is an error",
-		bridges: []dynamolog.Bridge{
-			bridge("a", serverID, "f_frontend_0.out", 3),
-			bridge("b", serverID, "g_frontend_0.out", 7),
+		bridges: []model.Bridge{
+			jointest.Bridge("a", jointest.ServerID, "f_frontend_0.out", 3),
+			jointest.Bridge("b", jointest.ServerID, "g_frontend_0.out", 7),
 		},
-		wantErr: `g_frontend_0.out:7: ambiguous client/server bridge: Dynamo request ` + serverID +
+		wantErr: `g_frontend_0.out:7: ambiguous client/server bridge: Dynamo request ` + jointest.ServerID +
 			` is bridged from client "b" and from client "a" at f_frontend_0.out:3`,
 	}, {
 		name: "a UUID bridged from an unknown and a known client is not ambiguous",
-		bridges: []dynamolog.Bridge{
-			bridge("warmup", serverID, "f_frontend_0.out", 1),
-			bridge("a", serverID, "f_frontend_0.out", 3),
+		bridges: []model.Bridge{
+			jointest.Bridge("warmup", jointest.ServerID, "f_frontend_0.out", 1),
+			jointest.Bridge("a", jointest.ServerID, "f_frontend_0.out", 3),
 		},
-		serverIDs: map[string][]string{"a": {serverID}},
+		serverIDs: map[string][]string{"a": {jointest.ServerID}},
 		audit:     map[string]int64{"unknown_client_bridges": 1, "clients_with_server_identity": 1},
 	}, {
 		name: "one client bridged to two UUIDs keeps both, in order",
-		bridges: []dynamolog.Bridge{
-			bridge("a", otherUUID, "f_frontend_0.out", 3),
-			bridge("a", serverID, "f_frontend_0.out", 9),
+		bridges: []model.Bridge{
+			jointest.Bridge("a", jointest.OtherUUID, "f_frontend_0.out", 3),
+			jointest.Bridge("a", jointest.ServerID, "f_frontend_0.out", 9),
 		},
-		serverIDs: map[string][]string{"a": {otherUUID, serverID}},
+		serverIDs: map[string][]string{"a": {jointest.OtherUUID, jointest.ServerID}},
 		audit:     map[string]int64{"clients_with_server_identity": 1, "multiple_server_identities": 1},
 	}, {
 		name: "the same pair in two frontend logs is one identity",
-		bridges: []dynamolog.Bridge{
-			bridge("a", serverID, "f_frontend_0.out", 3),
-			bridge("a", serverID, "g_frontend_1.out", 4),
+		bridges: []model.Bridge{
+			jointest.Bridge("a", jointest.ServerID, "f_frontend_0.out", 3),
+			jointest.Bridge("a", jointest.ServerID, "g_frontend_1.out", 4),
 		},
-		serverIDs: map[string][]string{"a": {serverID}},
+		serverIDs: map[string][]string{"a": {jointest.ServerID}},
 		audit:     map[string]int64{"clients_with_server_identity": 1},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			j, err := Join(clients, Input{Bridges: tt.bridges})
+			j, err := join.Join(clients, join.Input{Bridges: tt.bridges})
 			if tt.wantErr != "" {
-				if err == nil || err.Error() != tt.wantErr || !errors.Is(err, ErrAmbiguousBridge) {
+				if err == nil || err.Error() != tt.wantErr || !errors.Is(err, join.ErrAmbiguousBridge) {
 					t.Fatalf("err = %v, want %s", err, tt.wantErr)
 				}
 				return
@@ -137,7 +140,7 @@ func TestBridgeRules(t *testing.T) {
 				if len(r.BridgeEvidence) != len(r.ServerIDs) {
 					t.Errorf("%s: %d bridge evidence for %d ids", r.Client.ID, len(r.BridgeEvidence), len(r.ServerIDs))
 				}
-				if multiple := len(r.ServerIDs) > 1; multiple != slices.Contains(r.Issues, multipleServerIDsIssue) {
+				if multiple := len(r.ServerIDs) > 1; multiple != slices.Contains(r.Issues, join.MultipleServerIDsIssue) {
 					t.Errorf("%s: issues %v", r.Client.ID, r.Issues)
 				}
 			}
@@ -149,90 +152,90 @@ func TestBridgeRules(t *testing.T) {
 }
 
 func TestDuplicateClientIDs(t *testing.T) {
-	_, err := Join([]ClientRequest{{ID: "a"}, {ID: "a"}}, Input{})
+	_, err := join.Join([]model.ClientTiming{{ID: "a"}, {ID: "a"}}, join.Input{})
 	if err == nil || !strings.Contains(err.Error(), `duplicate client request id "a"`) {
 		t.Fatalf("err = %v", err)
 	}
 }
 
 func TestSpanJoinRules(t *testing.T) {
-	none, other := ptr(""), ptr(otherUUID)
-	clients := []ClientRequest{{ID: "a"}, {ID: "b"}}
-	bridges := []dynamolog.Bridge{bridge("a", serverID, "f_frontend_0.out", 1)}
+	none, other := jointest.Ptr(""), jointest.Ptr(jointest.OtherUUID)
+	clients := []model.ClientTiming{{ID: "a"}, {ID: "b"}}
+	bridges := []model.Bridge{jointest.Bridge("a", jointest.ServerID, "f_frontend_0.out", 1)}
 	tests := []struct {
 		name    string
-		specs   []spanSpec
-		window  *Window
-		bridges []dynamolog.Bridge
+		specs   []jointest.SpanSpec
+		window  *join.Window
+		bridges []model.Bridge
 		joins   map[string]string // span id → join kind; absent: not joined
 		server  []string          // unjoined spans kept as server spans
 		audit   map[string]int64
 	}{{
 		name:  "a bridged request id joins",
-		specs: []spanSpec{{id: "s", name: "request.preprocessing", start: 1, end: 2}},
-		joins: map[string]string{"s": JoinRequestID},
+		specs: []jointest.SpanSpec{{ID: "s", Name: "request.preprocessing", Start: 1, End: 2}},
+		joins: map[string]string{"s": model.JoinRequestID},
 		audit: map[string]int64{"joined_spans": 1},
 	}, {
 		name: "a span without a request id joins through its linked trace",
-		specs: []spanSpec{
-			{id: "s", name: "request.preprocessing", start: 1, end: 2},
-			{id: "t", name: "response.streaming", start: 3, end: 4, request: none},
+		specs: []jointest.SpanSpec{
+			{ID: "s", Name: "request.preprocessing", Start: 1, End: 2},
+			{ID: "t", Name: "response.streaming", Start: 3, End: 4, Request: none},
 		},
-		joins: map[string]string{"s": JoinRequestID, "t": JoinTraceID},
+		joins: map[string]string{"s": model.JoinRequestID, "t": model.JoinTraceID},
 		audit: map[string]int64{"joined_spans": 2},
 	}, {
 		name: "a span naming an unbridged request never joins by trace",
-		specs: []spanSpec{
-			{id: "s", name: "request.preprocessing", start: 1, end: 2},
-			{id: "t", name: "response.streaming", start: 3, end: 4, request: other},
+		specs: []jointest.SpanSpec{
+			{ID: "s", Name: "request.preprocessing", Start: 1, End: 2},
+			{ID: "t", Name: "response.streaming", Start: 3, End: 4, Request: other},
 		},
-		joins:  map[string]string{"s": JoinRequestID},
+		joins:  map[string]string{"s": model.JoinRequestID},
 		server: []string{"t"},
 		audit:  map[string]int64{"joined_spans": 1, "unjoined_spans": 1},
 	}, {
 		name:    "a trace linked to two requests joins nothing by trace",
-		bridges: append(slices.Clone(bridges), bridge("b", otherUUID, "f_frontend_0.out", 2)),
-		specs: []spanSpec{
-			{id: "s", name: "request.preprocessing", start: 1, end: 2},
-			{id: "u", name: "request.preprocessing", start: 1, end: 2, request: other},
-			{id: "t", name: "response.streaming", start: 3, end: 4, request: none},
+		bridges: append(slices.Clone(bridges), jointest.Bridge("b", jointest.OtherUUID, "f_frontend_0.out", 2)),
+		specs: []jointest.SpanSpec{
+			{ID: "s", Name: "request.preprocessing", Start: 1, End: 2},
+			{ID: "u", Name: "request.preprocessing", Start: 1, End: 2, Request: other},
+			{ID: "t", Name: "response.streaming", Start: 3, End: 4, Request: none},
 		},
-		joins:  map[string]string{"s": JoinRequestID, "u": JoinRequestID},
+		joins:  map[string]string{"s": model.JoinRequestID, "u": model.JoinRequestID},
 		server: []string{"t"},
 		audit:  map[string]int64{"joined_spans": 2, "unjoined_spans": 1},
 	}, {
 		name: "a trace without a joined request stays server activity; unsupported names are dropped",
-		specs: []spanSpec{
-			{id: "s", name: "worker.admission", role: "decode", start: 1, end: 2, request: other},
-			{id: "x", name: "request.lifecycle", start: 1, end: 9, request: other},
+		specs: []jointest.SpanSpec{
+			{ID: "s", Name: "worker.admission", Role: "decode", Start: 1, End: 2, Request: other},
+			{ID: "x", Name: "request.lifecycle", Start: 1, End: 9, Request: other},
 		},
 		server: []string{"s"},
 		audit:  map[string]int64{"unjoined_spans": 2},
 	}, {
 		name: "an inverted span is counted and never joined, nor links its trace",
-		specs: []spanSpec{
-			{id: "bad", name: "request.preprocessing", start: 5, end: 4},
-			{id: "t", name: "response.streaming", start: 3, end: 4, request: none},
+		specs: []jointest.SpanSpec{
+			{ID: "bad", Name: "request.preprocessing", Start: 5, End: 4},
+			{ID: "t", Name: "response.streaming", Start: 3, End: 4, Request: none},
 		},
 		server: []string{"t"},
 		audit:  map[string]int64{"invalid_spans": 1, "unjoined_spans": 1},
 	}, {
 		name:   "an out-of-window span links its trace but does not join",
-		window: &Window{StartNS: ms(0), EndNS: ms(10)},
-		specs: []spanSpec{
-			{id: "late", name: "request.preprocessing", start: 11, end: 12},
-			{id: "t", name: "response.streaming", start: 3, end: 4, request: none},
+		window: &join.Window{StartNS: jointest.MS(0), EndNS: jointest.MS(10)},
+		specs: []jointest.SpanSpec{
+			{ID: "late", Name: "request.preprocessing", Start: 11, End: 12},
+			{ID: "t", Name: "response.streaming", Start: 3, End: 4, Request: none},
 		},
-		joins: map[string]string{"t": JoinTraceID},
+		joins: map[string]string{"t": model.JoinTraceID},
 		audit: map[string]int64{"out_of_window_spans": 1, "joined_spans": 1},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			in := Input{Bridges: bridges, Spans: makeSpans(tt.specs), Window: tt.window}
+			in := join.Input{Bridges: bridges, Spans: jointest.MakeSpans(tt.specs), Window: tt.window}
 			if tt.bridges != nil {
 				in.Bridges = tt.bridges
 			}
-			j, err := Join(clients, in)
+			j, err := join.Join(clients, in)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -268,20 +271,20 @@ func TestSpanJoinRules(t *testing.T) {
 func TestOptionalOTel(t *testing.T) {
 	for _, mode := range []string{"missing", "unjoined", "unsupported"} {
 		t.Run(mode, func(t *testing.T) {
-			in := writeRun(t)
+			in := jointest.WriteRun(t)
 			switch mode {
 			case "missing":
 				in.Spans = nil
 			case "unjoined":
 				for i := range in.Spans {
-					in.Spans[i] = makeSpan(spanSpec{id: in.Spans[i].SpanID, name: in.Spans[i].Name, request: ptr(otherUUID)}, i)
+					in.Spans[i] = jointest.MakeSpan(jointest.SpanSpec{ID: in.Spans[i].SpanID, Name: in.Spans[i].Name, Request: jointest.Ptr(jointest.OtherUUID)}, i)
 				}
 			case "unsupported":
 				for i := range in.Spans {
 					in.Spans[i].Name = "request.lifecycle"
 				}
 			}
-			j, err := Join(writeRunClients(), in)
+			j, err := join.Join(jointest.WriteRunClients(), in)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -298,7 +301,7 @@ func TestOptionalOTel(t *testing.T) {
 				t.Errorf("joined spans = %d, want %d", j.Audit["joined_spans"], wantJoined)
 			}
 			for i := range j.Requests {
-				if l := Derive(&j.Requests[i], writeRunFrame()); l.Available {
+				if l := lifecycle.Derive(&j.Requests[i]); l.Available {
 					t.Errorf("%s: lifecycle available", l.Request)
 				}
 			}
@@ -310,7 +313,7 @@ func TestOptionalOTel(t *testing.T) {
 // bridges nothing, and generic OTLP spans neither join nor become server
 // activity.
 func TestRealFixtures(t *testing.T) {
-	in := readRun(t, os.DirFS("testdata/real"))
+	in := jointest.ReadRun(t, os.DirFS("testdata/real"))
 	if len(in.Bridges) != 0 {
 		t.Fatalf("bridges = %v", in.Bridges)
 	}
@@ -319,11 +322,22 @@ func TestRealFixtures(t *testing.T) {
 		t.Fatal(err)
 	}
 	in.Spans = c.Result().Spans
-	j, err := Join([]ClientRequest{{ID: "8372eac7-5f43-4d76-beca-0a94cfb311d0"}}, in)
+	j, err := join.Join([]model.ClientTiming{{ID: "8372eac7-5f43-4d76-beca-0a94cfb311d0"}}, in)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(j.ServerSpans) != 0 || len(j.Requests[0].Spans) != 0 || j.Audit["unjoined_spans"] != int64(len(in.Spans)) || len(in.Spans) == 0 {
 		t.Errorf("server spans %d, joined %d, audit %v", len(j.ServerSpans), len(j.Requests[0].Spans), j.Audit)
 	}
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+func equalPtr(a, b *string) bool {
+	return (a == nil) == (b == nil) && (a == nil || *a == *b)
 }

@@ -3,12 +3,13 @@
 // shard sizes) and the page from file:// (navigation → trace-explorer:ready
 // in fresh profiles, and API call times). Prints one JSON document.
 //
-//   node tools/browser/bench.mjs [--requests 100000] [--loads 3] [--calls 30] [--sources aiperf,frontend,otel,workers] [--run DIR]
+//   node tools/browser/bench.mjs [--requests 100000] [--loads 3] [--calls 30] [--sources aiperf,frontend,otel,workers] [--run DIR] [--bin PATH]
 //
 // With server sources the report is traced, and the lifecycle calls are timed
 // too, on requests spread over the whole run (so most land in a chunk of
 // server evidence the engine has not decoded yet). --run reuses a generated
-// run directory instead of generating one.
+// run directory instead of generating one; --bin builds with another dsight
+// binary (an earlier build, to compare against).
 
 import { execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -27,6 +28,8 @@ const calls = arg("calls", 30);
 const sourcesAt = process.argv.indexOf("--sources");
 const sources = sourcesAt > 0 ? process.argv[sourcesAt + 1] : "aiperf";
 
+const binAt = process.argv.indexOf("--bin");
+const bin = binAt > 0 ? path.resolve(process.argv[binAt + 1]) : BIN;
 const runAt = process.argv.indexOf("--run");
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "dsight-bench-"));
 const run = runAt > 0 ? path.resolve(process.argv[runAt + 1]) : path.join(work, "run");
@@ -37,7 +40,7 @@ if (runAt < 0) {
 const inputBytes = fs.readdirSync(path.join(run, "logs"), { recursive: true }).map((f) => path.join(run, "logs", f)).filter((f) => fs.statSync(f).isFile()).reduce((n, f) => n + fs.statSync(f).size, 0);
 
 // /usr/bin/time reports the build's wall time and peak RSS on stderr.
-const timed = spawnSync("/usr/bin/time", ["-f", "%e %M", BIN, "build", run, "-o", report], { encoding: "utf8", stdio: ["ignore", "ignore", "pipe"] });
+const timed = spawnSync("/usr/bin/time", ["-f", "%e %M", bin, "build", run, "-o", report], { encoding: "utf8", stdio: ["ignore", "ignore", "pipe"] });
 if (timed.status !== 0) throw new Error(`build failed: ${timed.stderr}`);
 const [wall, rssKB] = timed.stderr.trim().split(/\s+/).slice(-2).map(Number);
 const manifest = JSON.parse(fs.readFileSync(path.join(report, "manifest.json"), "utf8"));

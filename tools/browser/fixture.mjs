@@ -36,7 +36,7 @@ export function cli(report, kind, flags = {}) {
 // with one request joined through a frontend bridge to 14 OTel spans and two
 // worker logs, one cancelled client-only request and one warmup row.
 export function buildLifecycleRun(dir) {
-  const src = path.join(ROOT, "internal", "lifecycle", "testdata", "write_run");
+  const src = path.join(ROOT, "internal", "importer", "join", "testdata", "write_run");
   const logs = path.join(dir, "run", "logs");
   fs.cpSync(src, logs, { recursive: true });
   const exportDir = path.join(logs, "agentic", "conc_2", "aiperf_artifacts");

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -18,17 +19,20 @@ import (
 const module = "github.com/dsight/dsight/"
 
 // allowed lists, per package, the packages of this module it may import.
-// A package missing from the table may import only the model.
+// A package missing from the table may import only the model. Every
+// package may import the bottom-layer readers in readers.
 var allowed = map[string][]string{
 	"internal/model":                   {},
 	"internal/shard":                   {},
+	"internal/jsonscan":                {},
+	"internal/lineread":                {},
 	"internal/catalog":                 {"internal/model", "internal/shard"},
 	"internal/query":                   {"internal/model", "internal/catalog", "internal/pyramid", "internal/shard", "internal/lifecycle"},
 	"internal/report":                  {"internal/model", "internal/catalog", "internal/query", "internal/shard"},
 	"internal/importer":                {"internal/model", "internal/aiperf", "internal/agentperf", "internal/otlp", "internal/dynamolog", "internal/sourcename", "internal/lifecycle", "internal/metrics"},
 	"internal/metrics":                 {"internal/model", "internal/shard", "internal/pyramid", "internal/tachometer", "internal/logmetric", "internal/sglang", "internal/tokenspeed", "internal/sourcename"},
 	"internal/aiperf":                  {"internal/model"},
-	"internal/agentperf":               {"internal/model", "internal/aiperf/jsonl"},
+	"internal/agentperf":               {"internal/model"},
 	"internal/sourcename":              {},
 	"internal/otlp":                    {},
 	"internal/dynamolog":               {"internal/sourcename"},
@@ -43,6 +47,10 @@ var allowed = map[string][]string{
 	"web":                              {},
 	"cmd/build":                        {"internal/importer", "internal/report", "internal/query", "internal/catalog", "web"},
 }
+
+// readers are the bottom-layer JSON scanner and line reader the parsers
+// share; they import only the standard library.
+var readers = []string{"internal/jsonscan", "internal/lineread"}
 
 // heavy third-party modules and the one package allowed to use each.
 var heavy = map[string]string{
@@ -96,6 +104,9 @@ func TestImportDirection(t *testing.T) {
 					t.Errorf("%s imports %s; only %s may", pkg, imp, owner)
 				}
 			}
+			if slices.Contains(readers, pkg) && strings.Contains(strings.Split(imp, "/")[0], ".") {
+				t.Errorf("%s imports %s; the bottom-layer readers import only the standard library", pkg, imp)
+			}
 			own, ok := strings.CutPrefix(imp, module)
 			if !ok {
 				continue
@@ -109,6 +120,9 @@ func TestImportDirection(t *testing.T) {
 			list, known := allowed[pkg]
 			if !known {
 				list = []string{"internal/model"}
+			}
+			if !slices.Contains(readers, pkg) {
+				list = append(slices.Clip(list), readers...)
 			}
 			if own == pkg || strings.HasPrefix(own, pkg+"/") {
 				continue

@@ -23,5 +23,5 @@
 // line is counted and skipped, as the reference does; only I/O problems and
 // lines over MaxLineBytes are errors.
 //
-// The package imports only the standard library.
+// The package imports only the standard library and the lineread reader.
 package dynamolog

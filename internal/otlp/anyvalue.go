@@ -20,7 +20,7 @@ func (d *recordDecoder) attributes(depth int) (Attributes, error) {
 		attrs = d.slab
 	}
 	for first := true; ; first = false {
-		done, err := d.s.nextElement(first)
+		done, err := d.s.NextElement(first)
 		if err != nil || done {
 			if depth == 0 {
 				return d.keep(attrs, start, err)
@@ -69,7 +69,7 @@ func (d *recordDecoder) keyValue(kv *Attr, depth int) error {
 		return err
 	}
 	for first := true; ; first = false {
-		key, done, err := d.s.nextMember(first)
+		key, done, err := d.s.NextMember(first)
 		if err != nil || done {
 			return err
 		}
@@ -77,7 +77,7 @@ func (d *recordDecoder) keyValue(kv *Attr, depth int) error {
 		case "key":
 			var b []byte
 			b, err = d.stringOrNull()
-			kv.Key = d.s.intern(b)
+			kv.Key = d.s.Intern(b)
 			err = field("key", err)
 		case "value":
 			kv.Value, err = d.anyValue(depth + 1)
@@ -88,7 +88,7 @@ func (d *recordDecoder) keyValue(kv *Attr, depth int) error {
 				}
 			}
 		default:
-			err = d.s.skip(depth + 2)
+			err = d.s.SkipAt(depth + 2)
 		}
 		if err != nil {
 			return err
@@ -99,7 +99,7 @@ func (d *recordDecoder) keyValue(kv *Attr, depth int) error {
 // anyValue reads an AnyValue object: at most one of its fields may be set.
 func (d *recordDecoder) anyValue(depth int) (Value, error) {
 	if depth > maxDepth {
-		return Value{}, d.s.fail("nesting deeper than %d levels", maxDepth)
+		return Value{}, d.s.Fail("nesting deeper than %d levels", maxDepth)
 	}
 	var v Value
 	ok, err := d.openObject()
@@ -108,14 +108,14 @@ func (d *recordDecoder) anyValue(depth int) (Value, error) {
 	}
 	set := 0
 	for first := true; ; first = false {
-		key, done, err := d.s.nextMember(first)
+		key, done, err := d.s.NextMember(first)
 		if err != nil {
 			return v, err
 		}
 		if done {
 			break
 		}
-		if null, err := d.s.isNull(); null || err != nil {
+		if null, err := d.s.IsNull(); null || err != nil {
 			if err != nil {
 				return v, err
 			}
@@ -148,7 +148,7 @@ func (d *recordDecoder) anyValue(depth int) (Value, error) {
 			name = "kvlistValue"
 			v, err = d.kvlistValue(depth)
 		default:
-			if err := d.s.skip(depth + 1); err != nil {
+			if err := d.s.SkipAt(depth + 1); err != nil {
 				return v, err
 			}
 			continue
@@ -168,36 +168,36 @@ func (d *recordDecoder) anyValue(depth int) (Value, error) {
 // repeat on every span; long values such as UUIDs are copied.
 func (d *recordDecoder) internValue(b []byte) string {
 	if len(b) <= 24 {
-		return d.s.intern(b)
+		return d.s.Intern(b)
 	}
 	return string(b)
 }
 
 func (d *recordDecoder) boolValue() (Value, error) {
-	c, err := d.s.peek()
+	c, err := d.s.PeekByte()
 	if err != nil {
 		return Value{}, err
 	}
 	switch c {
 	case 't':
-		return BoolValue(true), d.s.literal("true")
+		return BoolValue(true), d.s.Literal("true")
 	case 'f':
-		return BoolValue(false), d.s.literal("false")
+		return BoolValue(false), d.s.Literal("false")
 	}
 	return Value{}, d.wrongType("boolean")
 }
 
 func (d *recordDecoder) intValue() (Value, error) {
-	c, err := d.s.peek()
+	c, err := d.s.PeekByte()
 	if err != nil {
 		return Value{}, err
 	}
 	var b []byte
 	switch {
 	case c == '"':
-		b, err = d.s.str()
+		b, err = d.s.StrBytes()
 	case c == '-' || (c >= '0' && c <= '9'):
-		b, err = d.s.number()
+		b, err = d.s.Num()
 	default:
 		return Value{}, d.wrongType("decimal string")
 	}
@@ -209,13 +209,13 @@ func (d *recordDecoder) intValue() (Value, error) {
 }
 
 func (d *recordDecoder) doubleValue() (Value, error) {
-	c, err := d.s.peek()
+	c, err := d.s.PeekByte()
 	if err != nil {
 		return Value{}, err
 	}
 	switch {
 	case c == '"':
-		b, err := d.s.str()
+		b, err := d.s.StrBytes()
 		if err != nil {
 			return Value{}, err
 		}
@@ -232,7 +232,7 @@ func (d *recordDecoder) doubleValue() (Value, error) {
 		}
 		return parseDouble(b)
 	case c == '-' || (c >= '0' && c <= '9'):
-		b, err := d.s.number()
+		b, err := d.s.Num()
 		if err != nil {
 			return Value{}, err
 		}
@@ -247,13 +247,6 @@ func parseDouble(b []byte) (Value, error) {
 		return Value{}, schemaErrorf("%q is out of double range", b)
 	}
 	return DoubleValue(f), nil
-}
-
-// isJSONNumber reports whether b is exactly one JSON number.
-func isJSONNumber(b []byte) bool {
-	s := scanner{data: b}
-	_, err := s.number()
-	return err == nil && s.pos == len(b)
 }
 
 func (d *recordDecoder) bytesValue() (Value, error) {
@@ -278,12 +271,12 @@ func (d *recordDecoder) arrayValue(depth int) (Value, error) {
 		return v, err
 	}
 	for first := true; ; first = false {
-		key, done, err := d.s.nextMember(first)
+		key, done, err := d.s.NextMember(first)
 		if err != nil || done {
 			return v, err
 		}
 		if string(key) != "values" {
-			if err := d.s.skip(depth + 2); err != nil {
+			if err := d.s.SkipAt(depth + 2); err != nil {
 				return v, err
 			}
 			continue
@@ -301,7 +294,7 @@ func (d *recordDecoder) arrayValues(v *Value, depth int) error {
 		return err
 	}
 	for first := true; ; first = false {
-		done, err := d.s.nextElement(first)
+		done, err := d.s.NextElement(first)
 		if err != nil || done {
 			return err
 		}
@@ -321,12 +314,12 @@ func (d *recordDecoder) kvlistValue(depth int) (Value, error) {
 		return v, err
 	}
 	for first := true; ; first = false {
-		key, done, err := d.s.nextMember(first)
+		key, done, err := d.s.NextMember(first)
 		if err != nil || done {
 			return v, err
 		}
 		if string(key) != "values" {
-			if err := d.s.skip(depth + 2); err != nil {
+			if err := d.s.SkipAt(depth + 2); err != nil {
 				return v, err
 			}
 			continue

@@ -20,5 +20,6 @@
 // cost several times the file size. Records are bounded by
 // Options.MaxRecordBytes and nesting by a fixed depth.
 //
-// The package imports only the standard library.
+// The package imports only the standard library and the jsonscan and
+// lineread readers.
 package otlp

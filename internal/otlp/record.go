@@ -64,7 +64,7 @@ func (d *recordDecoder) lineAt(off int) int64 {
 // wrongType reports a value of the wrong JSON type, or a syntax error when
 // what follows is not a JSON value at all.
 func (d *recordDecoder) wrongType(want string) error {
-	c, err := d.s.peek()
+	c, err := d.s.PeekByte()
 	if err != nil {
 		return err
 	}
@@ -83,11 +83,11 @@ func (d *recordDecoder) wrongType(want string) error {
 	case c == '-' || (c >= '0' && c <= '9'):
 		found = "number"
 	default:
-		return d.s.fail("invalid character %s looking for beginning of value", d.s.describe(c))
+		return d.s.Fail("invalid character %s looking for beginning of value", quoteByte(c))
 	}
 	// Validate the rest so a syntax error further on is not masked as a
 	// type error.
-	if err := d.s.skip(0); err != nil {
+	if err := d.s.SkipAt(0); err != nil {
 		return err
 	}
 	return schemaErrorf("expected %s, found %s", want, found)
@@ -96,47 +96,47 @@ func (d *recordDecoder) wrongType(want string) error {
 // openObject consumes the '{' of an object and reports true, or consumes a
 // null (an absent object) and reports false.
 func (d *recordDecoder) openObject() (bool, error) {
-	c, err := d.s.peek()
+	c, err := d.s.PeekByte()
 	if err != nil {
 		return false, err
 	}
 	switch c {
 	case '{':
-		d.s.pos++
+		d.s.Consume()
 		return true, nil
 	case 'n':
-		return false, d.s.literal("null")
+		return false, d.s.Literal("null")
 	}
 	return false, d.wrongType("object")
 }
 
 // openArray is openObject for arrays.
 func (d *recordDecoder) openArray() (bool, error) {
-	c, err := d.s.peek()
+	c, err := d.s.PeekByte()
 	if err != nil {
 		return false, err
 	}
 	switch c {
 	case '[':
-		d.s.pos++
+		d.s.Consume()
 		return true, nil
 	case 'n':
-		return false, d.s.literal("null")
+		return false, d.s.Literal("null")
 	}
 	return false, d.wrongType("array")
 }
 
 // stringOrNull reads a string; null reads as "".
 func (d *recordDecoder) stringOrNull() ([]byte, error) {
-	c, err := d.s.peek()
+	c, err := d.s.PeekByte()
 	if err != nil {
 		return nil, err
 	}
 	switch c {
 	case '"':
-		return d.s.str()
+		return d.s.StrBytes()
 	case 'n':
-		return nil, d.s.literal("null")
+		return nil, d.s.Literal("null")
 	}
 	return nil, d.wrongType("string")
 }
@@ -149,22 +149,22 @@ func (d *recordDecoder) discardFrom(mark int) {
 }
 
 func (d *recordDecoder) record() error {
-	c, err := d.s.peek()
+	c, err := d.s.PeekByte()
 	if err != nil {
 		return err
 	}
 	if c != '{' {
 		return field("record", d.wrongType("object"))
 	}
-	d.s.pos++
+	d.s.Consume()
 	mark := len(d.spans)
 	for first := true; ; first = false {
-		key, done, err := d.s.nextMember(first)
+		key, done, err := d.s.NextMember(first)
 		if err != nil || done {
 			return err
 		}
 		if string(key) != "resourceSpans" {
-			if err := d.s.skip(1); err != nil {
+			if err := d.s.SkipAt(1); err != nil {
 				return err
 			}
 			continue
@@ -182,7 +182,7 @@ func (d *recordDecoder) resourceSpansList() error {
 		return err
 	}
 	for first := true; ; first = false {
-		if done, err := d.s.nextElement(first); err != nil || done {
+		if done, err := d.s.NextElement(first); err != nil || done {
 			return err
 		}
 		if err := d.resourceSpans(); err != nil {
@@ -199,7 +199,7 @@ func (d *recordDecoder) resourceSpans() error {
 	res := &Resource{}
 	mark := len(d.spans)
 	for first := true; ; first = false {
-		key, done, err := d.s.nextMember(first)
+		key, done, err := d.s.NextMember(first)
 		if err != nil || done {
 			return err
 		}
@@ -210,7 +210,7 @@ func (d *recordDecoder) resourceSpans() error {
 			d.discardFrom(mark)
 			err = field("scopeSpans", d.scopeSpansList(res))
 		default:
-			err = d.s.skip(2)
+			err = d.s.SkipAt(2)
 		}
 		if err != nil {
 			return err
@@ -224,7 +224,7 @@ func (d *recordDecoder) resource(res *Resource) error {
 		return err
 	}
 	for first := true; ; first = false {
-		key, done, err := d.s.nextMember(first)
+		key, done, err := d.s.NextMember(first)
 		if err != nil || done {
 			return err
 		}
@@ -232,7 +232,7 @@ func (d *recordDecoder) resource(res *Resource) error {
 			res.Attrs, err = d.attributes(0)
 			err = field("attributes", err)
 		} else {
-			err = d.s.skip(3)
+			err = d.s.SkipAt(3)
 		}
 		if err != nil {
 			return err
@@ -246,7 +246,7 @@ func (d *recordDecoder) scopeSpansList(res *Resource) error {
 		return err
 	}
 	for first := true; ; first = false {
-		if done, err := d.s.nextElement(first); err != nil || done {
+		if done, err := d.s.NextElement(first); err != nil || done {
 			return err
 		}
 		if err := d.scopeSpans(res); err != nil {
@@ -263,7 +263,7 @@ func (d *recordDecoder) scopeSpans(res *Resource) error {
 	scope := &Scope{}
 	mark := len(d.spans)
 	for first := true; ; first = false {
-		key, done, err := d.s.nextMember(first)
+		key, done, err := d.s.NextMember(first)
 		if err != nil || done {
 			return err
 		}
@@ -274,7 +274,7 @@ func (d *recordDecoder) scopeSpans(res *Resource) error {
 			d.discardFrom(mark)
 			err = field("spans", d.spanList(res, scope))
 		default:
-			err = d.s.skip(3)
+			err = d.s.SkipAt(3)
 		}
 		if err != nil {
 			return err
@@ -288,7 +288,7 @@ func (d *recordDecoder) scope(scope *Scope) error {
 		return err
 	}
 	for first := true; ; first = false {
-		key, done, err := d.s.nextMember(first)
+		key, done, err := d.s.NextMember(first)
 		if err != nil || done {
 			return err
 		}
@@ -296,17 +296,17 @@ func (d *recordDecoder) scope(scope *Scope) error {
 		switch string(key) {
 		case "name":
 			b, err = d.stringOrNull()
-			scope.Name = d.s.intern(b)
+			scope.Name = d.s.Intern(b)
 			err = field("name", err)
 		case "version":
 			b, err = d.stringOrNull()
-			scope.Version = d.s.intern(b)
+			scope.Version = d.s.Intern(b)
 			err = field("version", err)
 		case "attributes":
 			scope.Attrs, err = d.attributes(0)
 			err = field("attributes", err)
 		default:
-			err = d.s.skip(4)
+			err = d.s.SkipAt(4)
 		}
 		if err != nil {
 			return err
@@ -320,7 +320,7 @@ func (d *recordDecoder) spanList(res *Resource, scope *Scope) error {
 		return err
 	}
 	for first := true; ; first = false {
-		if done, err := d.s.nextElement(first); err != nil || done {
+		if done, err := d.s.NextElement(first); err != nil || done {
 			return err
 		}
 		if err := d.span(res, scope); err != nil {
@@ -343,7 +343,7 @@ func (d *recordDecoder) span(res *Resource, scope *Scope) error {
 }
 
 func (d *recordDecoder) spanFields(res *Resource, scope *Scope) error {
-	line := d.lineAt(d.s.pos)
+	line := d.lineAt(d.s.Pos())
 	ok, err := d.openObject()
 	if !ok || err != nil {
 		return err
@@ -352,7 +352,7 @@ func (d *recordDecoder) spanFields(res *Resource, scope *Scope) error {
 	sp := &d.spans[len(d.spans)-1]
 	var haveStart, haveEnd bool
 	for first := true; ; first = false {
-		key, done, err := d.s.nextMember(first)
+		key, done, err := d.s.NextMember(first)
 		if err != nil {
 			return err
 		}
@@ -379,7 +379,7 @@ func (d *recordDecoder) spanFields(res *Resource, scope *Scope) error {
 			err = field("traceState", err)
 		case "name":
 			b, err = d.stringOrNull()
-			sp.Name = d.s.intern(b)
+			sp.Name = d.s.Intern(b)
 			err = field("name", err)
 		case "kind":
 			var n int32
@@ -398,7 +398,7 @@ func (d *recordDecoder) spanFields(res *Resource, scope *Scope) error {
 		case "status":
 			err = field("status", d.status(&sp.Status))
 		default:
-			err = d.s.skip(4)
+			err = d.s.SkipAt(4)
 		}
 		if err != nil {
 			return err
@@ -423,7 +423,7 @@ func (d *recordDecoder) status(st *Status) error {
 		return err
 	}
 	for first := true; ; first = false {
-		key, done, err := d.s.nextMember(first)
+		key, done, err := d.s.NextMember(first)
 		if err != nil || done {
 			return err
 		}
@@ -439,7 +439,7 @@ func (d *recordDecoder) status(st *Status) error {
 			st.Message = string(b)
 			err = field("message", err)
 		default:
-			err = d.s.skip(5)
+			err = d.s.SkipAt(5)
 		}
 		if err != nil {
 			return err

@@ -23,5 +23,5 @@
 // Prompt, response text and stream chunks are skipped while scanning and
 // never kept. Times stay absolute epoch ns here; the importer rebases them.
 //
-// It imports the model package and the aiperf/jsonl reader.
+// It imports the model package, jsonscan and lineread.
 package agentperf

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/dsight/dsight/internal/aiperf/jsonl"
+	"github.com/dsight/dsight/internal/jsonscan"
 )
 
 // ManifestName is the phase manifest's file name beside the export.
@@ -76,7 +76,7 @@ func AnalysisPhase(name string) (int64, bool) {
 // IsNativeRow reports whether one export line is a native AgentPerf record:
 // a JSON object with start_time and without metadata.
 func IsNativeRow(line []byte) bool {
-	var s jsonl.Scanner
+	s := jsonscan.Scanner{Dialect: jsonscan.Python}
 	s.Reset(line)
 	var start, metadata bool
 	err := s.Object(func(key []byte) error {

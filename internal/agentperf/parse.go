@@ -7,7 +7,8 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/dsight/dsight/internal/aiperf/jsonl"
+	"github.com/dsight/dsight/internal/jsonscan"
+	"github.com/dsight/dsight/internal/lineread"
 	"github.com/dsight/dsight/internal/model"
 )
 
@@ -35,7 +36,7 @@ type Inputs struct {
 // Options select what Parse keeps.
 type Options struct {
 	Phase string // "profiling" (default when empty), "settling", or "all"
-	// MaxLineBytes bounds one line; 0 means jsonl.DefaultMaxLineBytes.
+	// MaxLineBytes bounds one line; 0 means lineread.DefaultMaxBytes.
 	MaxLineBytes int
 }
 
@@ -81,7 +82,7 @@ type adapter struct {
 	opt      Options
 	phase    string
 	in       Inputs
-	scan     jsonl.Scanner
+	scan     jsonscan.Scanner
 	windows  map[int64]window
 	analysis map[string]*analysisEntry
 	seen     map[string]int64
@@ -92,7 +93,7 @@ type adapter struct {
 // Malformed rows, a duplicate manifest phase, an ambiguous analysis identity
 // and a non-finite time are errors naming file:line.
 func Parse(in Inputs, opt Options) (*Result, error) {
-	a := &adapter{opt: opt, phase: opt.Phase, in: in, analysis: map[string]*analysisEntry{}, seen: map[string]int64{}}
+	a := &adapter{opt: opt, phase: opt.Phase, in: in, analysis: map[string]*analysisEntry{}, seen: map[string]int64{}, scan: jsonscan.Scanner{Dialect: jsonscan.Python}}
 	if a.phase == "" {
 		a.phase = PhaseMeasured
 	}
@@ -115,16 +116,16 @@ func Parse(in Inputs, opt Options) (*Result, error) {
 
 // eachRow calls fn for every non-blank line of f.
 func (a *adapter) eachRow(f Input, fn func(line []byte, n int64) error) error {
-	lines := jsonl.NewLines(f.Reader, a.opt.MaxLineBytes)
+	lines := lineread.New(f.Reader, a.opt.MaxLineBytes)
 	for lines.Next() {
-		if line := lines.Bytes(); !jsonl.Blank(line) {
+		if line := lines.Bytes(); !lineread.Blank(line) {
 			if err := fn(line, lines.Line()); err != nil {
 				return err
 			}
 		}
 	}
 	if err := lines.Err(); err != nil {
-		return fmt.Errorf("%s:%d: %w", f.Path, lines.Line(), err)
+		return &lineread.LineError{Path: f.Path, Line: lines.Line(), Err: err}
 	}
 	return nil
 }
@@ -288,8 +289,8 @@ func (a *adapter) request(raw *record) (model.Request, error) {
 	}
 	req.Session = fmt.Sprintf("phase-%d/user-%s/conversation-%s", phase, raw.user.label(), raw.conversation.label())
 	req.Agent = req.Session
-	if raw.conversationIdx.kind == jsonl.Number {
-		if v, err := jsonl.Int([]byte(raw.conversationIdx.text)); err == nil {
+	if raw.conversationIdx.kind == jsonscan.Number {
+		if v, err := jsonscan.Int([]byte(raw.conversationIdx.text)); err == nil {
 			req.Turn = &v
 		}
 	}
@@ -360,10 +361,10 @@ func seconds(n number, name string) (int64, error) {
 		}
 		return 0, fmt.Errorf("%s is missing", name)
 	}
-	if f, err := jsonl.Float(n.Lit); err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+	if f, err := jsonscan.Float(n.Lit); err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
 		return 0, fmt.Errorf("%s %s: non-finite AgentPerf time", name, n.Lit)
 	}
-	v, _, err := jsonl.Scaled(n.Lit, 9, jsonl.Truncate)
+	v, _, err := jsonscan.Scaled(n.Lit, 9, jsonscan.Truncate)
 	if err != nil {
 		return 0, fmt.Errorf("%s %s: %w", name, n.Lit, err)
 	}
@@ -375,7 +376,7 @@ func firstToken(row *record, req *model.Request) error {
 	if row.ttft.Lit == nil {
 		return nil
 	}
-	ms, err := jsonl.ScaledFloat(row.ttft.Lit, 3)
+	ms, err := jsonscan.ScaledFloat(row.ttft.Lit, 3)
 	if err != nil {
 		return fmt.Errorf("ttft %s: %w", row.ttft.Lit, err)
 	}
@@ -383,7 +384,7 @@ func firstToken(row *record, req *model.Request) error {
 		return nil
 	}
 	req.TTFTms = &ms
-	d, _, err := jsonl.Scaled(row.ttft.Lit, 9, jsonl.Truncate)
+	d, _, err := jsonscan.Scaled(row.ttft.Lit, 9, jsonscan.Truncate)
 	if err != nil || d > math.MaxInt64-req.StartNS {
 		req.Issues = append(req.Issues, IssueFirstAfterEnd)
 		return nil

@@ -5,17 +5,17 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/dsight/dsight/internal/aiperf/jsonl"
+	"github.com/dsight/dsight/internal/jsonscan"
 )
 
 // scalar is one recorded identity or text value.
 type scalar struct {
-	kind jsonl.Kind // jsonl.Invalid when absent
-	text string     // the string, or a number's literal
+	kind jsonscan.Kind // jsonscan.Invalid when absent
+	text string        // the string, or a number's literal
 }
 
 // recorded reports a non-null value.
-func (v scalar) recorded() bool { return v.kind == jsonl.String || v.kind == jsonl.Number }
+func (v scalar) recorded() bool { return v.kind == jsonscan.String || v.kind == jsonscan.Number }
 
 func (v scalar) ptr() *string {
 	if !v.recorded() {
@@ -35,7 +35,7 @@ func (v scalar) label() string {
 
 // number is a recorded number literal; lit is nil when absent or null.
 // number is a numeric field as recorded.
-type number = jsonl.NumberField
+type number = jsonscan.NumberField
 
 // boolField is a recorded boolean; set is false when absent or null.
 type boolField struct {
@@ -73,9 +73,9 @@ func (r *record) own() {
 	}
 }
 
-func decodeRecord(s *jsonl.Scanner, line []byte, r *record) error {
+func decodeRecord(s *jsonscan.Scanner, line []byte, r *record) error {
 	s.Reset(line)
-	if s.Peek() != jsonl.Object {
+	if s.Peek() != jsonscan.Object {
 		if err := s.Skip(); err != nil {
 			return err
 		}
@@ -125,21 +125,21 @@ func decodeRecord(s *jsonl.Scanner, line []byte, r *record) error {
 
 // readScalar reads a string, number, boolean or null; identities may be
 // any JSON scalar.
-func readScalar(s *jsonl.Scanner, name string) (scalar, error) {
+func readScalar(s *jsonscan.Scanner, name string) (scalar, error) {
 	switch k := s.Peek(); k {
-	case jsonl.Null:
+	case jsonscan.Null:
 		s.Null()
-		return scalar{kind: jsonl.Null}, nil
-	case jsonl.String:
+		return scalar{kind: jsonscan.Null}, nil
+	case jsonscan.String:
 		v, err := s.Str()
 		return scalar{kind: k, text: v}, err
-	case jsonl.Number:
+	case jsonscan.Number:
 		lit, err := s.Num()
 		return scalar{kind: k, text: string(lit)}, err
-	case jsonl.Bool:
+	case jsonscan.Bool:
 		v, err := s.Bool()
 		return scalar{kind: k, text: strconv.FormatBool(v)}, err
-	case jsonl.Invalid:
+	case jsonscan.Invalid:
 		return scalar{}, s.Skip()
 	}
 	if err := s.Skip(); err != nil {
@@ -148,15 +148,15 @@ func readScalar(s *jsonl.Scanner, name string) (scalar, error) {
 	return scalar{}, fmt.Errorf("%s is not a scalar", name)
 }
 
-func readBool(s *jsonl.Scanner, name string) (boolField, error) {
+func readBool(s *jsonscan.Scanner, name string) (boolField, error) {
 	switch s.Peek() {
-	case jsonl.Null:
+	case jsonscan.Null:
 		s.Null()
 		return boolField{}, nil
-	case jsonl.Bool:
+	case jsonscan.Bool:
 		v, err := s.Bool()
 		return boolField{set: true, value: v}, err
-	case jsonl.Invalid:
+	case jsonscan.Invalid:
 		return boolField{}, s.Skip()
 	}
 	if err := s.Skip(); err != nil {
@@ -173,7 +173,7 @@ func phaseIndex(n number) (int64, error) {
 		}
 		return 0, nil
 	}
-	v, err := jsonl.Int(n.Lit)
+	v, err := jsonscan.Int(n.Lit)
 	if err != nil {
 		return 0, fmt.Errorf("phase_idx %s: %w", n.Lit, err)
 	}
@@ -188,19 +188,19 @@ func identityKey(phase int64, r *record) (string, error) {
 	for _, v := range []scalar{r.requestID, r.user, r.conversation, r.conversationIdx} {
 		b = append(b, '|')
 		switch v.kind {
-		case jsonl.String:
+		case jsonscan.String:
 			b = append(b, 's')
 			b = strconv.AppendInt(b, int64(len(v.text)), 10)
 			b = append(b, ':')
 			b = append(b, v.text...)
-		case jsonl.Number:
-			c, err := jsonl.Canonical([]byte(v.text))
+		case jsonscan.Number:
+			c, err := jsonscan.Canonical([]byte(v.text))
 			if err != nil {
 				return "", err
 			}
 			b = append(b, 'd')
 			b = append(b, c...)
-		case jsonl.Bool:
+		case jsonscan.Bool:
 			b = append(b, 'b')
 			b = append(b, v.text...)
 		default:
@@ -214,9 +214,9 @@ func identityKey(phase int64, r *record) (string, error) {
 func describeIdentity(phase int64, r *record) string {
 	show := func(v scalar) string {
 		switch v.kind {
-		case jsonl.String:
+		case jsonscan.String:
 			return strconv.Quote(v.text)
-		case jsonl.Number, jsonl.Bool:
+		case jsonscan.Number, jsonscan.Bool:
 			return v.text
 		}
 		return "null"

@@ -30,5 +30,5 @@
 // Prompt and response text are never read into memory beyond the line
 // buffer, and never kept.
 //
-// It imports the model package and its own jsonl helper.
+// It imports the model package, jsonscan and lineread.
 package aiperf

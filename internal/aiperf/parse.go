@@ -8,7 +8,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/dsight/dsight/internal/aiperf/jsonl"
+	"github.com/dsight/dsight/internal/jsonscan"
+	"github.com/dsight/dsight/internal/lineread"
 	"github.com/dsight/dsight/internal/model"
 )
 
@@ -17,7 +18,7 @@ type Options struct {
 	File     string // path shown in errors, e.g. "logs/artifacts/x/profile_export.jsonl"
 	SourceID int    // model.Ref.Source for evidence
 	Phase    string // "profiling" (default when empty), another recorded phase name, or "all"
-	// MaxLineBytes bounds one line; 0 means jsonl.DefaultMaxLineBytes.
+	// MaxLineBytes bounds one line; 0 means lineread.DefaultMaxBytes.
 	MaxLineBytes int
 }
 
@@ -54,7 +55,7 @@ const (
 type parser struct {
 	opt         Options
 	phase       string
-	scan        jsonl.Scanner
+	scan        jsonscan.Scanner
 	row         fields
 	res         Result
 	seen        map[string]int64 // request id → line, for kept rows
@@ -65,14 +66,14 @@ type parser struct {
 // Parse reads one profile_export.jsonl stream. A malformed or invalid row
 // is an error naming File and the 1-based physical line.
 func Parse(r io.Reader, opt Options) (*Result, error) {
-	p := &parser{opt: opt, phase: opt.Phase, seen: map[string]int64{}}
+	p := &parser{opt: opt, phase: opt.Phase, seen: map[string]int64{}, scan: jsonscan.Scanner{Dialect: jsonscan.Python}}
 	if p.phase == "" {
 		p.phase = "profiling"
 	}
-	lines := jsonl.NewLines(r, opt.MaxLineBytes)
+	lines := lineread.New(r, opt.MaxLineBytes)
 	for lines.Next() {
 		line := lines.Bytes()
-		if jsonl.Blank(line) {
+		if lineread.Blank(line) {
 			continue
 		}
 		p.res.Rows++
@@ -81,7 +82,7 @@ func Parse(r io.Reader, opt Options) (*Result, error) {
 		}
 	}
 	if err := lines.Err(); err != nil {
-		return nil, fmt.Errorf("%s:%d: %w", opt.File, lines.Line(), err)
+		return nil, &lineread.LineError{Path: opt.File, Line: lines.Line(), Err: err}
 	}
 	return p.finish()
 }
@@ -284,7 +285,7 @@ func legacyTiming(f *fields, req *model.Request) error {
 		return nil
 	}
 	if f.latency.Lit != nil {
-		ms, err := jsonl.Float(f.latency.Lit)
+		ms, err := jsonscan.Float(f.latency.Lit)
 		if err != nil {
 			return fmt.Errorf("metrics.request_latency.value: %w", err)
 		}
@@ -292,7 +293,7 @@ func legacyTiming(f *fields, req *model.Request) error {
 			return errors.New("metrics.request_latency.value is negative")
 		}
 		if !math.IsInf(ms, 0) && !math.IsNaN(ms) {
-			d, _, err := jsonl.Scaled(f.latency.Lit, 6, jsonl.Nearest)
+			d, _, err := jsonscan.Scaled(f.latency.Lit, 6, jsonscan.Nearest)
 			if err != nil || d > math.MaxInt64-start {
 				return errors.New("metrics.request_latency.value puts the end beyond the int64 ns range")
 			}
@@ -316,7 +317,7 @@ func firstToken(f *fields, req *model.Request) error {
 	if src.Lit == nil {
 		return nil
 	}
-	ms, err := jsonl.Float(src.Lit)
+	ms, err := jsonscan.Float(src.Lit)
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
@@ -324,7 +325,7 @@ func firstToken(f *fields, req *model.Request) error {
 		return nil
 	}
 	req.TTFTms = &ms
-	d, _, err := jsonl.Scaled(src.Lit, 6, jsonl.Nearest)
+	d, _, err := jsonscan.Scaled(src.Lit, 6, jsonscan.Nearest)
 	if err != nil || d > math.MaxInt64-req.StartNS {
 		// Finite but past the int64 ns range: certainly after the end.
 		req.Issues = append(req.Issues, IssueFirstAfterEnd)
@@ -345,7 +346,7 @@ func epochNS(n number, name string) (int64, error) {
 		}
 		return 0, fmt.Errorf("%s is missing", name)
 	}
-	v, err := jsonl.Int(n.Lit)
+	v, err := jsonscan.Int(n.Lit)
 	if err != nil {
 		return 0, fmt.Errorf("%s %s: %w", name, n.Lit, err)
 	}
@@ -359,7 +360,7 @@ func optionalInt(n number, name string) (*int64, error) {
 	if n.Lit == nil {
 		return nil, nil
 	}
-	v, err := jsonl.Int(n.Lit)
+	v, err := jsonscan.Int(n.Lit)
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", name, n.Lit, err)
 	}

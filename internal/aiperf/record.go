@@ -6,7 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/dsight/dsight/internal/aiperf/jsonl"
+	"github.com/dsight/dsight/internal/jsonscan"
 )
 
 // text is a recorded string; ok is false when the field was absent or null.
@@ -28,7 +28,7 @@ func (t text) ptr() *string {
 
 // number is a recorded number literal; lit is nil when absent or null.
 // number is a numeric field as recorded.
-type number = jsonl.NumberField
+type number = jsonscan.NumberField
 
 // fields are the parts of one export row this package uses. Literals point
 // into the line buffer and are only valid while the row is processed.
@@ -59,10 +59,10 @@ type fields struct {
 // maxErrorText bounds the error summary kept per request.
 const maxErrorText = 240
 
-func decodeRow(s *jsonl.Scanner, line []byte, f *fields) error {
+func decodeRow(s *jsonscan.Scanner, line []byte, f *fields) error {
 	*f = fields{}
 	s.Reset(line)
-	if s.Peek() != jsonl.Object {
+	if s.Peek() != jsonscan.Object {
 		if err := s.Skip(); err != nil {
 			return err
 		}
@@ -88,8 +88,8 @@ func decodeRow(s *jsonl.Scanner, line []byte, f *fields) error {
 	return s.End()
 }
 
-func decodeMetadata(s *jsonl.Scanner, f *fields) error {
-	if s.Peek() != jsonl.Object {
+func decodeMetadata(s *jsonscan.Scanner, f *fields) error {
+	if s.Peek() != jsonscan.Object {
 		return errors.New("metadata is not an object")
 	}
 	return s.Object(func(key []byte) error {
@@ -134,11 +134,11 @@ func decodeMetadata(s *jsonl.Scanner, f *fields) error {
 	})
 }
 
-func decodeMetrics(s *jsonl.Scanner, f *fields) error {
+func decodeMetrics(s *jsonscan.Scanner, f *fields) error {
 	if s.Null() {
 		return nil
 	}
-	if s.Peek() != jsonl.Object {
+	if s.Peek() != jsonscan.Object {
 		return errors.New("metrics is not an object")
 	}
 	return s.Object(func(key []byte) error {
@@ -168,7 +168,7 @@ func decodeMetrics(s *jsonl.Scanner, f *fields) error {
 		if s.Null() {
 			return nil
 		}
-		if s.Peek() != jsonl.Object {
+		if s.Peek() != jsonscan.Object {
 			return fmt.Errorf("%s is not an object", name)
 		}
 		return s.Object(func(k []byte) error {
@@ -184,17 +184,17 @@ func decodeMetrics(s *jsonl.Scanner, f *fields) error {
 
 // decodeError records whether the error field is truthy (the reference's
 // test) and a short summary of what the client recorded.
-func decodeError(s *jsonl.Scanner, f *fields) error {
+func decodeError(s *jsonscan.Scanner, f *fields) error {
 	var summary string
 	var truthy bool
 	var err error
 	switch s.Peek() {
-	case jsonl.Object:
+	case jsonscan.Object:
 		summary, truthy, err = errorObject(s)
-	case jsonl.String:
+	case jsonscan.String:
 		summary, err = s.Str()
 		truthy = summary != ""
-	case jsonl.Array:
+	case jsonscan.Array:
 		n := 0
 		err = s.Array(func(i int) error {
 			n++
@@ -203,9 +203,9 @@ func decodeError(s *jsonl.Scanner, f *fields) error {
 			}
 			var e error
 			switch s.Peek() {
-			case jsonl.Object:
+			case jsonscan.Object:
 				summary, _, e = errorObject(s)
-			case jsonl.String:
+			case jsonscan.String:
 				summary, e = s.Str()
 			}
 			return e
@@ -218,7 +218,7 @@ func decodeError(s *jsonl.Scanner, f *fields) error {
 		var raw []byte
 		raw, err = s.Raw()
 		if err == nil {
-			var inner jsonl.Scanner
+			inner := jsonscan.Scanner{Dialect: jsonscan.Python}
 			inner.Reset(raw)
 			truthy, err = inner.Truthy()
 			summary = string(raw)
@@ -236,7 +236,7 @@ func decodeError(s *jsonl.Scanner, f *fields) error {
 
 // errorObject summarizes AIPerf's {"code", "type", "message"} error record
 // as "Type (code): message".
-func errorObject(s *jsonl.Scanner) (summary string, truthy bool, err error) {
+func errorObject(s *jsonscan.Scanner) (summary string, truthy bool, err error) {
 	var typ, message, code string
 	members := 0
 	err = s.Object(func(key []byte) error {
@@ -244,20 +244,20 @@ func errorObject(s *jsonl.Scanner) (summary string, truthy bool, err error) {
 		var e error
 		switch string(key) {
 		case "type":
-			if s.Peek() == jsonl.String {
+			if s.Peek() == jsonscan.String {
 				typ, e = s.Str()
 			}
 		case "message":
-			if s.Peek() == jsonl.String {
+			if s.Peek() == jsonscan.String {
 				message, e = s.Str()
 			}
 		case "code":
 			switch s.Peek() {
-			case jsonl.Number:
+			case jsonscan.Number:
 				var lit []byte
 				lit, e = s.Num()
 				code = string(lit)
-			case jsonl.String:
+			case jsonscan.String:
 				code, e = s.Str()
 			}
 		}
@@ -296,18 +296,18 @@ func shorten(s string) string {
 
 // readText reads an identity-like field: a string, a number (kept as its
 // literal), or null.
-func readText(s *jsonl.Scanner, name string) (text, error) {
+func readText(s *jsonscan.Scanner, name string) (text, error) {
 	switch s.Peek() {
-	case jsonl.Null:
+	case jsonscan.Null:
 		s.Null()
 		return text{}, nil
-	case jsonl.String:
+	case jsonscan.String:
 		v, err := s.Str()
 		return text{v, true}, err
-	case jsonl.Number:
+	case jsonscan.Number:
 		lit, err := s.Num()
 		return text{string(lit), true}, err
-	case jsonl.Invalid:
+	case jsonscan.Invalid:
 		return text{}, s.Skip()
 	}
 	if err := s.Skip(); err != nil {

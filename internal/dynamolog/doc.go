@@ -24,5 +24,5 @@
 // lines over MaxLineBytes are errors.
 //
 // Records come out as internal/model values; the package imports only the
-// standard library and internal/model.
+// standard library, internal/model and internal/lineread.
 package dynamolog

@@ -20,6 +20,6 @@
 // Points keep absolute epoch nanoseconds; the importer rebases them onto the
 // run origin when it maps series into the normalized model.
 //
-// Imports: the standard library only. It must not import internal/model or any
-// adapter; adapters import this package.
+// Imports: the standard library and the lineread reader only. It must not
+// import internal/model or any adapter; adapters import this package.
 package logmetric

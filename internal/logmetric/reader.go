@@ -1,7 +1,6 @@
 package logmetric
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -11,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/dsight/dsight/internal/lineread"
 )
 
 // maxLineBytes bounds one physical line offered to generators. Longer lines
@@ -111,33 +112,31 @@ func Read(r io.Reader, src SourceInfo, loc *time.Location, gens ...Generator) (*
 		bySeries: map[seriesKey]int{},
 		result:   &Result{},
 	}
-	lines := newLineReader(r)
-	for {
-		line, long, err := lines.next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", src.Path, lines.n+1, err)
-		}
-		if long {
+	lines := lineread.New(r, maxLineBytes)
+	lines.SkipLong()
+	for lines.Next() {
+		if lines.Long() {
 			b.result.LongLines++
 			continue
 		}
+		line := bytes.TrimSuffix(lines.Bytes(), []byte{'\r'})
 		for gi, g := range gens {
 			obs, ok, err := g.Decode(line)
 			if err != nil {
-				return nil, fmt.Errorf("%s:%d: %s: %w", src.Path, lines.n, g.Name(), err)
+				return nil, &lineread.LineError{Path: src.Path, Line: lines.Line(), Err: fmt.Errorf("%s: %w", g.Name(), err)}
 			}
 			if !ok {
 				continue
 			}
-			if err := b.add(gi, obs, lines.n); err != nil {
-				return nil, fmt.Errorf("%s:%d: %w", src.Path, lines.n, err)
+			if err := b.add(gi, obs, lines.Line()); err != nil {
+				return nil, &lineread.LineError{Path: src.Path, Line: lines.Line(), Err: err}
 			}
 		}
 	}
-	b.result.Lines = lines.n
+	if err := lines.Err(); err != nil {
+		return nil, &lineread.LineError{Path: src.Path, Line: lines.Line(), Err: err}
+	}
+	b.result.Lines = lines.Line()
 	return b.finish(), nil
 }
 
@@ -310,55 +309,4 @@ func (b *builder) finish() *Result {
 		r.Warnings = append(r.Warnings, WarnLongLines)
 	}
 	return r
-}
-
-// lineReader yields physical '\n'-terminated lines without holding more than
-// maxLineBytes of any one line.
-type lineReader struct {
-	br   *bufio.Reader
-	n    int64
-	long []byte
-}
-
-func newLineReader(r io.Reader) *lineReader {
-	return &lineReader{br: bufio.NewReaderSize(r, 64<<10)}
-}
-
-// next returns the next line without its terminator. long reports a line over
-// maxLineBytes, whose content is not returned.
-func (l *lineReader) next() (line []byte, long bool, err error) {
-	chunk, err := l.br.ReadSlice('\n')
-	if err == nil || (err == io.EOF && len(chunk) > 0) {
-		l.n++
-		return trimEOL(chunk), false, nil
-	}
-	if err != bufio.ErrBufferFull {
-		return nil, false, err
-	}
-	l.long = append(l.long[:0], chunk...)
-	for {
-		chunk, err = l.br.ReadSlice('\n')
-		if len(l.long)+len(chunk) > maxLineBytes {
-			long = true
-		} else {
-			l.long = append(l.long, chunk...)
-		}
-		switch err {
-		case bufio.ErrBufferFull:
-			continue
-		case nil, io.EOF:
-			l.n++
-			if long {
-				return nil, true, nil
-			}
-			return trimEOL(l.long), false, nil
-		default:
-			return nil, false, err
-		}
-	}
-}
-
-func trimEOL(b []byte) []byte {
-	b = bytes.TrimSuffix(b, []byte{'\n'})
-	return bytes.TrimSuffix(b, []byte{'\r'})
 }

@@ -21,7 +21,7 @@ func (d *recordDecoder) attributes(depth int) (model.Attributes, error) {
 		attrs = d.slab
 	}
 	for first := true; ; first = false {
-		done, err := d.s.nextElement(first)
+		done, err := d.s.NextElement(first)
 		if err != nil || done {
 			if depth == 0 {
 				return d.keep(attrs, start, err)
@@ -70,7 +70,7 @@ func (d *recordDecoder) keyValue(kv *model.Attr, depth int) error {
 		return err
 	}
 	for first := true; ; first = false {
-		key, done, err := d.s.nextMember(first)
+		key, done, err := d.s.NextMember(first)
 		if err != nil || done {
 			return err
 		}
@@ -78,7 +78,7 @@ func (d *recordDecoder) keyValue(kv *model.Attr, depth int) error {
 		case "key":
 			var b []byte
 			b, err = d.stringOrNull()
-			kv.Key = d.s.intern(b)
+			kv.Key = d.s.Intern(b)
 			err = field("key", err)
 		case "value":
 			kv.Value, err = d.anyValue(depth + 1)
@@ -89,7 +89,7 @@ func (d *recordDecoder) keyValue(kv *model.Attr, depth int) error {
 				}
 			}
 		default:
-			err = d.s.skip(depth + 2)
+			err = d.s.SkipAt(depth + 2)
 		}
 		if err != nil {
 			return err
@@ -100,7 +100,7 @@ func (d *recordDecoder) keyValue(kv *model.Attr, depth int) error {
 // anyValue reads an AnyValue object: at most one of its fields may be set.
 func (d *recordDecoder) anyValue(depth int) (model.Value, error) {
 	if depth > maxDepth {
-		return model.Value{}, d.s.fail("nesting deeper than %d levels", maxDepth)
+		return model.Value{}, d.s.Fail("nesting deeper than %d levels", maxDepth)
 	}
 	var v model.Value
 	ok, err := d.openObject()
@@ -109,14 +109,14 @@ func (d *recordDecoder) anyValue(depth int) (model.Value, error) {
 	}
 	set := 0
 	for first := true; ; first = false {
-		key, done, err := d.s.nextMember(first)
+		key, done, err := d.s.NextMember(first)
 		if err != nil {
 			return v, err
 		}
 		if done {
 			break
 		}
-		if null, err := d.s.isNull(); null || err != nil {
+		if null, err := d.s.IsNull(); null || err != nil {
 			if err != nil {
 				return v, err
 			}
@@ -149,7 +149,7 @@ func (d *recordDecoder) anyValue(depth int) (model.Value, error) {
 			name = "kvlistValue"
 			v, err = d.kvlistValue(depth)
 		default:
-			if err := d.s.skip(depth + 1); err != nil {
+			if err := d.s.SkipAt(depth + 1); err != nil {
 				return v, err
 			}
 			continue
@@ -169,36 +169,36 @@ func (d *recordDecoder) anyValue(depth int) (model.Value, error) {
 // repeat on every span; long values such as UUIDs are copied.
 func (d *recordDecoder) internValue(b []byte) string {
 	if len(b) <= 24 {
-		return d.s.intern(b)
+		return d.s.Intern(b)
 	}
 	return string(b)
 }
 
 func (d *recordDecoder) boolValue() (model.Value, error) {
-	c, err := d.s.peek()
+	c, err := d.s.PeekByte()
 	if err != nil {
 		return model.Value{}, err
 	}
 	switch c {
 	case 't':
-		return model.BoolValue(true), d.s.literal("true")
+		return model.BoolValue(true), d.s.Literal("true")
 	case 'f':
-		return model.BoolValue(false), d.s.literal("false")
+		return model.BoolValue(false), d.s.Literal("false")
 	}
 	return model.Value{}, d.wrongType("boolean")
 }
 
 func (d *recordDecoder) intValue() (model.Value, error) {
-	c, err := d.s.peek()
+	c, err := d.s.PeekByte()
 	if err != nil {
 		return model.Value{}, err
 	}
 	var b []byte
 	switch {
 	case c == '"':
-		b, err = d.s.str()
+		b, err = d.s.StrBytes()
 	case c == '-' || (c >= '0' && c <= '9'):
-		b, err = d.s.number()
+		b, err = d.s.Num()
 	default:
 		return model.Value{}, d.wrongType("decimal string")
 	}
@@ -210,13 +210,13 @@ func (d *recordDecoder) intValue() (model.Value, error) {
 }
 
 func (d *recordDecoder) doubleValue() (model.Value, error) {
-	c, err := d.s.peek()
+	c, err := d.s.PeekByte()
 	if err != nil {
 		return model.Value{}, err
 	}
 	switch {
 	case c == '"':
-		b, err := d.s.str()
+		b, err := d.s.StrBytes()
 		if err != nil {
 			return model.Value{}, err
 		}
@@ -233,7 +233,7 @@ func (d *recordDecoder) doubleValue() (model.Value, error) {
 		}
 		return parseDouble(b)
 	case c == '-' || (c >= '0' && c <= '9'):
-		b, err := d.s.number()
+		b, err := d.s.Num()
 		if err != nil {
 			return model.Value{}, err
 		}
@@ -248,13 +248,6 @@ func parseDouble(b []byte) (model.Value, error) {
 		return model.Value{}, schemaErrorf("%q is out of double range", b)
 	}
 	return model.DoubleValue(f), nil
-}
-
-// isJSONNumber reports whether b is exactly one JSON number.
-func isJSONNumber(b []byte) bool {
-	s := scanner{data: b}
-	_, err := s.number()
-	return err == nil && s.pos == len(b)
 }
 
 func (d *recordDecoder) bytesValue() (model.Value, error) {
@@ -279,12 +272,12 @@ func (d *recordDecoder) arrayValue(depth int) (model.Value, error) {
 		return model.ArrayOfItems(items), err
 	}
 	for first := true; ; first = false {
-		key, done, err := d.s.nextMember(first)
+		key, done, err := d.s.NextMember(first)
 		if err != nil || done {
 			return model.ArrayOfItems(items), err
 		}
 		if string(key) != "values" {
-			if err := d.s.skip(depth + 2); err != nil {
+			if err := d.s.SkipAt(depth + 2); err != nil {
 				return model.ArrayOfItems(items), err
 			}
 			continue
@@ -302,7 +295,7 @@ func (d *recordDecoder) arrayValues(items []model.Attr, depth int) ([]model.Attr
 		return items, err
 	}
 	for first := true; ; first = false {
-		done, err := d.s.nextElement(first)
+		done, err := d.s.NextElement(first)
 		if err != nil || done {
 			return items, err
 		}
@@ -322,12 +315,12 @@ func (d *recordDecoder) kvlistValue(depth int) (model.Value, error) {
 		return model.KVListValue(members...), err
 	}
 	for first := true; ; first = false {
-		key, done, err := d.s.nextMember(first)
+		key, done, err := d.s.NextMember(first)
 		if err != nil || done {
 			return model.KVListValue(members...), err
 		}
 		if string(key) != "values" {
-			if err := d.s.skip(depth + 2); err != nil {
+			if err := d.s.SkipAt(depth + 2); err != nil {
 				return model.KVListValue(members...), err
 			}
 			continue

@@ -1,13 +1,14 @@
 package otlp
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
 	"github.com/dsight/dsight/internal/model"
 	"io"
 	"runtime"
+
+	"github.com/dsight/dsight/internal/lineread"
 )
 
 // Format is how a trace file lays out its records.
@@ -47,14 +48,7 @@ var ErrTruncated = errors.New("truncated record at end of file")
 
 // LineError is a problem at a line of a source file. Its text is
 // "path:LINE: message".
-type LineError struct {
-	Path string
-	Line int64
-	Err  error
-}
-
-func (e *LineError) Error() string { return fmt.Sprintf("%s:%d: %v", e.Path, e.Line, e.Err) }
-func (e *LineError) Unwrap() error { return e.Err }
+type LineError = lineread.LineError
 
 // Decode reads one OTLP/JSON trace file and calls emit for every span, in
 // file order, with default options. Spans of a record are emitted only after
@@ -73,7 +67,7 @@ func (o Options) Decode(r io.Reader, path string, emit func(*model.Span) error) 
 		path:  path,
 		limit: limit,
 		emit:  emit,
-		s:     &scanner{keys: make(map[string]string)},
+		s:     newScanner(),
 		stats: FileStats{Path: path, Format: FormatJSONL},
 	}
 	err := f.run(r)
@@ -104,35 +98,11 @@ func (f *fileDecoder) run(r io.Reader) (err error) {
 		}
 		rs.stop()
 	}()
-	br := bufio.NewReaderSize(r, 64<<10)
-	var long []byte // a line longer than the reader's buffer
-	inLong := false
+	lines := lineread.New(r, f.limit)
 	var head []byte // blank lines before the first record, kept for document mode
 	started := false
-	for {
-		chunk, rerr := br.ReadSlice('\n')
-		if rerr == bufio.ErrBufferFull {
-			if len(long)+len(chunk) > f.limit {
-				return f.errorf(f.stats.Lines+1, "record longer than %d bytes", f.limit)
-			}
-			long = append(long, chunk...)
-			inLong = true
-			continue
-		}
-		line := chunk
-		if inLong {
-			long = append(long, chunk...)
-			line = long
-		}
-		if rerr != nil && rerr != io.EOF {
-			return fmt.Errorf("%s: read: %w", f.path, rerr)
-		}
-		if len(line) == 0 {
-			return nil // EOF
-		}
-		if len(line) > f.limit {
-			return f.errorf(f.stats.Lines+1, "record longer than %d bytes", f.limit)
-		}
+	for lines.Next() {
+		line := lines.Raw()
 		f.stats.Lines++
 		f.stats.Bytes += int64(len(line))
 		trimmed := bytes.TrimSpace(line)
@@ -146,23 +116,24 @@ func (f *fileDecoder) run(r io.Reader) (err error) {
 			// A pretty-printed document: its first line is a lone brace.
 			f.stats.Format = FormatDocument
 			f.stats.BlankLines = 0
-			return f.document(append(head, line...), br)
+			return f.document(append(head, line...), lines.Rest())
 		default:
 			started = true
 			if rs == nil {
 				rs = f.startRecords()
 			}
-			if err := rs.add(line, f.stats.Lines, rerr == io.EOF); err != nil {
+			if err := rs.add(line, f.stats.Lines, !lines.Terminated()); err != nil {
 				return err
 			}
 		}
-		if inLong {
-			long, inLong = long[:0], false
-		}
-		if rerr == io.EOF {
-			return nil
-		}
 	}
+	switch err := lines.Err(); {
+	case errors.Is(err, lineread.ErrTooLong):
+		return f.errorf(lines.Line(), "record longer than %d bytes", f.limit)
+	case err != nil:
+		return fmt.Errorf("%s: read: %w", f.path, err)
+	}
+	return nil
 }
 
 func countLines(b []byte) int { return bytes.Count(b, []byte{'\n'}) }
@@ -200,7 +171,7 @@ func (f *fileDecoder) startRecords() *records {
 	rs := &records{f: f, jobs: make(chan *recordJob), window: 2 * n}
 	for range n {
 		go func() {
-			s := &scanner{keys: make(map[string]string)}
+			s := newScanner()
 			var rec recordDecoder
 			for job := range rs.jobs {
 				spans, err := decodeJSONLRecord(s, &rec, f.path, job.line, job.lineNo, job.last)
@@ -258,16 +229,13 @@ func (rs *records) stop() {
 
 // decodeJSONLRecord decodes one line holding one record into fresh spans.
 func decodeJSONLRecord(s *scanner, rec *recordDecoder, path string, line []byte, lineNo int64, last bool) ([]model.Span, error) {
-	s.data, s.pos = line, 0
+	s.Reset(line)
 	// The spans outlive the call (they are emitted later, in file order),
 	// so each record gets fresh ones, sized like the previous record's.
 	*rec = recordDecoder{s: s, path: path, line: lineNo, spans: make([]model.Span, 0, len(rec.spans))}
 	err := rec.record()
 	if err == nil {
-		s.ws()
-		if s.pos < len(line) {
-			err = s.fail("unexpected data after the record's JSON value")
-		}
+		err = s.End()
 	}
 	if err != nil {
 		if isSyntaxEOF(err) && last && line[len(line)-1] != '\n' {
@@ -284,11 +252,11 @@ func decodeJSONLRecord(s *scanner, rec *recordDecoder, path string, line []byte,
 func describe(err error, path string, format Format, line int64, lineStart int) error {
 	var se *syntaxError
 	if errors.As(err, &se) {
-		if se.eof && format == FormatJSONL {
+		if se.EOF && format == FormatJSONL {
 			return &LineError{Path: path, Line: line, Err: fmt.Errorf(
-				"invalid JSON at column %d: the line ends inside a JSON value", se.off-lineStart+1)}
+				"invalid JSON at column %d: the line ends inside a JSON value", se.Offset-lineStart+1)}
 		}
-		return &LineError{Path: path, Line: line, Err: fmt.Errorf("invalid JSON at column %d: %w", se.off-lineStart+1, err)}
+		return &LineError{Path: path, Line: line, Err: fmt.Errorf("invalid JSON at column %d: %s", se.Offset-lineStart+1, se.Msg)}
 	}
 	return &LineError{Path: path, Line: line, Err: err}
 }
@@ -322,18 +290,17 @@ func (f *fileDecoder) document(head []byte, rest io.Reader) error {
 		f.stats.Lines++
 	}
 	lines := &lineIndex{data: data, line: 1}
-	f.s.data, f.s.pos = data, 0
+	f.s.Reset(data)
 	for {
-		f.s.ws()
-		if f.s.pos >= len(data) {
+		if f.s.AtEnd() {
 			return nil
 		}
 		f.rec = recordDecoder{s: f.s, path: f.path, lines: lines, spans: f.rec.spans[:0]}
 		if err := f.rec.record(); err != nil {
-			off := f.s.pos
+			off := f.s.Pos()
 			var se *syntaxError
 			if errors.As(err, &se) {
-				off = se.off
+				off = se.Offset
 			}
 			line, start := lines.lineAt(off), lines.start
 			if isSyntaxEOF(err) {

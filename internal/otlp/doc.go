@@ -21,5 +21,5 @@
 // Options.MaxRecordBytes and nesting by a fixed depth.
 //
 // Spans come out as internal/model values; the package imports only the
-// standard library and internal/model.
+// standard library, internal/model, internal/jsonscan and internal/lineread.
 package otlp

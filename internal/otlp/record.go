@@ -65,7 +65,7 @@ func (d *recordDecoder) lineAt(off int) int64 {
 // wrongType reports a value of the wrong JSON type, or a syntax error when
 // what follows is not a JSON value at all.
 func (d *recordDecoder) wrongType(want string) error {
-	c, err := d.s.peek()
+	c, err := d.s.PeekByte()
 	if err != nil {
 		return err
 	}
@@ -84,11 +84,11 @@ func (d *recordDecoder) wrongType(want string) error {
 	case c == '-' || (c >= '0' && c <= '9'):
 		found = "number"
 	default:
-		return d.s.fail("invalid character %s looking for beginning of value", d.s.describe(c))
+		return d.s.Fail("invalid character %s looking for beginning of value", quoteByte(c))
 	}
 	// Validate the rest so a syntax error further on is not masked as a
 	// type error.
-	if err := d.s.skip(0); err != nil {
+	if err := d.s.SkipAt(0); err != nil {
 		return err
 	}
 	return schemaErrorf("expected %s, found %s", want, found)
@@ -97,47 +97,47 @@ func (d *recordDecoder) wrongType(want string) error {
 // openObject consumes the '{' of an object and reports true, or consumes a
 // null (an absent object) and reports false.
 func (d *recordDecoder) openObject() (bool, error) {
-	c, err := d.s.peek()
+	c, err := d.s.PeekByte()
 	if err != nil {
 		return false, err
 	}
 	switch c {
 	case '{':
-		d.s.pos++
+		d.s.Consume()
 		return true, nil
 	case 'n':
-		return false, d.s.literal("null")
+		return false, d.s.Literal("null")
 	}
 	return false, d.wrongType("object")
 }
 
 // openArray is openObject for arrays.
 func (d *recordDecoder) openArray() (bool, error) {
-	c, err := d.s.peek()
+	c, err := d.s.PeekByte()
 	if err != nil {
 		return false, err
 	}
 	switch c {
 	case '[':
-		d.s.pos++
+		d.s.Consume()
 		return true, nil
 	case 'n':
-		return false, d.s.literal("null")
+		return false, d.s.Literal("null")
 	}
 	return false, d.wrongType("array")
 }
 
 // stringOrNull reads a string; null reads as "".
 func (d *recordDecoder) stringOrNull() ([]byte, error) {
-	c, err := d.s.peek()
+	c, err := d.s.PeekByte()
 	if err != nil {
 		return nil, err
 	}
 	switch c {
 	case '"':
-		return d.s.str()
+		return d.s.StrBytes()
 	case 'n':
-		return nil, d.s.literal("null")
+		return nil, d.s.Literal("null")
 	}
 	return nil, d.wrongType("string")
 }
@@ -150,22 +150,22 @@ func (d *recordDecoder) discardFrom(mark int) {
 }
 
 func (d *recordDecoder) record() error {
-	c, err := d.s.peek()
+	c, err := d.s.PeekByte()
 	if err != nil {
 		return err
 	}
 	if c != '{' {
 		return field("record", d.wrongType("object"))
 	}
-	d.s.pos++
+	d.s.Consume()
 	mark := len(d.spans)
 	for first := true; ; first = false {
-		key, done, err := d.s.nextMember(first)
+		key, done, err := d.s.NextMember(first)
 		if err != nil || done {
 			return err
 		}
 		if string(key) != "resourceSpans" {
-			if err := d.s.skip(1); err != nil {
+			if err := d.s.SkipAt(1); err != nil {
 				return err
 			}
 			continue
@@ -183,7 +183,7 @@ func (d *recordDecoder) resourceSpansList() error {
 		return err
 	}
 	for first := true; ; first = false {
-		if done, err := d.s.nextElement(first); err != nil || done {
+		if done, err := d.s.NextElement(first); err != nil || done {
 			return err
 		}
 		if err := d.resourceSpans(); err != nil {
@@ -200,7 +200,7 @@ func (d *recordDecoder) resourceSpans() error {
 	res := &model.Resource{}
 	mark := len(d.spans)
 	for first := true; ; first = false {
-		key, done, err := d.s.nextMember(first)
+		key, done, err := d.s.NextMember(first)
 		if err != nil || done {
 			return err
 		}
@@ -211,7 +211,7 @@ func (d *recordDecoder) resourceSpans() error {
 			d.discardFrom(mark)
 			err = field("scopeSpans", d.scopeSpansList(res))
 		default:
-			err = d.s.skip(2)
+			err = d.s.SkipAt(2)
 		}
 		if err != nil {
 			return err
@@ -225,7 +225,7 @@ func (d *recordDecoder) resource(res *model.Resource) error {
 		return err
 	}
 	for first := true; ; first = false {
-		key, done, err := d.s.nextMember(first)
+		key, done, err := d.s.NextMember(first)
 		if err != nil || done {
 			return err
 		}
@@ -233,7 +233,7 @@ func (d *recordDecoder) resource(res *model.Resource) error {
 			res.Attrs, err = d.attributes(0)
 			err = field("attributes", err)
 		} else {
-			err = d.s.skip(3)
+			err = d.s.SkipAt(3)
 		}
 		if err != nil {
 			return err
@@ -247,7 +247,7 @@ func (d *recordDecoder) scopeSpansList(res *model.Resource) error {
 		return err
 	}
 	for first := true; ; first = false {
-		if done, err := d.s.nextElement(first); err != nil || done {
+		if done, err := d.s.NextElement(first); err != nil || done {
 			return err
 		}
 		if err := d.scopeSpans(res); err != nil {
@@ -264,7 +264,7 @@ func (d *recordDecoder) scopeSpans(res *model.Resource) error {
 	scope := &model.Scope{}
 	mark := len(d.spans)
 	for first := true; ; first = false {
-		key, done, err := d.s.nextMember(first)
+		key, done, err := d.s.NextMember(first)
 		if err != nil || done {
 			return err
 		}
@@ -275,7 +275,7 @@ func (d *recordDecoder) scopeSpans(res *model.Resource) error {
 			d.discardFrom(mark)
 			err = field("spans", d.spanList(res, scope))
 		default:
-			err = d.s.skip(3)
+			err = d.s.SkipAt(3)
 		}
 		if err != nil {
 			return err
@@ -289,7 +289,7 @@ func (d *recordDecoder) scope(scope *model.Scope) error {
 		return err
 	}
 	for first := true; ; first = false {
-		key, done, err := d.s.nextMember(first)
+		key, done, err := d.s.NextMember(first)
 		if err != nil || done {
 			return err
 		}
@@ -297,17 +297,17 @@ func (d *recordDecoder) scope(scope *model.Scope) error {
 		switch string(key) {
 		case "name":
 			b, err = d.stringOrNull()
-			scope.Name = d.s.intern(b)
+			scope.Name = d.s.Intern(b)
 			err = field("name", err)
 		case "version":
 			b, err = d.stringOrNull()
-			scope.Version = d.s.intern(b)
+			scope.Version = d.s.Intern(b)
 			err = field("version", err)
 		case "attributes":
 			scope.Attrs, err = d.attributes(0)
 			err = field("attributes", err)
 		default:
-			err = d.s.skip(4)
+			err = d.s.SkipAt(4)
 		}
 		if err != nil {
 			return err
@@ -321,7 +321,7 @@ func (d *recordDecoder) spanList(res *model.Resource, scope *model.Scope) error 
 		return err
 	}
 	for first := true; ; first = false {
-		if done, err := d.s.nextElement(first); err != nil || done {
+		if done, err := d.s.NextElement(first); err != nil || done {
 			return err
 		}
 		if err := d.span(res, scope); err != nil {
@@ -344,7 +344,7 @@ func (d *recordDecoder) span(res *model.Resource, scope *model.Scope) error {
 }
 
 func (d *recordDecoder) spanFields(res *model.Resource, scope *model.Scope) error {
-	line := d.lineAt(d.s.pos)
+	line := d.lineAt(d.s.Pos())
 	ok, err := d.openObject()
 	if !ok || err != nil {
 		return err
@@ -353,7 +353,7 @@ func (d *recordDecoder) spanFields(res *model.Resource, scope *model.Scope) erro
 	sp := &d.spans[len(d.spans)-1]
 	var haveStart, haveEnd bool
 	for first := true; ; first = false {
-		key, done, err := d.s.nextMember(first)
+		key, done, err := d.s.NextMember(first)
 		if err != nil {
 			return err
 		}
@@ -380,7 +380,7 @@ func (d *recordDecoder) spanFields(res *model.Resource, scope *model.Scope) erro
 			err = field("traceState", err)
 		case "name":
 			b, err = d.stringOrNull()
-			sp.Name = d.s.intern(b)
+			sp.Name = d.s.Intern(b)
 			err = field("name", err)
 		case "kind":
 			var n int32
@@ -399,7 +399,7 @@ func (d *recordDecoder) spanFields(res *model.Resource, scope *model.Scope) erro
 		case "status":
 			err = field("status", d.status(&sp.Status))
 		default:
-			err = d.s.skip(4)
+			err = d.s.SkipAt(4)
 		}
 		if err != nil {
 			return err
@@ -424,7 +424,7 @@ func (d *recordDecoder) status(st *model.SpanStatus) error {
 		return err
 	}
 	for first := true; ; first = false {
-		key, done, err := d.s.nextMember(first)
+		key, done, err := d.s.NextMember(first)
 		if err != nil || done {
 			return err
 		}
@@ -440,7 +440,7 @@ func (d *recordDecoder) status(st *model.SpanStatus) error {
 			st.Message = string(b)
 			err = field("message", err)
 		default:
-			err = d.s.skip(5)
+			err = d.s.SkipAt(5)
 		}
 		if err != nil {
 			return err

@@ -9,15 +9,15 @@ import (
 
 // enum reads an OTLP enum as its number or its name.
 func (d *recordDecoder) enum(byName func(string) (int32, bool)) (int32, error) {
-	c, err := d.s.peek()
+	c, err := d.s.PeekByte()
 	if err != nil {
 		return 0, err
 	}
 	switch {
 	case c == 'n':
-		return 0, d.s.literal("null")
+		return 0, d.s.Literal("null")
 	case c == '"':
-		b, err := d.s.str()
+		b, err := d.s.StrBytes()
 		if err != nil {
 			return 0, err
 		}
@@ -26,7 +26,7 @@ func (d *recordDecoder) enum(byName func(string) (int32, bool)) (int32, error) {
 		}
 		return 0, schemaErrorf("unknown enum name %q", b)
 	case c == '-' || (c >= '0' && c <= '9'):
-		b, err := d.s.number()
+		b, err := d.s.Num()
 		if err != nil {
 			return 0, err
 		}
@@ -64,18 +64,18 @@ func statusCodeByName(name string) (int32, bool) {
 // nanos reads a fixed64 timestamp (a decimal string, or a JSON integer in
 // hand-written documents) exactly, without passing through float64.
 func (d *recordDecoder) nanos() (present bool, ns int64, err error) {
-	c, err := d.s.peek()
+	c, err := d.s.PeekByte()
 	if err != nil {
 		return false, 0, err
 	}
 	var b []byte
 	switch {
 	case c == 'n':
-		return false, 0, d.s.literal("null")
+		return false, 0, d.s.Literal("null")
 	case c == '"':
-		b, err = d.s.str()
+		b, err = d.s.StrBytes()
 	case c == '-' || (c >= '0' && c <= '9'):
-		b, err = d.s.number()
+		b, err = d.s.Num()
 	default:
 		return false, 0, d.wrongType("decimal string")
 	}

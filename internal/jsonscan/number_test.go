@@ -1,4 +1,4 @@
-package jsonl
+package jsonscan
 
 import (
 	"errors"
@@ -103,7 +103,7 @@ func FuzzScaled(f *testing.F) {
 		f.Add(s, 6, true)
 	}
 	f.Fuzz(func(t *testing.T, lit string, shift int, nearest bool) {
-		var s Scanner
+		s := Scanner{Dialect: Python}
 		s.Reset([]byte(lit))
 		num, err := s.Num()
 		if err != nil || s.End() != nil || len(lit) > 64 || shift < -30 || shift > 30 {

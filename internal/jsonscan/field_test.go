@@ -1,4 +1,4 @@
-package jsonl
+package jsonscan
 
 import "testing"
 
@@ -15,7 +15,7 @@ func TestReadNumberAndCount(t *testing.T) {
 		{`1.5`, true, "", true},
 		{`"7"`, false, "", true},
 	} {
-		var s Scanner
+		s := Scanner{Dialect: Python}
 		s.Reset([]byte(c.in))
 		n, err := s.ReadNumber("f")
 		if err == nil {

@@ -1,4 +1,4 @@
-package jsonl
+package jsonscan
 
 import (
 	"encoding/json"
@@ -12,7 +12,7 @@ func TestSkipValidates(t *testing.T) {
 		` { "a" : NaN , "b" : -Infinity , "c" : Infinity } `, `"plain"`, `0`, `-0.0E-0`,
 	}
 	for _, in := range valid {
-		var s Scanner
+		s := Scanner{Dialect: Python}
 		s.Reset([]byte(in))
 		if err := s.Skip(); err != nil || s.End() != nil {
 			t.Errorf("Skip(%s) = %v, End = %v", in, err, s.End())
@@ -21,10 +21,10 @@ func TestSkipValidates(t *testing.T) {
 	invalid := []string{
 		``, `{`, `{"a"}`, `{"a":}`, `{"a":1,}`, `[1,]`, `[1 2]`, `01`, `1.`, `.5`, `-`, `1e`, `+1`,
 		`tru`, `nul`, `nan`, `-NaN`, `Inf`, `"abc`, `"a\x"`, `"\u12"`, `"a` + "\x01" + `"`, `{'a':1}`, `{"a":1}}`,
-		strings.Repeat("[", MaxDepth+1) + strings.Repeat("]", MaxDepth+1),
+		strings.Repeat("[", DefaultMaxDepth+1) + strings.Repeat("]", DefaultMaxDepth+1),
 	}
 	for _, in := range invalid {
-		var s Scanner
+		s := Scanner{Dialect: Python}
 		s.Reset([]byte(in))
 		err := s.Skip()
 		if err == nil {
@@ -49,14 +49,14 @@ func TestStr(t *testing.T) {
 		`"é"`:                            "é",
 	}
 	for in, want := range tests {
-		var s Scanner
+		s := Scanner{Dialect: Python}
 		s.Reset([]byte(in))
 		got, err := s.Str()
 		if err != nil || got != want {
 			t.Errorf("Str(%s) = %q, %v; want %q", in, got, err, want)
 		}
 	}
-	var s Scanner
+	s := Scanner{Dialect: Python}
 	s.Reset([]byte("\"a\xffb\""))
 	if _, err := s.Str(); err == nil {
 		t.Error("invalid UTF-8 accepted")
@@ -64,7 +64,7 @@ func TestStr(t *testing.T) {
 }
 
 func TestObjectSkipsUnconsumed(t *testing.T) {
-	var s Scanner
+	s := Scanner{Dialect: Python}
 	s.Reset([]byte(`{"big":[1,2,[3,{"x":"y"}]],"k\u0065ep":"v","n":{"value":7}}`))
 	var keep string
 	var n []byte
@@ -94,7 +94,7 @@ func TestTruthy(t *testing.T) {
 		`NaN`: true, `""`: false, `"x"`: true, `[]`: false, `[0]`: true, `{}`: false, `{"a":null}`: true,
 	}
 	for in, want := range tests {
-		var s Scanner
+		s := Scanner{Dialect: Python}
 		s.Reset([]byte(in))
 		got, err := s.Truthy()
 		if err != nil || got != want || s.End() != nil {
@@ -110,14 +110,14 @@ func FuzzScanner(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		var s Scanner
+		s := Scanner{Dialect: Python}
 		s.Reset(data)
 		err := s.Skip()
 		if err == nil {
 			err = s.End()
 		}
 		if strings.Contains(string(data), "NaN") || strings.Contains(string(data), "Infinity") ||
-			strings.Count(string(data), "[")+strings.Count(string(data), "{") > MaxDepth {
+			strings.Count(string(data), "[")+strings.Count(string(data), "{") > DefaultMaxDepth {
 			return
 		}
 		if valid := json.Valid(data); valid != (err == nil) {

@@ -1,4 +1,4 @@
-package jsonl
+package jsonscan
 
 import (
 	"errors"
@@ -256,4 +256,82 @@ func isZero(lit []byte) bool {
 		}
 	}
 	return true
+}
+
+// Num consumes a number and returns its literal: RFC 8259 grammar, and in
+// the Python dialect NaN, Infinity and -Infinity.
+func (s *Scanner) Num() ([]byte, error) {
+	s.space()
+	return s.number()
+}
+
+// number reads a number at the current position (no leading whitespace).
+func (s *Scanner) number() ([]byte, error) {
+	d, start := s.data, s.pos
+	i := start
+	if s.Dialect == Python && i < len(d) && d[i] == 'N' {
+		if err := s.Literal("NaN"); err != nil {
+			return nil, err
+		}
+		return d[start:s.pos], nil
+	}
+	if i < len(d) && d[i] == '-' {
+		i++
+	}
+	if s.Dialect == Python && i < len(d) && d[i] == 'I' {
+		s.pos = i
+		if err := s.Literal("Infinity"); err != nil {
+			return nil, err
+		}
+		return d[start:s.pos], nil
+	}
+	switch {
+	case i >= len(d):
+		s.pos = i
+		return nil, s.eof()
+	case d[i] == '0':
+		i++
+	case d[i] >= '1' && d[i] <= '9':
+		i = digits(d, i+1)
+	default:
+		s.pos = i
+		return nil, s.fail(errNumber, d[i], "")
+	}
+	if i < len(d) && d[i] == '.' {
+		j := digits(d, i+1)
+		if j == i+1 {
+			s.pos = j
+			return nil, s.unexpected(errFraction)
+		}
+		i = j
+	}
+	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
+		i++
+		if i < len(d) && (d[i] == '+' || d[i] == '-') {
+			i++
+		}
+		j := digits(d, i)
+		if j == i {
+			s.pos = j
+			return nil, s.unexpected(errExponent)
+		}
+		i = j
+	}
+	s.pos = i
+	return d[start:i], nil
+}
+
+// digits returns the index of the first non-digit at or after i.
+func digits(d []byte, i int) int {
+	for i < len(d) && d[i]-'0' < 10 {
+		i++
+	}
+	return i
+}
+
+// IsNumber reports whether b is exactly one RFC 8259 number.
+func IsNumber(b []byte) bool {
+	s := Scanner{data: b}
+	_, err := s.number()
+	return err == nil && s.pos == len(b)
 }

@@ -1,0 +1,185 @@
+package jsonscan
+
+import (
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// Str consumes a string and returns it unescaped. Invalid UTF-8 is an error:
+// a kept string must survive re-encoding unchanged.
+func (s *Scanner) Str() (string, error) {
+	raw, escaped, err := s.stringBytes()
+	if err != nil {
+		return "", err
+	}
+	if escaped {
+		raw = unescape(s.scratch[:0], raw)
+		s.scratch = raw[:0]
+	}
+	if !utf8.Valid(raw) {
+		return "", s.fail(errUTF8, 0, "")
+	}
+	return string(raw), nil
+}
+
+// StrBytes consumes a string and returns its decoded bytes, with invalid
+// UTF-8 replaced by U+FFFD as encoding/json does. The result aliases the
+// record or the scanner's scratch buffer: copy it before the next call.
+func (s *Scanner) StrBytes() ([]byte, error) {
+	raw, escaped, err := s.stringBytes()
+	if err != nil {
+		return nil, err
+	}
+	if escaped {
+		s.scratch = unescape(s.scratch[:0], raw)
+		raw = s.scratch
+	}
+	if !utf8.Valid(raw) {
+		s.fixed = replaceInvalid(s.fixed[:0], raw)
+		raw = s.fixed
+	}
+	return raw, nil
+}
+
+// replaceInvalid appends raw to dst with each byte of an invalid sequence
+// replaced by U+FFFD.
+func replaceInvalid(dst, raw []byte) []byte {
+	for i := 0; i < len(raw); {
+		if raw[i] < utf8.RuneSelf {
+			dst = append(dst, raw[i])
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(raw[i:])
+		dst = utf8.AppendRune(dst, r) // RuneError for invalid bytes
+		i += size
+	}
+	return dst
+}
+
+// stringBytes consumes a string and returns its raw content between the
+// quotes, validating escapes and rejecting raw control characters.
+func (s *Scanner) stringBytes() (raw []byte, escaped bool, err error) {
+	c, err := s.PeekByte()
+	if err != nil {
+		return nil, false, err
+	}
+	if c != '"' {
+		return nil, false, s.fail(errWant, c, "string")
+	}
+	d := s.data
+	start := s.pos + 1
+	for i := start; i < len(d); i++ {
+		for i < len(d) && plain[d[i]] { // fast path over ordinary bytes
+			i++
+		}
+		if i >= len(d) {
+			break
+		}
+		switch c := d[i]; {
+		case c == '"':
+			s.pos = i + 1
+			return d[start:i], escaped, nil
+		case c == '\\':
+			escaped = true
+			i++
+			if i >= len(d) {
+				s.pos = i
+				return nil, false, s.eofString()
+			}
+			switch d[i] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case 'u':
+				if i+4 >= len(d) {
+					s.pos = len(d)
+					return nil, false, s.eofString()
+				}
+				if !isHex(d[i+1]) || !isHex(d[i+2]) || !isHex(d[i+3]) || !isHex(d[i+4]) {
+					s.pos = i + 1
+					return nil, false, s.fail(errUnicode, 0, "")
+				}
+				i += 4
+			default:
+				s.pos = i
+				return nil, false, s.fail(errEscape, d[i], "")
+			}
+		default: // c < 0x20
+			s.pos = i
+			return nil, false, s.fail(errControl, c, "")
+		}
+	}
+	s.pos = len(d)
+	return nil, false, s.eofString()
+}
+
+// plain marks bytes that need no attention inside a string.
+var plain = func() (t [256]bool) {
+	for c := 0x20; c < 256; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+func hexValue(b []byte) rune {
+	var r rune
+	for _, c := range b {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c -= 'a' - 10
+		default:
+			c -= 'A' - 10
+		}
+		r = r<<4 | rune(c)
+	}
+	return r
+}
+
+// unescape appends the decoded form of raw (already validated by
+// stringBytes) to dst. Unpaired surrogates become U+FFFD, as in encoding/json.
+func unescape(dst, raw []byte) []byte {
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		if c != '\\' {
+			dst = append(dst, c)
+			continue
+		}
+		i++
+		switch raw[i] {
+		case 'b':
+			dst = append(dst, '\b')
+		case 'f':
+			dst = append(dst, '\f')
+		case 'n':
+			dst = append(dst, '\n')
+		case 'r':
+			dst = append(dst, '\r')
+		case 't':
+			dst = append(dst, '\t')
+		case 'u':
+			r := hexValue(raw[i+1 : i+5])
+			i += 4
+			if utf16.IsSurrogate(r) {
+				r2 := utf8.RuneError
+				if i+6 < len(raw) && raw[i+1] == '\\' && raw[i+2] == 'u' {
+					r2 = utf16.DecodeRune(r, hexValue(raw[i+3:i+7]))
+				}
+				if r2 != utf8.RuneError {
+					i += 6
+					r = r2
+				} else {
+					r = utf8.RuneError
+				}
+			}
+			dst = utf8.AppendRune(dst, r)
+		default: // '"', '\\', '/'
+			dst = append(dst, raw[i])
+		}
+	}
+	return dst
+}

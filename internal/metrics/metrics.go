@@ -70,7 +70,6 @@ type Result struct {
 // built is one series while it is assembled.
 type built struct {
 	meta    model.MetricSeries
-	order   familyOrder
 	sortKey string
 	p       *pyramid.Pyramid
 	ref     int // index into the same slice of the limit series, or -1

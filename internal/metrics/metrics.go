@@ -59,7 +59,7 @@ type Options struct {
 // Result is the catalog and series of a run.
 type Result struct {
 	Families []model.MetricFamily
-	// Series are in catalog order; Series[i].ID == i and Series[i].Pyramid
+	// Series are in catalog order; Series[i].ID == i and Series[i].Summary
 	// holds the encoded summary (in a temporary file, removed when no
 	// series refers to it any more).
 	Series   []model.MetricSeries
@@ -190,32 +190,33 @@ func (b *built) encode(spool *summarySpool) error {
 	if err != nil {
 		return fmt.Errorf("metric series %s: %w", b.meta.Name, err)
 	}
-	if b.meta.Pyramid, err = spool.add(gz); err != nil {
+	payload, err := spool.add(gz)
+	if err != nil {
 		return fmt.Errorf("metric series %s: %w", b.meta.Name, err)
 	}
-	b.meta.Shard = shardBounds(b.p)
-	b.meta.Shard.DecodedBytes, b.p = len(raw), nil
+	b.meta.Summary = &model.MetricSummary{Payload: payload, DecodedBytes: len(raw), MetricBounds: bounds(b.p)}
+	b.p = nil
 	return nil
 }
 
-// shardBounds records what a reader needs to pick a series' shard by time
+// bounds records what a reader needs to pick a series' summary by time
 // without loading it: its chunk count and the time span of its rows.
-func shardBounds(p *pyramid.Pyramid) *model.MetricShard {
-	ms := &model.MetricShard{Chunks: p.ChunkCount()}
+func bounds(p *pyramid.Pyramid) model.MetricBounds {
+	mb := model.MetricBounds{Chunks: p.ChunkCount()}
 	first := true
 	for _, c := range p.Chunks() {
 		if c.Level != -1 || c.Rows == 0 {
 			continue
 		}
-		if first || c.First < ms.FirstNS {
-			ms.FirstNS = c.First
+		if first || c.First < mb.FirstNS {
+			mb.FirstNS = c.First
 		}
-		if first || c.Last > ms.LastNS {
-			ms.LastNS = c.Last
+		if first || c.Last > mb.LastNS {
+			mb.LastNS = c.Last
 		}
 		first = false
 	}
-	return ms
+	return mb
 }
 
 func encodePyramid(p *pyramid.Pyramid) ([]byte, error) { return p.EncodeShard() }

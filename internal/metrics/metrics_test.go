@@ -100,7 +100,7 @@ func TestEveryFamilyAndSeries(t *testing.T) {
 		if s.ID != i {
 			t.Fatalf("series %d has id %d", i, s.ID)
 		}
-		if s.Pyramid == nil || s.Pyramid.Len() == 0 || s.Shard == nil || s.Shard.Chunks == 0 {
+		if s.Summary == nil || s.Summary.Payload.Len() == 0 || s.Summary.Chunks == 0 {
 			t.Fatalf("series %d (%s) has no summary", i, s.Name)
 		}
 		perFamily[s.Name]++
@@ -146,7 +146,7 @@ func TestCapacitySeriesHasItsLimit(t *testing.T) {
 		if lim.Name != "log_tokenspeed_decode_request_limit" || *lim.Worker != *s.Worker || *lim.Rank != *s.Rank || lim.Temporal != "setting" {
 			t.Fatalf("%s is paired with %s (%v/%v)", s.Label, lim.Label, lim.Worker, lim.Rank)
 		}
-		gz, err := s.Pyramid.Bytes()
+		gz, err := s.Summary.Payload.Bytes()
 		if err != nil {
 			t.Fatal(err)
 		}

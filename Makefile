@@ -1,11 +1,16 @@
-# dsight: `make demo` builds and opens a sample report; `make test` runs every test.
-# Both install what they need (npm packages; Debian's chromium for browser tests).
+# dsight: `make demo` builds and opens a sample report; `make test` runs every test,
+# after `make check` (gofmt, go vet, staticcheck). Both install what they need
+# (npm packages; Debian's chromium for browser tests; the pinned staticcheck).
 
 GO        ?= go
 GOFLAGS_B := -trimpath -buildvcs=false
 DEMO_RUN  := out/demo-run
 DEMO_OUT  := out/demo-report
 WASM_BUDGET := 6000000
+# staticcheck is pinned so that every machine reports the same findings; 2026.2.2
+# is the release that builds with and understands this Go toolchain.
+STATICCHECK_VERSION := v0.8.2
+STATICCHECK := bin/tools/staticcheck-$(STATICCHECK_VERSION)/staticcheck
 
 .PHONY: all build assets wasm deps browser-deps demo test test-go test-browser bench bench-browser fuzz check clean
 
@@ -44,10 +49,17 @@ demo: build
 
 test: build browser-deps test-go test-browser
 
-test-go:
-	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
-	$(GO) vet ./...
+test-go: check
 	$(GO) test ./...
+
+# check is the static gate: formatting, vet and staticcheck over every package.
+check: $(STATICCHECK)
+	@files=$$(gofmt -l $$(git ls-files '*.go')); test -z "$$files" || { echo "gofmt needed:"; echo "$$files"; exit 1; }
+	$(GO) vet ./...
+	$(STATICCHECK) ./...
+
+$(STATICCHECK):
+	GOBIN=$(abspath $(@D)) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 
 test-browser: build browser-deps
 	node --test tools/browser/

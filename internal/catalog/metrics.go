@@ -268,10 +268,12 @@ func (o *opener) metrics(c *Core) {
 			}
 		}
 		if p := shardID.At(i); p != nil {
-			m.Shard = &model.MetricShard{ID: *p, Bytes: int(shardBytes[i]), DecodedBytes: int(shardDecoded[i]),
-				Chunks: int(shardChunks[i]), FirstNS: shardFirst[i], LastNS: shardLast[i]}
+			m.Shard = &model.MetricShard{
+				Shard:        model.Shard{ID: *p, Bytes: int(shardBytes[i]), DecodedBytes: int(shardDecoded[i])},
+				MetricBounds: model.MetricBounds{Chunks: int(shardChunks[i]), FirstNS: shardFirst[i], LastNS: shardLast[i]},
+			}
 			for k := parts.start[i]; k < parts.start[i+1]; k++ {
-				m.Shard.Parts = append(m.Shard.Parts, model.MetricShardPart{ID: parts.a[k], Path: parts.b[k], Bytes: int(parts.num[k])})
+				m.Shard.Parts = append(m.Shard.Parts, model.ShardPart{ID: parts.a[k], Path: parts.b[k], Bytes: int(parts.num[k])})
 			}
 		}
 	}

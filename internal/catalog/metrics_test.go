@@ -20,9 +20,11 @@ func metricSample() *model.Dataset {
 	d.Metrics = []model.MetricSeries{
 		{ID: 0, Name: "log_tokenspeed_active_decode_requests", Worker: ptr("decode-0"), Rank: ptr("0"), RankKind: ptr("attention_tp"), Labels: []model.MetricLabel{}, Temporal: "sample", TimeResolutionS: &res,
 			Reference: &model.MetricReference{Name: "log_tokenspeed_decode_request_limit", Label: "limit", SeriesID: &id}, SourceIDs: []int{0}, Samples: 3, Rows: 3,
-			Shard: &model.MetricShard{ID: "ab", Bytes: 10, DecodedBytes: 20, Parts: []model.MetricShardPart{{ID: "ab", Path: "detail/ab.js", Bytes: 10}}, Chunks: 2, FirstNS: -5, LastNS: 9}},
+			Shard: &model.MetricShard{
+				Shard:        model.Shard{ID: "ab", Bytes: 10, DecodedBytes: 20, Parts: []model.ShardPart{{ID: "ab", Path: "detail/ab.js", Bytes: 10}}},
+				MetricBounds: model.MetricBounds{Chunks: 2, FirstNS: -5, LastNS: 9}}},
 		{ID: 1, Name: "log_tokenspeed_decode_request_limit", Worker: ptr("decode-0"), Labels: []model.MetricLabel{{Key: "phase", Value: "decode"}}, Temporal: "setting", SourceIDs: []int{0},
-			Reference: &model.MetricReference{Name: "x"}, Shard: &model.MetricShard{ID: "cd"}},
+			Reference: &model.MetricReference{Name: "x"}, Shard: &model.MetricShard{Shard: model.Shard{ID: "cd"}}},
 	}
 	return d
 }

@@ -31,7 +31,7 @@ func BenchmarkRead(b *testing.B) {
 		samples, bytes = 0, 0
 		for _, s := range r.Series {
 			samples += s.Samples
-			bytes += int64(s.Pyramid.Len())
+			bytes += int64(s.Summary.Payload.Len())
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(int64(b.N)*samples), "ns/sample")

@@ -1,10 +1,12 @@
 package metrics
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -59,7 +61,7 @@ type Options struct {
 // Result is the catalog and series of a run.
 type Result struct {
 	Families []model.MetricFamily
-	// Series are in catalog order; Series[i].ID == i and Series[i].Pyramid
+	// Series are in catalog order; Series[i].ID == i and Series[i].Summary
 	// holds the encoded summary (in a temporary file, removed when no
 	// series refers to it any more).
 	Series   []model.MetricSeries
@@ -70,37 +72,38 @@ type Result struct {
 // built is one series while it is assembled.
 type built struct {
 	meta    model.MetricSeries
-	order   familyOrder
 	sortKey string
 	p       *pyramid.Pyramid
 	ref     int // index into the same slice of the limit series, or -1
 }
 
-type familyOrder struct {
-	component, group, order int
-	name                    string
+// displayOrder is where a family sits in the Metrics panel: by component
+// (tachometer.Components first, in that order, then others by name), then
+// group (GroupOrder, then name), then Order, then name. It is the one
+// definition of that order: the catalog, and so every answer, lists
+// families and their series in it, and the page shows families as listed,
+// one option group per run of equal component and group.
+type displayOrder struct {
+	component     int
+	componentName string
+	group         int
+	groupName     string
+	order         int
+	name          string
 }
 
-func (a familyOrder) less(b familyOrder) bool {
-	if a.component != b.component {
-		return a.component < b.component
+func displayOrderOf(f *model.MetricFamily) displayOrder {
+	component := slices.Index(tachometer.Components, f.Component)
+	if component < 0 {
+		component = len(tachometer.Components)
 	}
-	if a.group != b.group {
-		return a.group < b.group
-	}
-	if a.order != b.order {
-		return a.order < b.order
-	}
-	return a.name < b.name
+	return displayOrder{component, f.Component, f.GroupOrder, f.Group, f.Order, f.Name}
 }
 
-func componentIndex(c string) int {
-	for i, x := range tachometer.Components {
-		if x == c {
-			return i
-		}
-	}
-	return len(tachometer.Components)
+func (a displayOrder) compare(b displayOrder) int {
+	return cmp.Or(cmp.Compare(a.component, b.component), strings.Compare(a.componentName, b.componentName),
+		cmp.Compare(a.group, b.group), strings.Compare(a.groupName, b.groupName),
+		cmp.Compare(a.order, b.order), strings.Compare(a.name, b.name))
 }
 
 // Read reads the captures and worker logs named by opt.
@@ -129,11 +132,11 @@ func Read(opt Options) (*Result, error) {
 	}
 	all = append(all, logSeries...)
 
-	orderOf := map[string]familyOrder{}
-	for _, f := range families {
-		orderOf[f.Name] = familyOrder{componentIndex(f.Component), f.GroupOrder, f.Order, f.Name}
+	orderOf := map[string]displayOrder{}
+	for i := range families {
+		orderOf[families[i].Name] = displayOrderOf(&families[i])
 	}
-	sort.SliceStable(families, func(i, j int) bool { return orderOf[families[i].Name].less(orderOf[families[j].Name]) })
+	sort.SliceStable(families, func(i, j int) bool { return orderOf[families[i].Name].compare(orderOf[families[j].Name]) < 0 })
 	// Series follow their family, then their identity, so ids are stable
 	// whatever order the files were read in.
 	perm := make([]int, len(all))
@@ -142,9 +145,8 @@ func Read(opt Options) (*Result, error) {
 	}
 	sort.SliceStable(perm, func(a, b int) bool {
 		x, y := all[perm[a]], all[perm[b]]
-		ox, oy := orderOf[x.meta.Name], orderOf[y.meta.Name]
-		if ox != oy {
-			return ox.less(oy)
+		if c := orderOf[x.meta.Name].compare(orderOf[y.meta.Name]); c != 0 {
+			return c < 0
 		}
 		return x.sortKey < y.sortKey
 	})
@@ -191,32 +193,33 @@ func (b *built) encode(spool *summarySpool) error {
 	if err != nil {
 		return fmt.Errorf("metric series %s: %w", b.meta.Name, err)
 	}
-	if b.meta.Pyramid, err = spool.add(gz); err != nil {
+	payload, err := spool.add(gz)
+	if err != nil {
 		return fmt.Errorf("metric series %s: %w", b.meta.Name, err)
 	}
-	b.meta.Shard = shardBounds(b.p)
-	b.meta.Shard.DecodedBytes, b.p = len(raw), nil
+	b.meta.Summary = &model.MetricSummary{Payload: payload, DecodedBytes: len(raw), MetricBounds: bounds(b.p)}
+	b.p = nil
 	return nil
 }
 
-// shardBounds records what a reader needs to pick a series' shard by time
+// bounds records what a reader needs to pick a series' summary by time
 // without loading it: its chunk count and the time span of its rows.
-func shardBounds(p *pyramid.Pyramid) *model.MetricShard {
-	ms := &model.MetricShard{Chunks: p.ChunkCount()}
+func bounds(p *pyramid.Pyramid) model.MetricBounds {
+	mb := model.MetricBounds{Chunks: p.ChunkCount()}
 	first := true
 	for _, c := range p.Chunks() {
 		if c.Level != -1 || c.Rows == 0 {
 			continue
 		}
-		if first || c.First < ms.FirstNS {
-			ms.FirstNS = c.First
+		if first || c.First < mb.FirstNS {
+			mb.FirstNS = c.First
 		}
-		if first || c.Last > ms.LastNS {
-			ms.LastNS = c.Last
+		if first || c.Last > mb.LastNS {
+			mb.LastNS = c.Last
 		}
 		first = false
 	}
-	return ms
+	return mb
 }
 
 func encodePyramid(p *pyramid.Pyramid) ([]byte, error) { return p.EncodeShard() }

@@ -100,7 +100,7 @@ func TestEveryFamilyAndSeries(t *testing.T) {
 		if s.ID != i {
 			t.Fatalf("series %d has id %d", i, s.ID)
 		}
-		if s.Pyramid == nil || s.Pyramid.Len() == 0 || s.Shard == nil || s.Shard.Chunks == 0 {
+		if s.Summary == nil || s.Summary.Payload.Len() == 0 || s.Summary.Chunks == 0 {
 			t.Fatalf("series %d (%s) has no summary", i, s.Name)
 		}
 		perFamily[s.Name]++
@@ -146,7 +146,7 @@ func TestCapacitySeriesHasItsLimit(t *testing.T) {
 		if lim.Name != "log_tokenspeed_decode_request_limit" || *lim.Worker != *s.Worker || *lim.Rank != *s.Rank || lim.Temporal != "setting" {
 			t.Fatalf("%s is paired with %s (%v/%v)", s.Label, lim.Label, lim.Worker, lim.Rank)
 		}
-		gz, err := s.Pyramid.Bytes()
+		gz, err := s.Summary.Payload.Bytes()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -167,6 +167,47 @@ func TestCapacitySeriesHasItsLimit(t *testing.T) {
 	}
 	if checked == 0 {
 		t.Fatal("no active decode batch series")
+	}
+}
+
+// The page lists families as the catalog does, one option group per run of
+// equal component and group, so a run must never be split, components must
+// come in tachometer.Components order, and series must follow their family.
+func TestCatalogIsInDisplayOrder(t *testing.T) {
+	f := synthRun(t)
+	r, _ := f.read(t, time.UTC)
+	if len(r.Families) < 2 {
+		t.Fatalf("%d families; the run must give more", len(r.Families))
+	}
+	seen := map[[2]string]bool{}
+	groups := map[string]bool{}
+	lastComponent := -1
+	for i, fam := range r.Families {
+		key := [2]string{fam.Component, fam.Group}
+		if i > 0 && key != [2]string{r.Families[i-1].Component, r.Families[i-1].Group} && seen[key] {
+			t.Errorf("family %s: %s / %s is listed in two runs", fam.Name, fam.Component, fam.Group)
+		}
+		seen[key], groups[fam.Group] = true, true
+		c := slices.Index(tachometer.Components, fam.Component)
+		if c < 0 {
+			t.Fatalf("family %s has component %q, which is not listed", fam.Name, fam.Component)
+		}
+		if c < lastComponent {
+			t.Errorf("family %s (%s) comes after a later component", fam.Name, fam.Component)
+		}
+		lastComponent = c
+	}
+	if len(groups) < 3 {
+		t.Fatalf("%d groups; the run must give more", len(groups))
+	}
+	rank := map[string]int{}
+	for i, fam := range r.Families {
+		rank[fam.Name] = i
+	}
+	for i := 1; i < len(r.Series); i++ {
+		if rank[r.Series[i].Name] < rank[r.Series[i-1].Name] {
+			t.Fatalf("series %d (%s) comes after a series of a later family", i, r.Series[i].Name)
+		}
 	}
 }
 

@@ -204,7 +204,7 @@ func TestSpillGivesTheInMemorySummaries(t *testing.T) {
 		t.Fatalf("%d series, want 5", len(want))
 	}
 	for i := range want {
-		if want[i].meta.Samples == 0 || want[i].meta.Pyramid.Len() == 0 {
+		if want[i].meta.Samples == 0 || want[i].meta.Summary.Payload.Len() == 0 {
 			t.Fatalf("series %d is empty", i)
 		}
 	}
@@ -247,12 +247,14 @@ func TestSpillGivesTheInMemorySummaries(t *testing.T) {
 // payloads rather than where they are kept.
 func inMemory(t *testing.T, m model.MetricSeries) model.MetricSeries {
 	t.Helper()
-	if m.Pyramid != nil {
-		b, err := m.Pyramid.Bytes()
+	if m.Summary != nil {
+		b, err := m.Summary.Payload.Bytes()
 		if err != nil {
 			t.Fatal(err)
 		}
-		m.Pyramid = model.InMemory(b)
+		s := *m.Summary
+		s.Payload = model.InMemory(b)
+		m.Summary = &s
 	}
 	return m
 }

@@ -42,7 +42,7 @@ type MetricReference struct {
 }
 
 // MetricSeries is the metadata of one metric series. Its samples live in a
-// separate multi-resolution summary (Pyramid at build time, a detail shard
+// separate multi-resolution summary (Summary at build time, a detail shard
 // in a report), so the core stays small whatever the capture size.
 type MetricSeries struct {
 	ID              int              `json:"id"`
@@ -74,32 +74,56 @@ type MetricSeries struct {
 	Samples int64 `json:"samples"`
 	Rows    int64 `json:"rows"`
 
-	// Pyramid is the encoded internal/shard payload of the series'
-	// summary, gzip-compressed as a report stores it (Shard.DecodedBytes
-	// is its decoded size); set by the importer, consumed by the report
-	// writer. The importer keeps it in a temporary file, not in memory: a
-	// 100M-sample capture's summaries are ~50 MB compressed, ~700 MB not.
-	Pyramid Blob `json:"-"`
-	// Shard locates that payload in a report; set by the report writer.
+	// Summary is the series' encoded summary while a build holds it; set
+	// by the importer, consumed by the report writer.
+	Summary *MetricSummary `json:"-"`
+	// Shard locates that summary in a report; set by the report writer
+	// (and read back from a report's core).
 	Shard *MetricShard `json:"-"`
 }
 
-// MetricShard locates one series' summary payload in a report: the shard id
-// (SHA-256 of the gzip payload), its parts, its decoded size and the time
-// bounds (relative ns) of the rows it holds.
-type MetricShard struct {
-	ID           string            `json:"id"`
-	Bytes        int               `json:"bytes"`
-	DecodedBytes int               `json:"decoded_bytes"`
-	Parts        []MetricShardPart `json:"parts"`
-	Chunks       int               `json:"chunks"`
-	FirstNS      int64             `json:"first_ns"`
-	LastNS       int64             `json:"last_ns"`
+// MetricSummary is one series' encoded internal/shard summary payload,
+// gzip-compressed as a report stores it. The importer keeps the payload in
+// a temporary file, not in memory: a 100M-sample capture's summaries are
+// ~50 MB compressed, ~700 MB not.
+type MetricSummary struct {
+	Payload      Blob
+	DecodedBytes int
+	MetricBounds
 }
 
-// MetricShardPart is one detail script of a metric shard.
-type MetricShardPart struct {
-	ID    string `json:"id"`
+// MetricBounds is what a reader needs to pick a series' summary by time
+// without loading it: its chunk count and the time bounds (relative ns) of
+// the rows it holds.
+type MetricBounds struct {
+	Chunks  int   `json:"chunks"`
+	FirstNS int64 `json:"first_ns"`
+	LastNS  int64 `json:"last_ns"`
+}
+
+// MetricShard locates one series' summary in a report: the detail shard
+// that holds it and the bounds of its rows.
+type MetricShard struct {
+	Shard
+	MetricBounds
+}
+
+// Shard describes one payload of a report, stored as one or more detail
+// scripts: the page's engine and core, the evidence and each metric
+// series' summary.
+type Shard struct {
+	ID           string      `json:"id"`            // sha256 of the whole payload
+	Bytes        int         `json:"bytes"`         // payload bytes
+	DecodedBytes int         `json:"decoded_bytes"` // after gunzip
+	Parts        []ShardPart `json:"parts"`         // concatenated in order, they are the payload
+	// Encoding is "" for a gzip payload; the report writer names the
+	// others.
+	Encoding string `json:"encoding,omitempty"`
+}
+
+// ShardPart is one detail script holding a slice of a shard's payload.
+type ShardPart struct {
+	ID    string `json:"id"` // sha256 of this slice, also its file name
 	Path  string `json:"path"`
 	Bytes int    `json:"bytes"`
 }

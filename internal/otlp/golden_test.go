@@ -132,26 +132,3 @@ func viewSpan(s *model.Span) spanView {
 	}
 	return v
 }
-
-// lineDiff shows the first differing lines, enough to read a goldenPath change.
-func lineDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	var b strings.Builder
-	shown := 0
-	for i := 0; i < len(w) || i < len(g); i++ {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			b.WriteString("line " + strconv.Itoa(i+1) + ":\n- " + wl + "\n+ " + gl + "\n")
-			if shown++; shown == 10 {
-				break
-			}
-		}
-	}
-	return b.String()
-}

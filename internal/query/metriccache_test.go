@@ -48,7 +48,7 @@ func newCacheFixture(t testing.TB) *cacheFixture {
 				fx.shards[name] = append(fx.shards[name], id)
 			}
 			w := fmt.Sprintf("decode-%d", k)
-			d.Metrics = append(d.Metrics, model.MetricSeries{ID: len(d.Metrics), Name: name, Worker: &w, Temporal: "sample", Samples: cacheRows, Shard: &model.MetricShard{ID: id}})
+			d.Metrics = append(d.Metrics, model.MetricSeries{ID: len(d.Metrics), Name: name, Worker: &w, Temporal: "sample", Samples: cacheRows, Shard: &model.MetricShard{Shard: model.Shard{ID: id}}})
 		}
 	}
 	e, err := FromDataset(d)

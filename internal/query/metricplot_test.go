@@ -87,7 +87,7 @@ func eventEngine(t testing.TB) *Engine {
 		t.Fatal(err)
 	}
 	d.MetricFamilies = []model.MetricFamily{{Name: "ev", SeriesCount: 1, Samples: 6}}
-	d.Metrics = []model.MetricSeries{{ID: 0, Name: "ev", Temporal: "event", Samples: 6, Shard: &model.MetricShard{ID: "events"}}}
+	d.Metrics = []model.MetricSeries{{ID: 0, Name: "ev", Temporal: "event", Samples: 6, Shard: &model.MetricShard{Shard: model.Shard{ID: "events"}}}}
 	e, err := FromDataset(d)
 	if err != nil {
 		t.Fatal(err)
@@ -318,7 +318,7 @@ func BenchmarkMetricPlotFamily(b *testing.B) {
 		}
 		id := "s" + itoa(i)
 		payloads[id] = metricPayload(b, pyramid.Sample, ts, vs)
-		d.Metrics = append(d.Metrics, model.MetricSeries{ID: i, Name: "gpu", Temporal: "sample", Samples: rows, Shard: &model.MetricShard{ID: id}})
+		d.Metrics = append(d.Metrics, model.MetricSeries{ID: i, Name: "gpu", Temporal: "sample", Samples: rows, Shard: &model.MetricShard{Shard: model.Shard{ID: id}}})
 	}
 	e, err := FromDataset(d)
 	if err != nil {

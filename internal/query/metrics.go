@@ -137,10 +137,10 @@ func (e *Engine) MetricSeries(a Args) (any, error) {
 
 // ShardNeed names one metric shard a question needs.
 type ShardNeed struct {
-	ID     string                  `json:"id"`
-	Series []int                   `json:"series"`
-	Bytes  int                     `json:"bytes"`
-	Parts  []model.MetricShardPart `json:"parts"`
+	ID     string            `json:"id"`
+	Series []int             `json:"series"`
+	Bytes  int               `json:"bytes"`
+	Parts  []model.ShardPart `json:"parts"`
 }
 
 // MetricPlan answers "metric_plan": the shards "metrics" with the same

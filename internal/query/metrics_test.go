@@ -45,8 +45,8 @@ func metricEngine(t testing.TB) (*Engine, map[string][]byte) {
 	w := "decode-0"
 	d.MetricFamilies = []model.MetricFamily{{Name: "g", SeriesCount: 1, Samples: 1500}, {Name: "s", SeriesCount: 1, Samples: 1}}
 	d.Metrics = []model.MetricSeries{
-		{ID: 0, Name: "g", Worker: &w, Temporal: "sample", Samples: 1500, Shard: &model.MetricShard{ID: "gauge"}},
-		{ID: 1, Name: "s", Worker: &w, Temporal: "setting", Samples: 1, Shard: &model.MetricShard{ID: "setting"}},
+		{ID: 0, Name: "g", Worker: &w, Temporal: "sample", Samples: 1500, Shard: &model.MetricShard{Shard: model.Shard{ID: "gauge"}}},
+		{ID: 1, Name: "s", Worker: &w, Temporal: "setting", Samples: 1, Shard: &model.MetricShard{Shard: model.Shard{ID: "setting"}}},
 	}
 	e, err := FromDataset(d)
 	if err != nil {

@@ -39,6 +39,7 @@ func (e *Engine) Requests(a Args) (any, error) {
 func (e *Engine) Request(id string) (any, error) {
 	i, ok := e.lookup(id)
 	if !ok {
+		//lint:ignore ST1005 the message is the answer's sentence, shown as is
 		return nil, fmt.Errorf("Unknown request %q", id)
 	}
 	return e.detail(i)
@@ -50,6 +51,7 @@ func (e *Engine) Request(id string) (any, error) {
 func (e *Engine) Lifecycle(id string) (any, error) {
 	i, ok := e.lookup(id)
 	if !ok {
+		//lint:ignore ST1005 the message is the answer's sentence, shown as is
 		return nil, fmt.Errorf("Unknown request %q", id)
 	}
 	d, err := e.detail(i)

@@ -44,8 +44,9 @@ func withMetrics(t *testing.T, d *model.Dataset) *model.Dataset {
 		gpu := string(rune('a' + k))
 		d.Metrics = append(d.Metrics, model.MetricSeries{
 			ID: k, Name: "busy", GPU: &gpu, Labels: []model.MetricLabel{{Key: "gpu", Value: "<b>" + gpu + "</b>"}}, Temporal: "sample",
-			SourceIDs: []int{0}, Samples: 50, Rows: 50, Pyramid: model.InMemory(gz),
-			Shard: &model.MetricShard{Chunks: p.ChunkCount(), FirstNS: 0, LastNS: 49 * (d.Meta.DurationNS / 50), DecodedBytes: len(raw)},
+			SourceIDs: []int{0}, Samples: 50, Rows: 50,
+			Summary: &model.MetricSummary{Payload: model.InMemory(gz), DecodedBytes: len(raw),
+				MetricBounds: model.MetricBounds{Chunks: p.ChunkCount(), FirstNS: 0, LastNS: 49 * (d.Meta.DurationNS / 50)}},
 		})
 	}
 	return d

@@ -1,6 +1,9 @@
 package report
 
-import "github.com/dsight/dsight/internal/query"
+import (
+	"github.com/dsight/dsight/internal/model"
+	"github.com/dsight/dsight/internal/query"
+)
 
 // File names inside a report directory.
 const (
@@ -38,35 +41,18 @@ type Manifest struct {
 
 // Entry names the shards the page loads at start.
 type Entry struct {
-	Engine Shard `json:"engine"`
-	Core   Shard `json:"core"`
+	Engine model.Shard `json:"engine"`
+	Core   model.Shard `json:"core"`
 	// Evidence holds the server evidence of traced requests; the page
 	// draws the timeline from the core before it has loaded.
-	Evidence *Shard `json:"evidence,omitempty"`
+	Evidence *model.Shard `json:"evidence,omitempty"`
 }
 
-// Shard describes one payload, stored as one or more detail scripts.
-type Shard struct {
-	ID           string `json:"id"`            // sha256 of the whole payload
-	Bytes        int    `json:"bytes"`         // payload bytes
-	DecodedBytes int    `json:"decoded_bytes"` // after gunzip
-	Parts        []Part `json:"parts"`         // concatenated in order, they are the payload
-	// Encoding is "" for a gzip payload and EncodingIdentity for one
-	// stored as is, because gzip did not make it meaningfully smaller.
-	Encoding string `json:"encoding,omitempty"`
-}
-
-// EncodingIdentity marks a shard stored uncompressed. A core holding
-// pre-deflated lifecycle evidence gains ~1 % from gzip, and the page
-// spent 2.4 s inflating the 102 MB core of a 2M-span run for it.
+// EncodingIdentity is the model.Shard encoding of a payload stored as is,
+// because gzip did not make it meaningfully smaller. A core holding
+// pre-deflated lifecycle evidence gains ~1 % from gzip, and the page spent
+// 2.4 s inflating the 102 MB core of a 2M-span run for it.
 const EncodingIdentity = "identity"
-
-// Part is one detail script holding a slice of a shard's payload.
-type Part struct {
-	ID    string `json:"id"` // sha256 of this slice, also its file name
-	Path  string `json:"path"`
-	Bytes int    `json:"bytes"`
-}
 
 // PartBytes bounds the payload one detail script carries. A browser parses
 // several scripts in parallel but one large script alone, so big payloads

@@ -20,23 +20,16 @@ func addMetricShards(files *stageFiles, d *model.Dataset) (*model.Dataset, error
 	out := *d
 	out.Metrics = make([]model.MetricSeries, len(d.Metrics))
 	for i, m := range d.Metrics {
-		if m.Pyramid == nil {
+		if m.Summary == nil {
 			return nil, fmt.Errorf("metric series %d (%s) has no summary", m.ID, m.Name)
 		}
-		if m.Shard == nil {
-			return nil, fmt.Errorf("metric series %d (%s) has no shard bounds", m.ID, m.Name)
-		}
-		gz, err := m.Pyramid.Bytes()
+		gz, err := m.Summary.Payload.Bytes()
 		if err != nil {
 			return nil, fmt.Errorf("metric series %d (%s): %w", m.ID, m.Name, err)
 		}
-		sh := addCompressedShard(files, gz, m.Shard.DecodedBytes)
-		// Chunk count and row bounds come from the importer.
-		ms := &model.MetricShard{ID: sh.ID, Bytes: sh.Bytes, DecodedBytes: sh.DecodedBytes, Chunks: m.Shard.Chunks, FirstNS: m.Shard.FirstNS, LastNS: m.Shard.LastNS}
-		for _, p := range sh.Parts {
-			ms.Parts = append(ms.Parts, model.MetricShardPart{ID: p.ID, Path: p.Path, Bytes: p.Bytes})
-		}
-		m.Pyramid, m.Shard = nil, ms
+		sh := addCompressedShard(files, gz, m.Summary.DecodedBytes)
+		m.Shard = &model.MetricShard{Shard: sh, MetricBounds: m.Summary.MetricBounds}
+		m.Summary = nil
 		out.Metrics[i] = m
 	}
 	return &out, nil
@@ -48,11 +41,7 @@ func ReadMetricShard(dir string, m *model.MetricSeries) ([]byte, error) {
 	if m.Shard == nil {
 		return nil, fmt.Errorf("metric series %d has no shard", m.ID)
 	}
-	sh := Shard{ID: m.Shard.ID, Bytes: m.Shard.Bytes, DecodedBytes: m.Shard.DecodedBytes}
-	for _, p := range m.Shard.Parts {
-		sh.Parts = append(sh.Parts, Part{ID: p.ID, Path: p.Path, Bytes: p.Bytes})
-	}
-	raw, err := readShard(dir, sh)
+	raw, err := readShard(dir, m.Shard.Shard)
 	if err != nil {
 		return nil, fmt.Errorf("metric shard %s: %w", m.Shard.ID, err)
 	}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/dsight/dsight/internal/catalog"
+	"github.com/dsight/dsight/internal/model"
 	"github.com/dsight/dsight/internal/shard"
 )
 
@@ -64,7 +65,7 @@ func Open(path string) (*catalog.Core, error) {
 
 // readShard reassembles a shard's payload from its parts, checking each
 // part's hash, the whole payload's hash and its decoded size.
-func readShard(dir string, sh Shard) ([]byte, error) {
+func readShard(dir string, sh model.Shard) ([]byte, error) {
 	var payload []byte
 	for _, p := range sh.Parts {
 		file := filepath.Join(dir, filepath.FromSlash(p.Path))

@@ -93,7 +93,7 @@ func TestWriteOpenRoundTrip(t *testing.T) {
 	}
 	// Detail scripts are named by content and all belong to a shard.
 	parts := map[string]bool{}
-	for _, sh := range []Shard{m.Entry.Core, m.Entry.Engine} {
+	for _, sh := range []model.Shard{m.Entry.Core, m.Entry.Engine} {
 		for _, p := range sh.Parts {
 			parts[p.Path] = true
 			if p.Path != DetailDir+"/"+p.ID+".js" {
@@ -312,7 +312,7 @@ func TestLargeShardParts(t *testing.T) {
 		t.Fatalf("reassembly: %v", err)
 	}
 	swapped := sh
-	swapped.Parts = append([]Part{sh.Parts[1], sh.Parts[0]}, sh.Parts[2:]...)
+	swapped.Parts = append([]model.ShardPart{sh.Parts[1], sh.Parts[0]}, sh.Parts[2:]...)
 	if _, err := readShard(dir, swapped); err == nil {
 		t.Fatal("swapped parts accepted")
 	}
@@ -349,7 +349,7 @@ func TestStoredShardEncoding(t *testing.T) {
 			t.Fatalf("read back (%q): %v", sh.Encoding, err)
 		}
 	}
-	odd := Shard{ID: "x", Encoding: "brotli"}
+	odd := model.Shard{ID: "x", Encoding: "brotli"}
 	if _, err := readShard(dir, odd); err == nil {
 		t.Error("an unknown encoding was read")
 	}

@@ -174,10 +174,10 @@ func nonNil[T any](s []T) []T {
 
 // addShard compresses raw and stores it as detail scripts of at most
 // PartBytes of payload each, every one named by the hash of its content.
-func addShard(files *stageFiles, raw []byte) (Shard, error) {
+func addShard(files *stageFiles, raw []byte) (model.Shard, error) {
 	gz, err := shard.Compress(raw)
 	if err != nil {
-		return Shard{}, err
+		return model.Shard{}, err
 	}
 	return addCompressedShard(files, gz, len(raw)), nil
 }
@@ -186,10 +186,10 @@ func addShard(files *stageFiles, raw []byte) (Shard, error) {
 // gzip saves less than an eighth of it, it is stored as is, and the page
 // skips inflating it. The choice depends only on the bytes, so identical
 // inputs still give identical reports.
-func addStoredShard(files *stageFiles, raw []byte) (Shard, error) {
+func addStoredShard(files *stageFiles, raw []byte) (model.Shard, error) {
 	gz, err := shard.Compress(raw)
 	if err != nil {
-		return Shard{}, err
+		return model.Shard{}, err
 	}
 	if len(gz) < len(raw)-len(raw)/8 {
 		return addCompressedShard(files, gz, len(raw)), nil
@@ -201,14 +201,14 @@ func addStoredShard(files *stageFiles, raw []byte) (Shard, error) {
 
 // addCompressedShard is addShard for a payload already compressed with
 // shard.Compress, decodedBytes long once decompressed.
-func addCompressedShard(files *stageFiles, gz []byte, decodedBytes int) Shard {
-	sh := Shard{ID: shard.ID(gz), Bytes: len(gz), DecodedBytes: decodedBytes}
+func addCompressedShard(files *stageFiles, gz []byte, decodedBytes int) model.Shard {
+	sh := model.Shard{ID: shard.ID(gz), Bytes: len(gz), DecodedBytes: decodedBytes}
 	for off := 0; off < len(gz); off += PartBytes {
 		part := gz[off:min(off+PartBytes, len(gz))]
 		id := shard.ID(part)
 		p := path.Join(DetailDir, id+".js")
 		files.put(p, shard.Envelope(id, part))
-		sh.Parts = append(sh.Parts, Part{ID: id, Path: p, Bytes: len(part)})
+		sh.Parts = append(sh.Parts, model.ShardPart{ID: id, Path: p, Bytes: len(part)})
 	}
 	return sh
 }

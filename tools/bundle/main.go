@@ -8,8 +8,9 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
-	"runtime"
+	"strings"
 
 	"github.com/evanw/esbuild/pkg/api"
 )
@@ -17,7 +18,7 @@ import (
 func main() {
 	src := flag.String("src", "web/src", "page sources")
 	out := flag.String("out", "web/dist", "output directory")
-	wasmExec := flag.String("wasm-exec", filepath.Join(runtime.GOROOT(), "lib", "wasm", "wasm_exec.js"), "Go's wasm_exec.js")
+	wasmExec := flag.String("wasm-exec", "", "Go's wasm_exec.js (default: the one of the go command on PATH)")
 	flag.Parse()
 	if err := run(*src, *out, *wasmExec); err != nil {
 		fmt.Fprintln(os.Stderr, "bundle:", err)
@@ -25,7 +26,24 @@ func main() {
 	}
 }
 
+// goWasmExec is the wasm_exec.js of the go command that builds the engine:
+// the two must come from the same release. The root this program was built
+// with is not asked, since a cached binary may outlive its toolchain.
+func goWasmExec() (string, error) {
+	root, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		return "", fmt.Errorf("go env GOROOT: %w", err)
+	}
+	return filepath.Join(strings.TrimSpace(string(root)), "lib", "wasm", "wasm_exec.js"), nil
+}
+
 func run(src, out, wasmExec string) error {
+	if wasmExec == "" {
+		var err error
+		if wasmExec, err = goWasmExec(); err != nil {
+			return err
+		}
+	}
 	goRuntime, err := os.ReadFile(wasmExec)
 	if err != nil {
 		return fmt.Errorf("read wasm_exec.js: %w", err)

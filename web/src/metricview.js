@@ -10,24 +10,11 @@ import { ask } from "./engine.js";
 import { familySeries, plotSeries, plotHeld, PlotBuffers } from "./metricdata.js";
 import "./metricchart.js";
 
-const COMPONENT_ORDER = ["Frontend", "Router", "Workers", "GPU", "Host"];
-
 export const chartKey = (name) => JSON.stringify(["metric", name]);
 
 // FIRST_SERIES is how many series a family shows before its legend is
 // touched (one per palette colour); the rest are listed, off.
 export const FIRST_SERIES = 12;
-
-// sortFamilies orders families by component (Frontend, Router, Workers, GPU,
-// Host, then others by name), then group_order, group, order and name.
-export function sortFamilies(fams) {
-  const rank = (c) => {
-    const i = COMPONENT_ORDER.indexOf(c);
-    return i < 0 ? COMPONENT_ORDER.length : i;
-  };
-  const cmp = (a, b) => (a < b ? -1 : a > b ? 1 : 0);
-  return [...fams].sort((a, b) => rank(a.component) - rank(b.component) || cmp(a.component, b.component) || a.group_order - b.group_order || cmp(a.group, b.group) || a.order - b.order || cmp(a.name, b.name));
-}
 
 function kindSentence(f) {
   if (f.value_kind === "histogram" || f.value_kind === "bucket") return "Values are histogram bucket counts.";
@@ -40,7 +27,9 @@ export class MetricsSection {
   // (firstchart.js), {name, card}, which the section adopts.
   constructor(view, early = null) {
     this.view = view;
-    this.families = sortFamilies(ask("metric_families", {}).items);
+    // The catalog lists families in display order (component, group,
+    // order, name), one run per component and group: the picker keeps it.
+    this.families = ask("metric_families", {}).items;
     this.byName = new Map(this.families.map((f) => [f.name, f]));
     this.defaultName = ask("default_metric", {});
     this.cards = new Map(); // name → {el, panel, chart, drawnFor, gen}

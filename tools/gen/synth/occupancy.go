@@ -81,14 +81,6 @@ func (l *load) nextStart(t int64) (int64, bool) {
 	return l.starts[i], true
 }
 
-// span returns the first start and last end, or false when empty.
-func (l *load) span() (interval, bool) {
-	if len(l.starts) == 0 {
-		return interval{}, false
-	}
-	return interval{l.starts[0], l.ends[len(l.ends)-1]}, true
-}
-
 // rankLoad is the occupancy of one engine rank (a DP rank, or the whole
 // engine when it runs without DP attention).
 type rankLoad struct {

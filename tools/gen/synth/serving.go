@@ -80,9 +80,6 @@ type workerProc struct {
 	style      logStyle
 }
 
-// name is the worker id the reader derives from file names ("decode-0").
-func (w *workerProc) name() string { return fmt.Sprintf("%s-%d", w.role, w.index) }
-
 // hostOfRank returns the index in hosts of the node where DP rank r runs.
 func (w *workerProc) hostOfRank(r int) int {
 	perHost := max(1, w.dp/len(w.hosts))

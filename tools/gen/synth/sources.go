@@ -105,8 +105,5 @@ func (s Sources) check() error {
 	return nil
 }
 
-// engineLogs reports whether worker logs carry any engine lines.
-func (s Sources) engineLogs() bool { return s&(SourceSGLang|SourceTokenSpeed) != 0 }
-
 // workerLogs reports whether worker log files are written at all.
 func (s Sources) workerLogs() bool { return s&(SourceWorkers|SourceSGLang|SourceTokenSpeed) != 0 }

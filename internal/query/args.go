@@ -103,7 +103,8 @@ func (g *Arg) check(x any) *Error {
 			return g.rangeError(fmt.Sprint(x))
 		}
 	case int64:
-		if g.Min != nil && float64(x) < *g.Min || g.Max != nil && float64(x) > *g.Max {
+		// Compared as integers: float64(x) rounds past 2^53.
+		if g.Min != nil && x < int64(math.Ceil(*g.Min)) || g.Max != nil && x > int64(math.Floor(*g.Max)) {
 			return g.rangeError(fmt.Sprint(x))
 		}
 	case string:

@@ -147,8 +147,12 @@ type MetricPlan struct {
 
 // metricPlan answers "metric_plan": the shards "metrics" with the same
 // arguments needs that are not loaded yet (the matched series' and their
-// limit series'), so a reader fetches them before asking.
+// limit series'), so a reader fetches them before asking. It refuses a
+// bad range as "metrics" would, before anything is fetched.
 func (e *Engine) metricPlan(a Args) (MetricPlan, error) {
+	if _, err := e.window(a); err != nil {
+		return MetricPlan{}, err
+	}
 	return MetricPlan{e.missingShards(e.metricPage(a))}, nil
 }
 

@@ -17,6 +17,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/dsight/dsight/internal/query"
 )
 
 var errUsage = errors.New("usage")
@@ -64,8 +66,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 }
 
+// writeError prints a failure as JSON; a query's carries the engine's code.
 func writeError(w io.Writer, err error) {
-	b, _ := json.Marshal(map[string]any{"ok": false, "error": err.Error()})
+	rec := map[string]any{"ok": false, "error": err.Error()}
+	var qe *query.Error
+	if errors.As(err, &qe) {
+		rec["code"] = qe.Code
+	}
+	b, _ := json.Marshal(rec)
 	fmt.Fprintln(w, string(b))
 }
 

@@ -3,9 +3,12 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -14,62 +17,17 @@ import (
 	"github.com/dsight/dsight/internal/report"
 )
 
+// The query command knows no operation: its kinds, flags and help come
+// from internal/query's op table, and it only turns flag text into JSON
+// values. The engine checks every argument, so a bad one fails here
+// exactly as it fails through Engine.Handle (the page's path).
+
 func queryCmd(args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("query", flag.ContinueOnError)
-	var (
-		from, to, minTTFT           optFloat
-		session, agent, worker      optString
-		request, search, sortBy, id string
-		offset, limit               optInt
-		bins, pixels                int
-		name, host, gpu, rank       optString
-		points                      bool
-	)
-	fs.Var(&from, "from", "range start, seconds from origin")
-	fs.Var(&to, "to", "range end, seconds from origin")
-	fs.Var(&minTTFT, "min-ttft-ms", "keep requests whose TTFT is at least this (unknown TTFT counts as 0)")
-	fs.Var(&session, "session", "session id")
-	fs.Var(&agent, "agent", "agent id")
-	fs.Var(&worker, "worker", "server worker id")
-	fs.StringVar(&request, "request", "", "request id (kinds request, lifecycle)")
-	fs.StringVar(&id, "id", "", "source id (kind source)")
-	fs.StringVar(&search, "search", "", "case-insensitive search over request identities")
-	fs.StringVar(&sortBy, "sort", "", "session order: start, ttft or count")
-	fs.Var(&offset, "offset", "items to skip")
-	fs.Var(&limit, "limit", fmt.Sprintf("items to return (0–%d; default 100)", query.MaxLimit))
-	fs.IntVar(&bins, "bins", 0, "overview bins")
-	fs.IntVar(&pixels, "pixels", 0, "with --points: a plot this wide (every row, or each bucket's recorded min and max)")
-	fs.Var(&name, "name", "metric family name (exact)")
-	fs.Var(&host, "host", "metric host")
-	fs.Var(&gpu, "gpu", "metric GPU")
-	fs.Var(&rank, "rank", "metric rank")
-	fs.BoolVar(&points, "points", false, "include metric points (up to 1000 per series)")
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: dsight query REPORT [KIND] [flags]\nkinds: %s (default summary)\n", strings.Join(query.Ops, ", "))
-		fs.PrintDefaults()
-	}
-	pos, err := parseInterleaved(fs, args)
+	path, req, err := queryRequest(args, nil)
 	if err != nil {
 		return err
 	}
-	if len(pos) < 1 || len(pos) > 2 {
-		return fmt.Errorf("%w: dsight query REPORT [KIND] [flags]", errUsage)
-	}
-	req := query.Request{Op: "summary"}
-	if len(pos) == 2 {
-		req.Op = pos[1]
-	}
-	a := &req.Args
-	a.From, a.To, a.MinTTFTms = from.p, to.p, minTTFT.p
-	a.Session, a.Agent, a.Worker = session.p, agent.p, worker.p
-	a.Search, a.Sort, a.Bins, a.Pixels = search, sortBy, bins, pixels
-	a.ID = request
-	if id != "" {
-		a.ID = id
-	}
-	a.Offset, a.Limit = offset.p, limit.p
-	a.Name, a.Host, a.GPU, a.Rank, a.Points = name.p, host.p, gpu.p, rank.p, points
-	core, dir, err := report.OpenDir(pos[0])
+	core, dir, err := report.OpenDir(path)
 	if err != nil {
 		return err
 	}
@@ -95,20 +53,204 @@ func queryCmd(args []string, stdout io.Writer) error {
 	return err
 }
 
+// wireRequest is a question as the engine reads it: raw JSON arguments.
+type wireRequest struct {
+	Op   string                     `json:"op"`
+	Args map[string]json.RawMessage `json:"args"`
+}
+
+// queryRequest parses `REPORT [KIND] [flags]` into the report path and the
+// question. A flag the kind does not take is passed on under its argument
+// name, for the engine to refuse. usage, when not nil, receives the help.
+func queryRequest(args []string, usage io.Writer) (string, wireRequest, error) {
+	fs := flag.NewFlagSet("query", flag.ContinueOnError)
+	if usage != nil {
+		fs.SetOutput(usage)
+	}
+	flags := queryFlags()
+	for _, f := range flags {
+		fs.Var(f, f.name, f.help)
+	}
+	fs.Usage = func() { writeQueryHelp(fs.Output(), flags) }
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return "", wireRequest{}, err
+		}
+		return "", wireRequest{}, &query.Error{Code: query.CodeBadArgs, Message: err.Error()}
+	}
+	if len(pos) < 1 || len(pos) > 2 {
+		return "", wireRequest{}, fmt.Errorf("%w: dsight query REPORT [KIND] [flags]", errUsage)
+	}
+	req := wireRequest{Op: "summary", Args: map[string]json.RawMessage{}}
+	if len(pos) == 2 {
+		req.Op = pos[1]
+	}
+	op := query.Lookup(req.Op)
+	fs.Visit(func(fl *flag.Flag) {
+		f := fl.Value.(*queryFlag)
+		name, typ := strings.ReplaceAll(f.name, "-", "_"), f.typ
+		if op != nil {
+			for _, g := range op.Args {
+				if g.Flag() == f.name || g.Alias == f.name {
+					name, typ = g.Name, g.Type
+				}
+			}
+		}
+		req.Args[name] = flagJSON(typ, f.text)
+	})
+	return pos[0], req, nil
+}
+
+var jsonNumber = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$`)
+
+// flagJSON turns flag text into the JSON value of an argument of type t.
+// Text that is not of that type is passed on as a string, which the
+// engine refuses with the message it gives for the same JSON.
+func flagJSON(t query.ArgType, text string) json.RawMessage {
+	str := func(s string) json.RawMessage { b, _ := json.Marshal(s); return b }
+	num := func(s string) json.RawMessage {
+		if jsonNumber.MatchString(s) {
+			return json.RawMessage(s)
+		}
+		return str(s)
+	}
+	list := func(item func(string) json.RawMessage) json.RawMessage {
+		items := []json.RawMessage{}
+		if text != "" {
+			for _, s := range strings.Split(text, ",") {
+				items = append(items, item(s))
+			}
+		}
+		b, _ := json.Marshal(items)
+		return b
+	}
+	switch t {
+	case query.Number, query.Integer:
+		return num(text)
+	case query.Boolean:
+		if b, err := strconv.ParseBool(text); err == nil {
+			return json.RawMessage(strconv.FormatBool(b))
+		}
+	case query.Strings:
+		return list(str)
+	case query.Integers:
+		return list(num)
+	}
+	return str(text)
+}
+
+// queryFlag is one CLI flag: every argument spelled so in the op table.
+// It records the text given; the engine reads its value.
+type queryFlag struct {
+	name, help string
+	typ        query.ArgType
+	text       string
+	public     []string // the public kinds that take it
+}
+
+func (f *queryFlag) String() string     { return f.text }
+func (f *queryFlag) Set(s string) error { f.text = s; return nil }
+func (f *queryFlag) IsBoolFlag() bool   { return f.typ == query.Boolean }
+
+// queryFlags lists, by name, the flags of every operation's arguments.
+func queryFlags() []*queryFlag {
+	byName := map[string]*queryFlag{}
+	var out []*queryFlag
+	add := func(name string, op *query.Op, g query.Arg) {
+		f := byName[name]
+		if f == nil {
+			f = &queryFlag{name: name, typ: g.Type}
+			byName[name] = f
+			out = append(out, f)
+		}
+		if op.Internal {
+			return
+		}
+		if f.help == "" {
+			f.help = describeArg(g)
+		} else if h := describeArg(g); !strings.Contains(f.help, h) {
+			f.help += "; " + op.Name + ": " + h
+		}
+		f.public = append(f.public, op.Name)
+	}
+	for _, op := range query.Table() {
+		for _, g := range op.Args {
+			add(g.Flag(), op, g)
+			if g.Alias != "" {
+				add(g.Alias, op, g)
+			}
+		}
+	}
+	return out
+}
+
+func num(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+// describeArg is an argument's help with its bounds and default.
+func describeArg(g query.Arg) string {
+	h := g.Help
+	var extra []string
+	switch {
+	case len(g.Enum) > 0:
+		extra = append(extra, "one of "+strings.Join(g.Enum, ", "))
+	case g.Min != nil && g.Max != nil:
+		extra = append(extra, num(*g.Min)+" to "+num(*g.Max))
+	case g.Min != nil:
+		extra = append(extra, ">= "+num(*g.Min))
+	}
+	if g.Default != nil {
+		extra = append(extra, fmt.Sprintf("default %v", g.Default))
+	}
+	if g.Required {
+		extra = append(extra, "required")
+	}
+	if len(extra) > 0 {
+		h += " (" + strings.Join(extra, "; ") + ")"
+	}
+	return h
+}
+
+var placeholders = map[query.ArgType]string{query.Number: " X", query.Integer: " N", query.String: " TEXT", query.Strings: " A,B", query.Integers: " N,N"}
+
+// writeQueryHelp prints the public kinds and their flags; internal kinds
+// and flags only they take are left out.
+func writeQueryHelp(w io.Writer, flags []*queryFlag) {
+	fmt.Fprintf(w, "usage: dsight query REPORT [KIND] [flags]\n\nkinds (default summary):\n")
+	for _, op := range query.Table() {
+		if !op.Internal {
+			fmt.Fprintf(w, "  %-16s %s\n", op.Name, op.Help)
+		}
+	}
+	fmt.Fprintf(w, "\nflags:\n")
+	shown := make([]*queryFlag, 0, len(flags))
+	for _, f := range flags {
+		if len(f.public) > 0 {
+			shown = append(shown, f)
+		}
+	}
+	sort.SliceStable(shown, func(i, j int) bool { return shown[i].name < shown[j].name })
+	for _, f := range shown {
+		fmt.Fprintf(w, "  --%s%s\n        %s [%s]\n", f.name, placeholders[f.typ], f.help, strings.Join(f.public, ", "))
+	}
+}
+
 // handle asks through Handle, exactly as the page asks, so both surfaces
-// share one path.
-func handle(e *query.Engine, req query.Request) (json.RawMessage, error) {
+// share one path; a failure comes back as the engine's *query.Error.
+func handle(e *query.Engine, req wireRequest) (json.RawMessage, error) {
 	body, _ := json.Marshal(req)
 	var env struct {
-		OK     bool            `json:"ok"`
-		Result json.RawMessage `json:"result"`
-		Error  string          `json:"error"`
+		OK     bool              `json:"ok"`
+		Result json.RawMessage   `json:"result"`
+		Code   query.Code        `json:"code"`
+		Error  string            `json:"error"`
+		Shards []query.ShardNeed `json:"shards"`
 	}
 	if err := json.Unmarshal(e.Handle(body), &env); err != nil {
 		return nil, err
 	}
 	if !env.OK {
-		return nil, fmt.Errorf("%s", env.Error)
+		return nil, &query.Error{Code: env.Code, Message: env.Error, Shards: env.Shards}
 	}
 	return env.Result, nil
 }
@@ -116,52 +258,15 @@ func handle(e *query.Engine, req query.Request) (json.RawMessage, error) {
 // loadMetricShards asks the engine which summary shards a metrics question
 // needs, reads them from the report and hands them over, as the page does
 // with its detail scripts.
-func loadMetricShards(e *query.Engine, core *catalog.Core, dir string, req query.Request) error {
+func loadMetricShards(e *query.Engine, core *catalog.Core, dir string, req wireRequest) error {
 	req.Op = "metric_plan"
 	raw, err := handle(e, req)
 	if err != nil {
 		return err
 	}
-	var plan struct {
-		Shards []query.ShardNeed `json:"shards"`
-	}
+	var plan query.MetricPlan
 	if err := json.Unmarshal(raw, &plan); err != nil {
 		return err
 	}
 	return report.LoadMetricShards(e, core, dir, plan.Shards)
 }
-
-// Optional flag values keep "not given" apart from zero.
-type optFloat struct{ p *float64 }
-
-func (o *optFloat) String() string {
-	if o.p == nil {
-		return ""
-	}
-	return strconv.FormatFloat(*o.p, 'g', -1, 64)
-}
-func (o *optFloat) Set(s string) error {
-	v, err := strconv.ParseFloat(s, 64)
-	o.p = &v
-	return err
-}
-
-type optString struct{ p *string }
-
-func (o *optString) String() string {
-	if o.p == nil {
-		return ""
-	}
-	return *o.p
-}
-func (o *optString) Set(s string) error { o.p = &s; return nil }
-
-type optInt struct{ p *json.Number }
-
-func (o *optInt) String() string {
-	if o.p == nil {
-		return ""
-	}
-	return o.p.String()
-}
-func (o *optInt) Set(s string) error { n := json.Number(s); o.p = &n; return nil }

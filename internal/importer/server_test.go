@@ -240,15 +240,16 @@ func serverDetail(t *testing.T, d *model.Dataset, r model.Request) []byte {
 		}
 		engines[d] = e
 	}
-	detail, err := e.Request(r.ID)
-	if err != nil {
-		t.Fatal(err)
+	q, _ := json.Marshal(map[string]any{"op": "request", "args": map[string]string{"id": r.ID}})
+	var env struct {
+		OK     bool            `json:"ok"`
+		Result json.RawMessage `json:"result"`
+		Error  string          `json:"error"`
 	}
-	b, err := json.Marshal(detail)
-	if err != nil {
-		t.Fatal(err)
+	if err := json.Unmarshal(e.Handle(q), &env); err != nil || !env.OK {
+		t.Fatalf("%s: %v %s", q, err, env.Error)
 	}
-	return b
+	return env.Result
 }
 
 // engines holds the engine of each dataset a test asks about: the answers

@@ -7,8 +7,10 @@
 // requests, server evidence, lifecycles and metrics is defined here and
 // nowhere else.
 // Handle speaks a small JSON protocol ({"op": …, "args": {…}} in,
-// {"ok": true, "result": …} or {"ok": false, "error": …} out) so that one
-// call crosses the JS↔Go boundary per question. Times in answers are seconds
+// {"ok": true, "result": …} or {"ok": false, "code": …, "error": …} out)
+// so that one call crosses the JS↔Go boundary per question. The
+// operations, their arguments and their handlers are declared once, in
+// ops.go; every failure is an *Error with a Code (errors.go). Times in answers are seconds
 // relative to meta.origin_ns; raw nanosecond values are strings so that no
 // reader loses precision.
 //

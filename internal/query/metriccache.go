@@ -1,8 +1,6 @@
 package query
 
 import (
-	"errors"
-
 	"github.com/dsight/dsight/internal/pyramid"
 )
 
@@ -96,7 +94,7 @@ type MetricCacheStatus struct {
 // once down to the new budget.
 func (e *Engine) SetMetricCacheBudget(maxBytes, maxPoints int64) error {
 	if maxBytes < 0 || maxPoints < 0 {
-		return errors.New("a metric cache budget must not be negative")
+		return badArgs("a metric cache budget must not be negative")
 	}
 	e.metricIndex()
 	e.metricsMu.Lock()
@@ -286,4 +284,23 @@ func (e *Engine) unpin(held []*shardEntry) {
 	for _, en := range held {
 		en.pins--
 	}
+}
+
+// metricCacheOp answers "metric_cache": the status, after setting the
+// budget when max_bytes or max_points is given (the other part kept).
+func (e *Engine) metricCacheOp(a Args) (MetricCacheStatus, error) {
+	if a.MaxBytes != nil || a.MaxPoints != nil {
+		st := e.MetricCache()
+		maxBytes, maxPoints := st.MaxBytes, st.MaxPoints
+		if a.MaxBytes != nil {
+			maxBytes = *a.MaxBytes
+		}
+		if a.MaxPoints != nil {
+			maxPoints = *a.MaxPoints
+		}
+		if err := e.SetMetricCacheBudget(maxBytes, maxPoints); err != nil {
+			return MetricCacheStatus{}, err
+		}
+	}
+	return e.MetricCache(), nil
 }

@@ -1,14 +1,12 @@
 package query
 
 import (
-	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/dsight/dsight/internal/pyramid"
@@ -32,20 +30,6 @@ type PlotRequest struct {
 
 // MaxPlotSeries bounds the series one plot request names.
 const MaxPlotSeries = 10000
-
-// ShardsNeededError names the shards a plot needs that are not loaded:
-// load them with LoadShard and ask again.
-type ShardsNeededError struct {
-	Shards []ShardNeed
-}
-
-func (e *ShardsNeededError) Error() string {
-	ids := make([]string, len(e.Shards))
-	for k, s := range e.Shards {
-		ids[k] = s.ID
-	}
-	return "metric plot needs shards not loaded: " + strings.Join(ids, ", ")
-}
 
 // Plot flags, per series.
 const (
@@ -98,7 +82,7 @@ type Plot struct {
 
 // MetricPlot answers a chart: per requested series, in order, its range
 // statistics and plot columns. Every shard it needs must be loaded;
-// otherwise it returns a *ShardsNeededError listing them.
+// otherwise it returns an *Error with CodeShardsNeeded listing them.
 func (e *Engine) MetricPlot(r PlotRequest) (*Plot, error) {
 	return e.metricPlot(r, nil)
 }
@@ -111,19 +95,19 @@ func (e *Engine) metricPlot(r PlotRequest, columns *[]float64) (*Plot, error) {
 		return nil, err
 	}
 	if r.Pixels < 1 || r.Pixels > MaxPlotPixels {
-		return nil, fmt.Errorf("pixels must be from 1 to %d; got %d", MaxPlotPixels, r.Pixels)
+		return nil, badArgs("pixels must be from 1 to %d; got %d", MaxPlotPixels, r.Pixels)
 	}
 	if len(r.Series) > MaxPlotSeries {
-		return nil, fmt.Errorf("a plot names at most %d series; got %d", MaxPlotSeries, len(r.Series))
+		return nil, badArgs("a plot names at most %d series; got %d", MaxPlotSeries, len(r.Series))
 	}
 	for _, id := range r.Series {
 		if id < 0 || id >= len(e.c.Metrics) {
-			return nil, fmt.Errorf("unknown metric series %d", id)
+			return nil, notFound("unknown metric series %d", id)
 		}
 	}
 	held, miss := e.claim(r.Series)
 	if len(miss) > 0 {
-		return nil, &ShardsNeededError{Shards: miss}
+		return nil, shardsNeeded("metric plot", miss)
 	}
 	defer e.release(held)
 	out := &Plot{From: w.from, To: w.to, Series: make([]PlotSeries, 0, len(r.Series))}
@@ -366,40 +350,42 @@ func (p *Plot) AppendEncoded(dst []byte) []byte {
 	return out
 }
 
-// HandlePlot answers one JSON-encoded PlotRequest: the encoded plot
-// (Plot.Encode), or else a JSON envelope {"ok": false, "error": …}, which
-// names the shards to load in "shards" when that is what is missing.
+// HandlePlot answers one JSON-encoded PlotRequest (the arguments of the
+// "plot" op): the encoded plot (Plot.Encode), or else a JSON failure
+// envelope, which names the shards to load in "shards" when that is what
+// is missing (code shards_needed).
 func (e *Engine) HandlePlot(req []byte) (plot []byte, envelope []byte) {
 	return e.AppendPlot(nil, req)
 }
 
-// AppendPlot is HandlePlot appending the plot to dst, so a caller that
-// copies each answer out (the wasm adapter) reuses one buffer across
-// zooms instead of leaving a megabyte to the collector each time.
+// AppendPlot is HandlePlot appending the plot to dst.
 func (e *Engine) AppendPlot(dst, req []byte) (plot []byte, envelope []byte) {
-	var r PlotRequest
-	dec := json.NewDecoder(bytes.NewReader(req))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&r); err != nil {
-		return nil, failure(fmt.Errorf("bad plot request: %w", err))
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(req, &raw); err != nil {
+		return nil, failure(badArgs("bad plot request: %v", err))
 	}
+	op := Lookup("plot")
+	a, err := op.decodeArgs(raw, "plot request")
+	if err != nil {
+		return nil, failure(err)
+	}
+	out, ok := e.appendBinary(op, dst, a)
+	if !ok {
+		return nil, out
+	}
+	return out, nil
+}
+
+// appendPlot answers the "plot" op, appending the encoded plot to dst.
+func (e *Engine) appendPlot(dst []byte, r PlotRequest) ([]byte, error) {
 	columns := scratchColumns.Get().(*[]float64)
 	defer func() {
 		*columns = (*columns)[:0]
 		scratchColumns.Put(columns)
 	}()
 	answer, err := e.metricPlot(r, columns)
-	var need *ShardsNeededError
-	if errors.As(err, &need) {
-		out, _ := json.Marshal(struct {
-			OK     bool        `json:"ok"`
-			Error  string      `json:"error"`
-			Shards []ShardNeed `json:"shards"`
-		}{false, need.Error(), need.Shards})
-		return nil, out
-	}
 	if err != nil {
-		return nil, failure(err)
+		return nil, err
 	}
 	return answer.AppendEncoded(dst), nil
 }

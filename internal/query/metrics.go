@@ -49,11 +49,11 @@ func (e *Engine) LoadShard(id string, raw []byte) error {
 	series, ok := e.metrics.byShard[id]
 	e.metricsMu.Unlock()
 	if !ok {
-		return fmt.Errorf("no metric series uses shard %s", id)
+		return notFound("no metric series uses shard %s", id)
 	}
 	p, err := pyramid.DecodeShard(raw)
 	if err != nil {
-		return fmt.Errorf("metric shard %s: %w", id, err)
+		return badArgs("metric shard %s: %v", id, err)
 	}
 	e.metricsMu.Lock()
 	e.storeLocked(id, p, series, int64(len(raw)))
@@ -68,8 +68,8 @@ func (e *Engine) pyramidOf(i int) *pyramid.Pyramid {
 	return e.metrics.loaded[i]
 }
 
-// MetricFamilies answers "metric_families": the catalog, in display order.
-func (e *Engine) MetricFamilies() any {
+// metricFamilies answers "metric_families": the catalog, in display order.
+func (e *Engine) metricFamilies() list[model.MetricFamily] {
 	return list[model.MetricFamily]{Total: len(e.c.MetricFamilies), Limit: len(e.c.MetricFamilies), Range: [2]float64{0, e.durationS}, Items: nonNil(e.c.MetricFamilies)}
 }
 
@@ -121,12 +121,9 @@ func (e *Engine) matchSeries(a Args) []int {
 	return out
 }
 
-// MetricSeries answers "metric_series": series metadata without samples.
-func (e *Engine) MetricSeries(a Args) (any, error) {
-	offset, limit, err := page(a, 100)
-	if err != nil {
-		return nil, err
-	}
+// metricSeries answers "metric_series": series metadata without samples.
+func (e *Engine) metricSeries(a Args) (list[model.MetricSeries], error) {
+	offset, limit := page(a)
 	match := e.matchSeries(a)
 	out := list[model.MetricSeries]{Total: len(match), Offset: offset, Limit: limit, Range: [2]float64{0, e.durationS}, Items: []model.MetricSeries{}}
 	for k := offset; k < len(match) && len(out.Items) < limit; k++ {
@@ -143,26 +140,26 @@ type ShardNeed struct {
 	Parts  []model.ShardPart `json:"parts"`
 }
 
-// MetricPlan answers "metric_plan": the shards "metrics" with the same
-// arguments needs that are not loaded yet (the matched series' and their
-// limit series'), so a reader fetches them before asking.
-func (e *Engine) MetricPlan(a Args) (any, error) {
-	idx, err := e.metricPage(a)
-	if err != nil {
-		return nil, err
-	}
-	return struct {
-		Shards []ShardNeed `json:"shards"`
-	}{e.missingShards(idx)}, nil
+// MetricPlan is the answer of "metric_plan".
+type MetricPlan struct {
+	Shards []ShardNeed `json:"shards"`
 }
 
-func (e *Engine) metricPage(a Args) ([]int, error) {
-	offset, limit, err := page(a, 100)
-	if err != nil {
-		return nil, err
+// metricPlan answers "metric_plan": the shards "metrics" with the same
+// arguments needs that are not loaded yet (the matched series' and their
+// limit series'), so a reader fetches them before asking. It refuses a
+// bad range as "metrics" would, before anything is fetched.
+func (e *Engine) metricPlan(a Args) (MetricPlan, error) {
+	if _, err := e.window(a); err != nil {
+		return MetricPlan{}, err
 	}
+	return MetricPlan{e.missingShards(e.metricPage(a))}, nil
+}
+
+func (e *Engine) metricPage(a Args) []int {
+	offset, limit := page(a)
 	match := e.matchSeries(a)
-	return match[min(offset, len(match)):min(offset+limit, len(match))], nil
+	return match[min(offset, len(match)):min(offset+limit, len(match))]
 }
 
 func (e *Engine) missingShards(idx []int) []ShardNeed {
@@ -208,32 +205,22 @@ type CapacityItem struct {
 	HighestUsage *[2]any  `json:"highest_usage"`
 }
 
-// Metrics answers "metrics": per matched series, exact statistics of its
+// queryMetrics answers "metrics": per matched series, exact statistics of its
 // finite values in the range, optionally its rows (up to MaxMetricPoints),
 // the setting carried into the range and the capacity legend. Every shard
 // it needs must have been handed over with LoadShard; otherwise it fails
 // naming them (metric_plan lists them in advance). The shards it read
 // become the most recently used; the cache is trimmed after it answers.
-func (e *Engine) Metrics(a Args) (any, error) {
+func (e *Engine) queryMetrics(a Args) (*list[MetricItem], error) {
 	w, err := e.window(a)
 	if err != nil {
 		return nil, err
 	}
-	offset, limit, err := page(a, 100)
-	if err != nil {
-		return nil, err
-	}
-	if a.Pixels < 0 || a.Pixels > MaxPlotPixels {
-		return nil, fmt.Errorf("pixels must be from 1 to %d; got %d", MaxPlotPixels, a.Pixels)
-	}
-	idx, _ := e.metricPage(a)
+	offset, limit := page(a)
+	idx := e.metricPage(a)
 	held, miss := e.claim(idx)
 	if len(miss) > 0 {
-		ids := make([]string, len(miss))
-		for k, m := range miss {
-			ids[k] = m.ID
-		}
-		return nil, fmt.Errorf("metrics needs shards not loaded: %s", strings.Join(ids, ", "))
+		return nil, shardsNeeded("metrics", miss)
 	}
 	defer e.release(held)
 	out := list[MetricItem]{Total: len(e.matchSeries(a)), Offset: offset, Limit: limit, Range: w.json(), Items: []MetricItem{}}
@@ -244,7 +231,17 @@ func (e *Engine) Metrics(a Args) (any, error) {
 		}
 		out.Items = append(out.Items, item)
 	}
-	return out, nil
+	return &out, nil
+}
+
+// shardsNeeded is the CodeShardsNeeded error of a question (what) that
+// needs the missing shards.
+func shardsNeeded(what string, miss []ShardNeed) *Error {
+	ids := make([]string, len(miss))
+	for k, m := range miss {
+		ids[k] = m.ID
+	}
+	return &Error{Code: CodeShardsNeeded, Message: what + " needs shards not loaded: " + strings.Join(ids, ", "), Shards: miss}
 }
 
 func point(t int64, v float64, valid bool) [2]any {

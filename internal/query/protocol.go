@@ -3,8 +3,6 @@ package query
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"math"
 	"sort"
 )
@@ -15,21 +13,23 @@ type Request struct {
 	Args Args   `json:"args"`
 }
 
-// Args carries every filter any operation understands; each operation reads
-// the ones it documents. Pointers distinguish "not given" from zero.
+// Args is the decoded value of every argument any operation declares (see
+// ops.go); each operation takes the ones its table entry lists and refuses
+// the others. Pointers distinguish "not given" from zero. The engine fills
+// the defaults before a handler reads it.
 type Args struct {
-	From      *float64     `json:"from,omitempty"`
-	To        *float64     `json:"to,omitempty"`
-	ID        string       `json:"id,omitempty"`
-	Session   *string      `json:"session,omitempty"`
-	Agent     *string      `json:"agent,omitempty"`
-	Worker    *string      `json:"worker,omitempty"`
-	MinTTFTms *float64     `json:"min_ttft_ms,omitempty"`
-	Search    string       `json:"search,omitempty"`
-	Sort      string       `json:"sort,omitempty"`
-	Offset    *json.Number `json:"offset,omitempty"`
-	Limit     *json.Number `json:"limit,omitempty"`
-	Bins      int          `json:"bins,omitempty"`
+	From      *float64 `json:"from,omitempty"`
+	To        *float64 `json:"to,omitempty"`
+	ID        string   `json:"id,omitempty"`
+	Session   *string  `json:"session,omitempty"`
+	Agent     *string  `json:"agent,omitempty"`
+	Worker    *string  `json:"worker,omitempty"`
+	MinTTFTms *float64 `json:"min_ttft_ms,omitempty"`
+	Search    string   `json:"search,omitempty"`
+	Sort      string   `json:"sort,omitempty"`
+	Offset    *int     `json:"offset,omitempty"`
+	Limit     *int     `json:"limit,omitempty"`
+	Bins      int      `json:"bins,omitempty"`
 	// Pixels, with metric points, asks for a plot of that width: the exact
 	// rows when few, else each bucket's recorded min and max samples.
 	Pixels int `json:"pixels,omitempty"`
@@ -42,83 +42,134 @@ type Args struct {
 	Points bool    `json:"points,omitempty"`
 	// Expanded lists the session ids whose agents the timeline should detail.
 	Expanded []string `json:"expanded,omitempty"`
+	// Series lists the metric series a plot draws.
+	Series []int `json:"series,omitempty"`
+	// MaxBytes and MaxPoints set the metric cache budget.
+	MaxBytes  *int64 `json:"max_bytes,omitempty"`
+	MaxPoints *int64 `json:"max_points,omitempty"`
 }
 
-// MaxLimit bounds every list answer.
-const MaxLimit = 1000
-
-// Ops lists the operations Handle understands, in documentation order.
-var Ops = []string{"summary", "requests", "request", "lifecycle", "server_spans", "sessions", "timeline", "overview", "sources", "source", "default_request", "default_metric", "metric_families", "metric_series", "metric_plan", "metrics"}
+// wire is a Request as it crosses the JS↔Go boundary or comes from the
+// CLI: the arguments stay raw until the operation's table entry reads them.
+type wire struct {
+	Op   string                     `json:"op"`
+	Args map[string]json.RawMessage `json:"args"`
+}
 
 // Handle answers one JSON-encoded Request with a JSON envelope. It never
-// panics on bad input: every failure becomes {"ok": false, "error": …}.
+// panics on bad input: every failure becomes {"ok": false, "code": …,
+// "error": …} (see Error). A binary operation's answer is base64 in
+// "result"; AppendAnswer gives its bytes.
 func (e *Engine) Handle(req []byte) []byte {
-	var r Request
-	dec := json.NewDecoder(bytes.NewReader(req))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&r); err != nil {
-		return failure(fmt.Errorf("bad query: %w", err))
-	}
-	result, err := e.Do(r)
-	if err != nil {
-		return failure(err)
-	}
-	out, err := json.Marshal(envelope{OK: true, Result: result})
-	if err != nil {
-		return failure(err)
+	out, binary := e.AppendAnswer(nil, req)
+	if binary {
+		env, err := json.Marshal(envelope{OK: true, Result: out})
+		if err != nil {
+			return failure(err)
+		}
+		return env
 	}
 	return out
 }
 
-// Do answers a decoded Request with a value ready for JSON encoding.
-func (e *Engine) Do(r Request) (any, error) {
-	switch r.Op {
-	case "summary":
-		return e.Summary(), nil
-	case "requests":
-		return e.Requests(r.Args)
-	case "request":
-		return e.Request(r.Args.ID)
-	case "lifecycle":
-		return e.Lifecycle(r.Args.ID)
-	case "server_spans":
-		return e.ServerSpans(r.Args)
-	case "sessions":
-		return e.Sessions(r.Args)
-	case "timeline":
-		return e.Timeline(r.Args)
-	case "overview":
-		return e.Overview(r.Args.Bins)
-	case "sources":
-		return e.Sources(r.Args)
-	case "source":
-		return e.Source(r.Args.ID)
-	case "default_request":
-		return e.DefaultRequest(), nil
-	case "default_metric":
-		return e.DefaultMetric(), nil
-	case "metric_families":
-		return e.MetricFamilies(), nil
-	case "metric_series":
-		return e.MetricSeries(r.Args)
-	case "metric_plan":
-		return e.MetricPlan(r.Args)
-	case "metrics":
-		return e.Metrics(r.Args)
+// AppendAnswer answers one JSON-encoded Request. A binary operation's
+// answer is appended to dst and binary is true; any other answer, and
+// every failure, is a JSON envelope as Handle returns. Reusing dst spares
+// a caller that copies each answer out (the wasm adapter) a fresh buffer
+// per zoom.
+func (e *Engine) AppendAnswer(dst, req []byte) (out []byte, binary bool) {
+	var w wire
+	dec := json.NewDecoder(bytes.NewReader(req))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&w); err != nil {
+		return failure(badArgs("bad query: %v", err)), false
 	}
-	known := append([]string(nil), Ops...)
+	op, err := lookup(w.Op)
+	if err != nil {
+		return failure(err), false
+	}
+	a, err := op.decodeArgs(w.Args, "query")
+	if err != nil {
+		return failure(err), false
+	}
+	if op.Binary {
+		return e.appendBinary(op, dst, a)
+	}
+	result, runErr := e.do(op, a)
+	if runErr != nil {
+		return failure(runErr), false
+	}
+	b, merr := json.Marshal(envelope{OK: true, Result: result})
+	if merr != nil {
+		return failure(merr), false
+	}
+	return b, false
+}
+
+func (e *Engine) appendBinary(op *Op, dst []byte, a Args) ([]byte, bool) {
+	a, err := op.prepare(a)
+	if err != nil {
+		return failure(err), false
+	}
+	out, runErr := op.appendTo(e, dst, a)
+	if runErr != nil {
+		return failure(runErr), false
+	}
+	return out, true
+}
+
+func lookup(name string) (*Op, *Error) {
+	if op := Lookup(name); op != nil {
+		return op, nil
+	}
+	known := Names(false)
 	sort.Strings(known)
-	return nil, fmt.Errorf("unknown query kind %q (known: %v)", r.Op, known)
+	return nil, badArgs("unknown query kind %q (known: %v)", name, known)
+}
+
+// Do answers a decoded Request with a value ready for JSON encoding. An
+// argument the operation does not take is refused, as Handle refuses it.
+// Every error it returns is an *Error.
+func (e *Engine) Do(r Request) (any, error) {
+	op, err := lookup(r.Op)
+	if err != nil {
+		return nil, err
+	}
+	if op.Binary {
+		return nil, badArgs("%s answers in bytes: ask it through Handle or AppendAnswer", op.Name)
+	}
+	return e.do(op, r.Args)
+}
+
+func (e *Engine) do(op *Op, a Args) (any, error) {
+	a, err := op.prepare(a)
+	if err != nil {
+		return nil, err
+	}
+	result, runErr := op.run(e, a)
+	if runErr != nil {
+		return nil, asError(runErr)
+	}
+	return result, nil
 }
 
 type envelope struct {
-	OK     bool   `json:"ok"`
-	Result any    `json:"result,omitempty"`
-	Error  string `json:"error,omitempty"`
+	OK     bool `json:"ok"`
+	Result any  `json:"result,omitempty"`
+}
+
+// failureEnvelope is every failure's answer: the message stays in "error"
+// (a string, as readers of the first protocol expect) beside its code.
+type failureEnvelope struct {
+	OK     bool        `json:"ok"`
+	Code   Code        `json:"code"`
+	Error  string      `json:"error"`
+	Shards []ShardNeed `json:"shards,omitempty"`
 }
 
 func failure(err error) []byte {
-	out, _ := json.Marshal(envelope{Error: err.Error()})
+	qe := asError(err)
+	out, _ := json.Marshal(failureEnvelope{Code: qe.Code, Error: qe.Message, Shards: qe.Shards})
 	return out
 }
 
@@ -143,34 +194,23 @@ func (e *Engine) window(a Args) (window, error) {
 	}
 	if math.IsNaN(w.from) || math.IsNaN(w.to) || math.IsInf(w.from, 0) || math.IsInf(w.to, 0) ||
 		w.from < 0 || w.from >= w.to || w.to > e.durationS+rangeSlack {
-		return w, fmt.Errorf("Range must satisfy 0 ≤ from < to ≤ duration (%.9g s); got from=%v to=%v", e.durationS, w.from, w.to)
+		return w, badArgs("Range must satisfy 0 ≤ from < to ≤ duration (%.9g s); got from=%v to=%v", e.durationS, w.from, w.to)
 	}
 	w.fromNS = int64(math.Round(w.from * 1e9))
 	w.toNS = int64(math.Round(w.to * 1e9))
 	return w, nil
 }
 
-func page(a Args, defaultLimit int) (offset, limit int, err error) {
-	offset, limit = 0, defaultLimit
+// page returns the offset and limit of a list answer, which the op table
+// has checked and defaulted.
+func page(a Args) (offset, limit int) {
 	if a.Offset != nil {
-		if offset, err = wholeNumber("offset", *a.Offset, math.MaxInt32); err != nil {
-			return
-		}
+		offset = *a.Offset
 	}
 	if a.Limit != nil {
-		if limit, err = wholeNumber("limit", *a.Limit, MaxLimit); err != nil {
-			return
-		}
+		limit = *a.Limit
 	}
-	return
-}
-
-func wholeNumber(name string, n json.Number, most int64) (int, error) {
-	v, err := n.Int64()
-	if err != nil || v < 0 || v > most {
-		return 0, fmt.Errorf("%s must be an integer from 0 to %d; got %s", name, most, n.String())
-	}
-	return int(v), nil
+	return offset, limit
 }
 
 // list is the shape of every paginated answer.
@@ -184,4 +224,10 @@ type list[T any] struct {
 
 // ErrorEnvelope is the answer for a failure that happens before a question
 // reaches the engine (for example while loading data).
-func ErrorEnvelope(msg string) []byte { return failure(errors.New(msg)) }
+func ErrorEnvelope(code Code, msg string) []byte {
+	return failure(&Error{Code: code, Message: msg})
+}
+
+// Failure is the envelope of err, with its code (CodeInternal when err is
+// not an *Error).
+func Failure(err error) []byte { return failure(err) }

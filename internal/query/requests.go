@@ -7,20 +7,17 @@ import (
 	"strings"
 )
 
-// Requests answers the "requests" kind: requests overlapping the range that
+// requests answers the "requests" kind: requests overlapping the range that
 // match every given filter, in (start, id) order, paginated.
-func (e *Engine) Requests(a Args) (any, error) {
+func (e *Engine) requests(a Args) (list[RequestItem], error) {
 	w, err := e.window(a)
 	if err != nil {
-		return nil, err
+		return list[RequestItem]{}, err
 	}
-	offset, limit, err := page(a, 100)
-	if err != nil {
-		return nil, err
-	}
+	offset, limit := page(a)
 	match, err := e.matcher(a, w)
 	if err != nil {
-		return nil, err
+		return list[RequestItem]{}, err
 	}
 	out := list[RequestItem]{Offset: offset, Limit: limit, Range: w.json(), Items: []RequestItem{}}
 	e.eachOverlapping(w, func(i int) {
@@ -35,40 +32,40 @@ func (e *Engine) Requests(a Args) (any, error) {
 	return out, nil
 }
 
-// Request answers the "request" kind: one request with its collections.
-func (e *Engine) Request(id string) (any, error) {
+// request answers the "request" kind: one request with its collections.
+func (e *Engine) request(id string) (RequestDetail, error) {
 	i, ok := e.lookup(id)
 	if !ok {
-		//lint:ignore ST1005 the message is the answer's sentence, shown as is
-		return nil, fmt.Errorf("Unknown request %q", id)
+		return RequestDetail{}, notFound("Unknown request %q", id)
 	}
 	return e.detail(i)
 }
 
-// Lifecycle answers the "lifecycle" kind: the request's cumulative-milestone
+// lifecycle answers the "lifecycle" kind: the request's cumulative-milestone
 // breakdown, or available: false with empty lists when no supported server
-// activity joined it.
-func (e *Engine) Lifecycle(id string) (any, error) {
+// activity joined it. Until the report's evidence is handed over, a
+// request with server evidence has no answer yet: it fails with
+// CodeEvidencePending rather than claim no lifecycle.
+func (e *Engine) lifecycle(id string) (LifecycleRecord, error) {
 	i, ok := e.lookup(id)
 	if !ok {
-		//lint:ignore ST1005 the message is the answer's sentence, shown as is
-		return nil, fmt.Errorf("Unknown request %q", id)
+		return LifecycleRecord{}, notFound("Unknown request %q", id)
 	}
 	d, err := e.detail(i)
+	if err == nil && d.EvidencePending {
+		return LifecycleRecord{}, &Error{Code: CodeEvidencePending, Message: fmt.Sprintf("request %q: the server evidence is not loaded yet", id)}
+	}
 	return d.Lifecycle, err
 }
 
-// ServerSpans answers the "server_spans" kind: spans no request owns that
+// serverSpans answers the "server_spans" kind: spans no request owns that
 // overlap the range, in recorded order, paginated.
-func (e *Engine) ServerSpans(a Args) (any, error) {
+func (e *Engine) serverSpans(a Args) (list[ServerSpanRecord], error) {
 	w, err := e.window(a)
 	if err != nil {
-		return nil, err
+		return list[ServerSpanRecord]{}, err
 	}
-	offset, limit, err := page(a, 100)
-	if err != nil {
-		return nil, err
-	}
+	offset, limit := page(a)
 	ss := &e.c.ServerSpans
 	out := list[ServerSpanRecord]{Offset: offset, Limit: limit, Range: w.json(), Items: []ServerSpanRecord{}}
 	for k := range ss.Start {
@@ -78,7 +75,7 @@ func (e *Engine) ServerSpans(a Args) (any, error) {
 		if out.Total >= offset && len(out.Items) < limit {
 			rec, err := e.serverSpan(k)
 			if err != nil {
-				return nil, err
+				return out, err
 			}
 			out.Items = append(out.Items, rec)
 		}
@@ -111,12 +108,9 @@ func (e *Engine) matcher(a Args, w window) (func(int) bool, error) {
 // matcherAll is matcher that also says whether it passes every request,
 // which lets session grouping count whole sessions.
 func (e *Engine) matcherAll(a Args, w window) (func(int) bool, bool, error) {
-	minTTFT := 0.0
+	minTTFT := 0.0 // checked by the op table: finite, >= 0
 	if a.MinTTFTms != nil {
 		minTTFT = *a.MinTTFTms
-		if minTTFT < 0 || minTTFT != minTTFT || minTTFT > 1e300 {
-			return nil, false, fmt.Errorf("min_ttft_ms must be a finite number >= 0")
-		}
 	}
 	search := strings.ToLower(strings.TrimSpace(a.Search))
 	var haystacks []string

@@ -1,7 +1,6 @@
 package query
 
 import (
-	"fmt"
 	"slices"
 	"sort"
 )
@@ -42,11 +41,8 @@ type sessionMatch struct {
 // (pageRanked); a page deep in a ranking, or sessions not stored by start,
 // are sliced from the sorted list. Its focus is the session holding
 // request a.ID.
-func (e *Engine) sessionsPage(a Args, defaultLimit int) (sessionPage, window, int, int, error) {
-	offset, limit, err := page(a, defaultLimit)
-	if err != nil {
-		return sessionPage{}, window{}, 0, 0, err
-	}
+func (e *Engine) sessionsPage(a Args) (sessionPage, window, int, int, error) {
+	offset, limit := page(a)
 	focus := -1
 	if ri, ok := e.lookup(a.ID); ok {
 		focus = int(e.r.SessionIndex[ri])
@@ -194,7 +190,7 @@ func sessionOrder(sort string) (func(x, y sessionMatch) bool, error) {
 			return byStart(x, y)
 		}, nil
 	}
-	return nil, fmt.Errorf("sort must be one of start, ttft, count; got %q", sort)
+	return nil, badArgs("sort must be one of start, ttft, count; got %q", sort)
 }
 
 // groupBySession lists the sessions that overlap the window and have a
@@ -425,11 +421,11 @@ func (e *Engine) matchingRequests(si int, a Args, w window) ([]int, error) {
 	return out, nil
 }
 
-// Sessions answers the "sessions" kind: the filtered session list, paginated.
-func (e *Engine) Sessions(a Args) (any, error) {
-	pg, w, offset, limit, err := e.sessionsPage(a, 100)
+// sessions answers the "sessions" kind: the filtered session list, paginated.
+func (e *Engine) sessions(a Args) (list[SessionItem], error) {
+	pg, w, offset, limit, err := e.sessionsPage(a)
 	if err != nil {
-		return nil, err
+		return list[SessionItem]{}, err
 	}
 	out := list[SessionItem]{Total: pg.total, Offset: offset, Limit: limit, Range: w.json(), Items: []SessionItem{}}
 	for _, m := range pg.items {

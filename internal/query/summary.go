@@ -1,7 +1,6 @@
 package query
 
 import (
-	"fmt"
 	"sort"
 	"strconv"
 	"time"
@@ -99,12 +98,9 @@ func sourceItem(s model.Source) SourceItem {
 	return SourceItem{ID: s.ID, Path: s.Path, Kind: s.Kind, Bytes: s.Bytes, SHA256: s.SHA256}
 }
 
-// Sources answers the "sources" kind: the source manifest, paginated.
-func (e *Engine) Sources(a Args) (any, error) {
-	offset, limit, err := page(a, 100)
-	if err != nil {
-		return nil, err
-	}
+// sources answers the "sources" kind: the source manifest, paginated.
+func (e *Engine) sources(a Args) (list[SourceItem], error) {
+	offset, limit := page(a)
 	out := list[SourceItem]{Total: len(e.c.Sources), Offset: offset, Limit: limit, Range: [2]float64{0, e.durationS}, Items: []SourceItem{}}
 	for k := offset; k < len(e.c.Sources) && len(out.Items) < limit; k++ {
 		out.Items = append(out.Items, sourceItem(e.c.Sources[k]))
@@ -112,17 +108,18 @@ func (e *Engine) Sources(a Args) (any, error) {
 	return out, nil
 }
 
-// Source answers the "source" kind: one source by id, or null.
-func (e *Engine) Source(id string) (any, error) {
+// source answers the "source" kind: one source by id, or null.
+func (e *Engine) source(id string) (*SourceItem, error) {
 	n, err := strconv.Atoi(id)
 	if err != nil {
-		return nil, fmt.Errorf("source id must be an integer; got %q", id)
+		return nil, badArgs("source id must be an integer; got %q", id)
 	}
 	i, ok := e.sourceByID[n]
 	if !ok {
 		return nil, nil
 	}
-	return sourceItem(e.c.Sources[i]), nil
+	it := sourceItem(e.c.Sources[i])
+	return &it, nil
 }
 
 // Overview is a histogram of request starts over the whole run, for the
@@ -138,14 +135,8 @@ type Overview struct {
 // DefaultOverviewBins matches the overview strip's resolution.
 const DefaultOverviewBins = 300
 
-// Overview answers the "overview" kind.
-func (e *Engine) Overview(bins int) (any, error) {
-	if bins == 0 {
-		bins = DefaultOverviewBins
-	}
-	if bins < 1 || bins > 10000 {
-		return nil, fmt.Errorf("bins must be from 1 to 10000; got %d", bins)
-	}
+// overview answers the "overview" kind; the op table bounds bins.
+func (e *Engine) overview(bins int) (Overview, error) {
 	o := Overview{Duration: e.durationS, BinSeconds: e.durationS / float64(bins), Counts: make([]int, bins)}
 	// Client request starts when there are any, else server span starts.
 	starts := e.r.Start

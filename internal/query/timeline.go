@@ -44,10 +44,10 @@ type TimelinePage struct {
 	FocusIndex int `json:"focus_index"`
 }
 
-// Timeline answers the "timeline" kind: one page of sessions with request
+// timeline answers the "timeline" kind: one page of sessions with request
 // bars for the expanded ones, so the page draws with one engine call.
-func (e *Engine) Timeline(a Args) (any, error) {
-	pg, w, offset, limit, err := e.sessionsPage(a, 7)
+func (e *Engine) timeline(a Args) (*TimelinePage, error) {
+	pg, w, offset, limit, err := e.sessionsPage(a)
 	if err != nil {
 		return nil, err
 	}
@@ -70,7 +70,7 @@ func (e *Engine) Timeline(a Args) (any, error) {
 		}
 		out.Items = append(out.Items, ts)
 	}
-	return out, nil
+	return &out, nil
 }
 
 func (e *Engine) timelineAgents(agents [2]int32, matching []int) []TimelineAgent {

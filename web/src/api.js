@@ -2,14 +2,25 @@
 // engine already in memory; methods that may load data return promises.
 // Every answer is a fresh copy: callers can never alias the page's state.
 
-import { ask } from "./engine.js";
+// Arguments go to the engine as given; it checks them against its op table
+// and fills its defaults. Two rules of the reference page stay here:
+// queryRequests' own default page of 50, and clamping a list's limit into
+// the engine's bounds where the CLI refuses it (reference §8, §10). The
+// bounds are read from the engine's table, not written here.
+
+import { ask, opArg } from "./engine.js";
 import { snapshot, checkRange, agentKey } from "./state.js";
 import { queryMetrics, metricArgs, metricDataStatus } from "./metricdata.js";
 
-const clampLimit = (v, d, most) => {
-  const n = v === undefined ? d : Number(v);
-  if (!Number.isFinite(n)) throw new Error(`limit must be a number; got ${v}`);
-  return Math.min(Math.max(Math.trunc(n), 0), most);
+const REQUESTS_PAGE = 50;
+
+// clampLimit truncates a numeric limit into op's declared bounds; anything
+// else goes to the engine as given, for it to refuse.
+const clampLimit = (op, v) => {
+  const n = v === undefined || v === null ? NaN : Number(v);
+  if (!Number.isFinite(n)) return v;
+  const a = opArg(op, "limit");
+  return Math.min(Math.max(Math.trunc(n), a.min), a.max);
 };
 
 
@@ -57,23 +68,21 @@ export function createAPI(view) {
     },
 
     queryRequests(o = {}) {
-      const r = rangeArgs(o);
-      checkRange(r.from, r.to, view.duration);
       return ask("requests", {
-        ...r,
+        ...rangeArgs(o),
         session: o.session,
         agent: o.agent,
         worker: o.worker,
         min_ttft_ms: o.minTTFT ?? o.min_ttft_ms,
         search: o.search,
-        offset: o.offset ?? 0,
-        limit: clampLimit(o.limit, 50, 1000),
+        offset: o.offset,
+        limit: clampLimit("requests", o.limit === undefined ? REQUESTS_PAGE : o.limit),
       });
     },
 
     listSessions(o = {}) {
       const st = s();
-      const page = ask("sessions", { from: st.from, to: st.to, search: st.search, sort: st.sort, offset: o.offset ?? 0, limit: clampLimit(o.limit, 100, 1000) });
+      const page = ask("sessions", { from: st.from, to: st.to, search: st.search, sort: st.sort, offset: o.offset, limit: clampLimit("sessions", o.limit) });
       return { total: page.total, offset: page.offset, limit: page.limit, items: page.items };
     },
 
@@ -96,9 +105,7 @@ export function createAPI(view) {
     },
 
     queryServerSpans(o = {}) {
-      const r = rangeArgs(o);
-      checkRange(r.from, r.to, view.duration);
-      return ask("server_spans", { ...r, offset: o.offset ?? 0, limit: clampLimit(o.limit, 100, 1000) });
+      return ask("server_spans", { ...rangeArgs(o), offset: o.offset, limit: clampLimit("server_spans", o.limit) });
     },
 
     listMetricFamilies() {
@@ -111,9 +118,7 @@ export function createAPI(view) {
     },
 
     async queryMetrics(o = {}) {
-      const a = metricArgs({ ...o, ...rangeArgs(o) });
-      checkRange(a.from, a.to, view.duration);
-      return queryMetrics(a);
+      return queryMetrics(metricArgs({ ...o, ...rangeArgs(o) }));
     },
 
     metricDataStatus() {
@@ -169,7 +174,8 @@ function restore(view, v) {
   const next = { from, to };
   if ("request" in v) next.request = v.request !== null && view.hasRequest(String(v.request)) ? String(v.request) : null;
   for (const k of ["page", "search", "sort", "cursor", "nsys", "hardware", "compareNsys", "metric", "span"]) if (k in v) next[k] = v[k];
-  if (next.sort !== undefined && !["start", "ttft", "count"].includes(next.sort)) throw new Error(`sort must be start, ttft or count; got ${next.sort}`);
+  const sorts = opArg("timeline", "sort").enum;
+  if (next.sort !== undefined && !sorts.includes(next.sort)) throw new Error(`sort must be ${sorts.join(", ")}; got ${next.sort}`);
   if (next.page !== undefined && !(Number.isInteger(next.page) && next.page >= 0)) throw new Error(`page must be a whole number; got ${next.page}`);
   if (next.search !== undefined && typeof next.search !== "string") throw new Error("search must be a string");
   Object.assign(st, next);

@@ -1,5 +1,9 @@
 // The page's one door into the Go engine (internal/query). Every question is
-// one synchronous call: JSON in, JSON out. Must match internal/query/protocol.go.
+// one synchronous call through handle (JSON in, JSON or bytes out); shards go
+// in through give. Arguments are sent as given: the engine checks them
+// against its op table, and a failure throws an Error carrying the engine's
+// code (bad_args, not_found, shards_needed with .shards, evidence_pending,
+// internal), on which callers branch, never on the message.
 
 let engine = null;
 
@@ -7,30 +11,44 @@ export function attach(e) {
   engine = e;
 }
 
+// load hands over the core shard and resolves to the summary.
 export function load(bytes) {
-  return unwrap(engine.load(bytes));
+  return unwrap(engine.give("core", bytes));
 }
 
 export function ask(op, args) {
+  return unwrap(engine.handle(request(op, args)));
+}
+
+function request(op, args) {
   const clean = {};
   for (const [k, v] of Object.entries(args || {})) if (v !== undefined && v !== null) clean[k] = v;
-  return unwrap(engine.handle(JSON.stringify({ op, args: clean })));
+  return JSON.stringify({ op, args: clean });
+}
+
+// EngineError is a failure the engine answered, with its code.
+export class EngineError extends Error {
+  constructor(env) {
+    super(env.error);
+    this.code = env.code;
+    if (env.shards) this.shards = env.shards;
+  }
 }
 
 function unwrap(text) {
   const env = JSON.parse(text);
-  if (!env.ok) throw new Error(env.error);
+  if (!env.ok) throw new EngineError(env);
   return env.result === undefined ? null : env.result;
 }
 
 // loadEvidence hands the engine the decoded server evidence shard.
 export function loadEvidence(bytes) {
-  unwrap(engine.loadEvidence(bytes));
+  unwrap(engine.give("evidence", bytes));
 }
 
 // loadShard hands the engine a decoded metric shard named by its id.
 export function loadShard(id, bytes) {
-  unwrap(engine.loadShard(id, bytes));
+  unwrap(engine.give(id, bytes));
 }
 
 // plot asks for a metric chart's columns (internal/query.Plot.Encode): a
@@ -39,17 +57,30 @@ export function loadShard(id, bytes) {
 // room (a view on it is returned); otherwise it is a view on a new, larger
 // buffer, to pass as into next time.
 export function plot(args, into) {
-  const r = into ? engine.plot(JSON.stringify(args), into) : engine.plot(JSON.stringify(args));
+  const q = request("plot", args);
+  const r = into ? engine.handle(q, into) : engine.handle(q);
   if (typeof r === "number") return into.subarray(0, r);
   if (typeof r !== "string") return r;
   const env = JSON.parse(r);
-  if (env.shards) return { shards: env.shards };
-  throw new Error(env.error);
+  if (env.code === "shards_needed") return { shards: env.shards };
+  throw new EngineError(env);
 }
 
 // metricCache reports the metric shards the engine holds and its budget
 // (internal/query.MetricCacheStatus), setting the budget first when given
 // (maxBytes, maxPoints).
-export function metricCache(...budget) {
-  return unwrap(engine.metricCache(...budget));
+export function metricCache(maxBytes, maxPoints) {
+  return ask("metric_cache", { max_bytes: maxBytes, max_points: maxPoints });
+}
+
+let table = null;
+
+// opArg is the engine's declaration of argument name of operation op (the
+// "ops" answer, read once): its type, default and bounds.
+export function opArg(op, name) {
+  if (!table) table = new Map(ask("ops", {}).map((o) => [o.name, o]));
+  const o = table.get(op);
+  const a = o && o.args.find((x) => x.name === name);
+  if (!a) throw new Error(`the engine declares no argument ${name} of ${op}`);
+  return a;
 }

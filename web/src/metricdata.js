@@ -87,7 +87,7 @@ export async function queryMetrics(args) {
     try {
       return ask("metrics", args);
     } catch (err) {
-      if (round >= ROUNDS || !/needs shards not loaded/.test(err.message)) throw err;
+      if (round >= ROUNDS || err.code !== "shards_needed") throw err;
     }
   }
 }

@@ -1,0 +1,45 @@
+package query
+
+import (
+	"fmt"
+
+	"github.com/dsight/dsight/internal/catalog"
+	"github.com/dsight/dsight/internal/shard"
+)
+
+// The byte hand-over. The engine reads no files: a reader (the CLI from
+// the report directory, the page from its detail scripts) fetches the
+// shards and gives them over, named as the report names them.
+
+// Open decodes an uncompressed core shard into an Engine.
+func Open(raw []byte) (*Engine, error) {
+	s, err := shard.Decode(raw)
+	if err != nil {
+		return nil, &Error{Code: CodeInternal, Message: "core shard: " + err.Error()}
+	}
+	c, err := catalog.Open(s)
+	if err != nil {
+		return nil, &Error{Code: CodeInternal, Message: "core shard: " + err.Error()}
+	}
+	return New(c)
+}
+
+// GiveEvidence names the evidence shard in Give.
+const GiveEvidence = "evidence"
+
+// Give hands the engine the uncompressed bytes of a shard: the evidence
+// shard (name GiveEvidence) or a metric shard (name: its id, see
+// LoadShard).
+func (e *Engine) Give(name string, raw []byte) error {
+	if name != GiveEvidence {
+		return e.LoadShard(name, raw)
+	}
+	s, err := shard.Decode(raw)
+	if err == nil {
+		err = e.AttachEvidence(s)
+	}
+	if err != nil {
+		return &Error{Code: CodeInternal, Message: fmt.Sprintf("evidence shard: %v", err)}
+	}
+	return nil
+}

@@ -1,0 +1,180 @@
+package query
+
+import (
+	"math"
+	"slices"
+)
+
+// Op is one operation of the protocol, declared once in the table below:
+// the CLI's kinds, flags and help, the wasm dispatch and the page's bounds
+// are all read from it.
+type Op struct {
+	Name string `json:"name"`
+	Help string `json:"help"`
+	// Internal ops serve the page (or the CLI's own plumbing); they are
+	// left out of `dsight query --help` but stay callable.
+	Internal bool `json:"internal,omitempty"`
+	// Binary ops answer in bytes (see Engine.AppendAnswer), not JSON.
+	Binary bool  `json:"binary,omitempty"`
+	Args   []Arg `json:"args"`
+
+	run      func(e *Engine, a Args) (any, error)
+	appendTo func(e *Engine, dst []byte, a Args) ([]byte, error)
+}
+
+// MaxLimit bounds every list answer.
+const MaxLimit = 1000
+
+// allArgs declares every argument once, with the Args field it fills; an
+// op takes a subset, sometimes with its own help, default or bounds.
+var allArgs = []Arg{
+	{Name: "from", Type: Number, Help: "range start, seconds from origin (default 0)", field: func(a *Args) any { return &a.From }},
+	{Name: "to", Type: Number, Help: "range end, seconds from origin (default: the run's end)", field: func(a *Args) any { return &a.To }},
+	{Name: "id", Type: String, Help: "request id", field: func(a *Args) any { return &a.ID }},
+	{Name: "session", Type: String, Help: "keep the requests of this session", field: func(a *Args) any { return &a.Session }},
+	{Name: "agent", Type: String, Help: "keep the requests of this agent", field: func(a *Args) any { return &a.Agent }},
+	{Name: "worker", Type: String, Help: "keep the requests a server worker served", field: func(a *Args) any { return &a.Worker }},
+	{Name: "min_ttft_ms", Type: Number, Min: bound(0), Help: "keep requests whose TTFT is at least this (unknown TTFT counts as 0)", field: func(a *Args) any { return &a.MinTTFTms }},
+	{Name: "search", Type: String, Help: "case-insensitive search over request identities", field: func(a *Args) any { return &a.Search }},
+	{Name: "sort", Type: String, Enum: []string{"start", "ttft", "count"}, Default: "start", Help: "session order: start, ttft (longest first) or count (most requests first)", field: func(a *Args) any { return &a.Sort }},
+	{Name: "offset", Type: Integer, Min: bound(0), Max: bound(math.MaxInt32), Default: 0, Help: "items to skip", field: func(a *Args) any { return &a.Offset }},
+	{Name: "limit", Type: Integer, Min: bound(0), Max: bound(MaxLimit), Default: 100, Help: "items to return (0 returns only the total)", field: func(a *Args) any { return &a.Limit }},
+	{Name: "bins", Type: Integer, Min: bound(1), Max: bound(10000), Default: DefaultOverviewBins, Help: "overview bins", field: func(a *Args) any { return &a.Bins }},
+	{Name: "pixels", Type: Integer, Min: bound(0), Max: bound(MaxPlotPixels), Help: "with points: a plot this wide (every row, or each bucket's recorded min and max)", field: func(a *Args) any { return &a.Pixels }},
+	{Name: "name", Type: String, Help: "metric family name (exact)", field: func(a *Args) any { return &a.Name }},
+	{Name: "host", Type: String, Help: "metric host", field: func(a *Args) any { return &a.Host }},
+	{Name: "gpu", Type: String, Help: "metric GPU (compared as a string)", field: func(a *Args) any { return &a.GPU }},
+	{Name: "rank", Type: String, Help: "metric rank (compared as a string)", field: func(a *Args) any { return &a.Rank }},
+	{Name: "points", Type: Boolean, Help: "include metric points (up to 1000 per series)", field: func(a *Args) any { return &a.Points }},
+	{Name: "expanded", Type: Strings, Help: "sessions whose agents and request bars to include", field: func(a *Args) any { return &a.Expanded }},
+	{Name: "series", Type: Integers, Help: "metric series ids, in drawing order", field: func(a *Args) any { return &a.Series }},
+	{Name: "max_bytes", Type: Integer, Min: bound(0), Max: bound(1 << 53), Help: "metric cache budget in decoded bytes", field: func(a *Args) any { return &a.MaxBytes }},
+	{Name: "max_points", Type: Integer, Min: bound(0), Max: bound(1 << 53), Help: "metric cache budget in exact rows", field: func(a *Args) any { return &a.MaxPoints }},
+}
+
+// arg returns the declaration of name, changed by edit when given.
+func arg(name string, edit ...func(*Arg)) Arg {
+	for _, g := range allArgs {
+		if g.Name == name {
+			for _, f := range edit {
+				f(&g)
+			}
+			return g
+		}
+	}
+	panic("query: undeclared argument " + name)
+}
+
+func args(names ...string) []Arg {
+	out := make([]Arg, len(names))
+	for k, n := range names {
+		out[k] = arg(n)
+	}
+	return out
+}
+
+func limitDefault(n int) func(*Arg) { return func(g *Arg) { g.Default = n } }
+
+func help(h string) func(*Arg) { return func(g *Arg) { g.Help = h } }
+
+// requestID is the id of the one request an op is about; the CLI also
+// spells it --request.
+func requestID(g *Arg) { g.Required, g.Alias = true, "request" }
+
+var requestFilters = []string{"from", "to", "session", "agent", "worker", "min_ttft_ms", "search"}
+
+// metricFilters are the series filters of the metric ops.
+func metricFilters() []Arg {
+	return []Arg{arg("worker", help("metric worker")), arg("host"), arg("gpu"), arg("rank"), arg("name")}
+}
+
+func withArgs(base []string, extra ...Arg) []Arg { return append(args(base...), extra...) }
+
+var table []*Op
+
+func init() {
+	table = []*Op{
+		{Name: "summary", Help: "report metadata, audit counters, capabilities and counts",
+			run: func(e *Engine, a Args) (any, error) { return e.Summary(), nil }},
+		{Name: "requests", Help: "requests overlapping the range that pass the filters, in start order",
+			Args: withArgs(requestFilters, arg("offset"), arg("limit")),
+			run:  func(e *Engine, a Args) (any, error) { return e.requests(a) }},
+		{Name: "request", Help: "one request with its server records and lifecycle",
+			Args: []Arg{arg("id", requestID)},
+			run:  func(e *Engine, a Args) (any, error) { return e.request(a.ID) }},
+		{Name: "lifecycle", Help: "one request's cumulative-milestone lifecycle",
+			Args: []Arg{arg("id", requestID)},
+			run:  func(e *Engine, a Args) (any, error) { return e.lifecycle(a.ID) }},
+		{Name: "server_spans", Help: "server spans no request owns that overlap the range",
+			Args: args("from", "to", "offset", "limit"),
+			run:  func(e *Engine, a Args) (any, error) { return e.serverSpans(a) }},
+		{Name: "sessions", Help: "sessions with requests that overlap the range and pass the filters",
+			Args: withArgs(requestFilters, arg("sort"), arg("offset"), arg("limit")),
+			run:  func(e *Engine, a Args) (any, error) { return e.sessions(a) }},
+		{Name: "timeline", Help: "one page of sessions with request bars for the expanded ones", Internal: true,
+			Args: withArgs(requestFilters, arg("sort"), arg("id", help("request whose session position focus_index reports")), arg("expanded"), arg("offset"), arg("limit", limitDefault(7))),
+			run:  func(e *Engine, a Args) (any, error) { return e.timeline(a) }},
+		{Name: "overview", Help: "histogram of request starts over the run", Internal: true,
+			Args: args("bins"),
+			run:  func(e *Engine, a Args) (any, error) { return e.overview(a.Bins) }},
+		{Name: "sources", Help: "the evidence files the report was built from",
+			Args: args("offset", "limit"),
+			run:  func(e *Engine, a Args) (any, error) { return e.sources(a) }},
+		{Name: "source", Help: "one evidence file by id, or null",
+			Args: []Arg{arg("id", help("source id (an integer)"), func(g *Arg) { g.Required = true })},
+			run:  func(e *Engine, a Args) (any, error) { return e.source(a.ID) }},
+		{Name: "default_request", Help: "the request the page opens on", Internal: true,
+			run: func(e *Engine, a Args) (any, error) { return e.DefaultRequest(), nil }},
+		{Name: "default_metric", Help: "the metric family the page opens on", Internal: true,
+			run: func(e *Engine, a Args) (any, error) { return e.DefaultMetric(), nil }},
+		{Name: "metric_families", Help: "the metric catalog, in display order",
+			run: func(e *Engine, a Args) (any, error) { return e.metricFamilies(), nil }},
+		{Name: "metric_series", Help: "metric series metadata, without samples",
+			Args: append(metricFilters(), arg("offset"), arg("limit")),
+			run:  func(e *Engine, a Args) (any, error) { return e.metricSeries(a) }},
+		{Name: "metric_plan", Help: "the metric shards a metrics question needs that are not loaded", Internal: true,
+			Args: metricArgs(),
+			run:  func(e *Engine, a Args) (any, error) { return e.metricPlan(a) }},
+		{Name: "metrics", Help: "per metric series: range statistics, optionally points, carried setting and capacity",
+			Args: metricArgs(),
+			run:  func(e *Engine, a Args) (any, error) { return e.queryMetrics(a) }},
+		{Name: "plot", Help: "a chart's plot columns (the bytes of Plot.Encode)", Internal: true, Binary: true,
+			Args: []Arg{arg("from"), arg("to"), arg("pixels", help("chart width"), func(g *Arg) { g.Min, g.Required = bound(1), true }), arg("series")},
+			appendTo: func(e *Engine, dst []byte, a Args) ([]byte, error) {
+				return e.appendPlot(dst, PlotRequest{From: a.From, To: a.To, Pixels: a.Pixels, Series: a.Series})
+			}},
+		{Name: "metric_cache", Help: "the metric shards the engine holds and its budget; given a budget, sets it first", Internal: true,
+			Args: args("max_bytes", "max_points"),
+			run:  func(e *Engine, a Args) (any, error) { return e.metricCacheOp(a) }},
+		{Name: "ops", Help: "this table: every operation with its arguments", Internal: true,
+			run: func(e *Engine, a Args) (any, error) { return table, nil }},
+	}
+}
+
+func metricArgs() []Arg {
+	return append(append(args("from", "to"), metricFilters()...), arg("points"), arg("pixels"), arg("offset"), arg("limit"))
+}
+
+// Table lists every operation in documentation order. It is shared:
+// callers must not change it.
+func Table() []*Op { return table }
+
+// Lookup finds an operation by name.
+func Lookup(name string) *Op {
+	i := slices.IndexFunc(table, func(op *Op) bool { return op.Name == name })
+	if i < 0 {
+		return nil
+	}
+	return table[i]
+}
+
+// Names lists the operation names, public ones only unless internal.
+func Names(internal bool) []string {
+	var out []string
+	for _, op := range table {
+		if internal || !op.Internal {
+			out = append(out, op.Name)
+		}
+	}
+	return out
+}

@@ -3,6 +3,7 @@ package metrics
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -54,6 +55,22 @@ type Options struct {
 	// and its path as shown in evidence. The importer owns ids, hashes and
 	// change stamps; a file registered earlier keeps its id.
 	Register func(path, kind string) (id int, rel string, err error)
+
+	// A caller that discovers and opens the run's files itself (the
+	// importer, which walks the run once and opens every file once) hands
+	// over what it found and read with the three fields below; left empty,
+	// Read finds and opens the files on its own.
+
+	// Discovered is the capture the caller found; nil discovers it under
+	// LogDir or at Capture. Its Open hook, if set, opens its files.
+	Discovered *tachometer.Capture
+	// ReadFile reads the collector configuration at path once through read
+	// and registers it as kind, like Register; a missing file is an error
+	// wrapping fs.ErrNotExist. nil opens the file here and calls Register.
+	ReadFile func(path, kind string, read func(io.Reader) error) error
+	// Logs are the worker logs already read with Generators, one result per
+	// log with its source id and path; nil reads WorkerLogs here.
+	Logs []*logmetric.Result
 }
 
 // Result is the catalog and series of a run.
@@ -231,9 +248,16 @@ func strPtr(s string) *string {
 	return &s
 }
 
-// readLogs applies the registered generators to every worker log.
+// Generators are the worker-log metric generators, in catalog order. This
+// is the one list: the importer applies it when it reads a worker log.
+func Generators() []logmetric.Generator {
+	return []logmetric.Generator{sglang.Generator{}, tokenspeed.Generator{}}
+}
+
+// readLogs applies the generators to every worker log (or takes the
+// caller's reads of them, Options.Logs) and builds their series.
 func readLogs(opt Options, res *Result, capFams []model.MetricFamily) ([]model.MetricFamily, []*built, error) {
-	gens := []logmetric.Generator{sglang.Generator{}, tokenspeed.Generator{}}
+	gens := Generators()
 	defs, err := logmetric.Catalog(gens...)
 	if err != nil {
 		return nil, nil, err
@@ -247,7 +271,7 @@ func readLogs(opt Options, res *Result, capFams []model.MetricFamily) ([]model.M
 			return nil, nil, fmt.Errorf("%w: %s is both a captured family and a log metric", logmetric.ErrNameCollision, d.Name)
 		}
 	}
-	var parts []*logmetric.Result
+	parts := opt.Logs
 	for _, path := range opt.WorkerLogs {
 		id, ok := sourcename.Parse(filepath.Base(path))
 		if !ok || id.IsFrontend() {

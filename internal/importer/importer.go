@@ -152,6 +152,7 @@ func Import(opt Options) (*Result, error) {
 	if err := res.join(d, server, requests, origin, last); err != nil {
 		return nil, err
 	}
+	b.server = serverEvidence{} // joined: its memory is free for the metrics
 	if err := align(d, requests, origin, last); err != nil {
 		return nil, err
 	}

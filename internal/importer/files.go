@@ -9,7 +9,6 @@ import (
 	"os"
 
 	"github.com/dsight/dsight/internal/model"
-	"github.com/dsight/dsight/internal/tachometer"
 )
 
 // file is an open source file. *os.File is one; a test's opener wraps it to
@@ -69,8 +68,9 @@ func (h *held) view() view {
 func (v view) Close() error               { return nil } // the build closes the file
 func (v view) Stat() (fs.FileInfo, error) { return v.st, nil }
 
-// openCapture is the capture's Capture.Open: a view of the held file.
-func (b *build) openCapture(path string) (tachometer.Handle, error) {
+// openHeld opens a view of the held file, for a capture's inspection and
+// read.
+func (b *build) openHeld(path string) (file, error) {
 	h, err := b.hold(path)
 	if err != nil {
 		return nil, err

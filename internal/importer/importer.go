@@ -133,7 +133,7 @@ func Import(opt Options) (*Result, error) {
 		// no request or TTFT is synthesized.
 		var ok bool
 		origin, last, ok = server.window()
-		mlo, mhi, mok, err := b.metricEnvelope()
+		mlo, mhi, mok, err := b.metrics.Envelope() // the capture inspected, the logs already read
 		if err != nil {
 			return nil, err
 		}

@@ -7,11 +7,10 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/dsight/dsight/internal/logmetric"
+	"github.com/dsight/dsight/internal/metrics"
 	"github.com/dsight/dsight/internal/model"
 	"github.com/dsight/dsight/internal/otlp"
 	"github.com/dsight/dsight/internal/sourcename"
-	"github.com/dsight/dsight/internal/tachometer"
 )
 
 // sourceKind is one kind of source file a run holds: where discovery finds
@@ -75,9 +74,10 @@ var sourceKinds = []sourceKind{
 		read: readOTel,
 	},
 	{
-		// The capture leaf below tachometer/local (tachometer.Assemble) or
-		// the --metrics path, with the log directory's
-		// tachometer_config.toml when there is a capture.
+		// The capture leaf below tachometer/local or the --metrics path
+		// (metrics.Sources.FindCapture), with the log directory's
+		// tachometer_config.toml when there is a capture. Read once the
+		// window is known, with the log metrics of the worker logs.
 		name:     "Tachometer capture",
 		discover: discoverCapture,
 		read:     readMetrics,
@@ -97,12 +97,10 @@ type build struct {
 	registered   map[string]int // absolute path → source id
 	held         map[string]*held
 
-	requests []model.Request     // client requests, absolute times
-	server   serverEvidence      // the server evidence for the join
-	capture  *tachometer.Capture // discovered; its files are inspected once
-	logs     []*logmetric.Result // log metrics, one per worker log
-	logsErr  error               // the first log-metric error, reported when the metrics are built
-	origin   int64               // the run window, absolute ns, once known
+	requests []model.Request // client requests, absolute times
+	server   serverEvidence  // the server evidence for the join
+	metrics  metrics.Sources // the capture found and the log metrics read, for the window and the metrics
+	origin   int64           // the run window, absolute ns, once known
 	last     int64
 }
 
@@ -145,38 +143,10 @@ func discoverClients(b *build) ([]string, error) {
 	return found, nil
 }
 
-// discoverCapture finds the Tachometer capture: from the inventory below
-// <logs>/tachometer/local, or at the --metrics path (which may lie outside
-// the run). Its files are opened through the build, once.
+// discoverCapture finds the Tachometer capture by the metrics' rules, in
+// the inventory or at the --metrics path (which may lie outside the run).
+// Its files are opened through the build, once.
 func discoverCapture(b *build) ([]string, error) {
-	var (
-		c   *tachometer.Capture
-		err error
-	)
-	if b.opt.Metrics != "" {
-		abs, aerr := filepath.Abs(b.opt.Metrics)
-		if aerr != nil {
-			return nil, aerr
-		}
-		c, err = tachometer.Discover(abs, true)
-	} else {
-		root := filepath.ToSlash(tachometer.DefaultRoot)
-		if e, ok := b.inv.entries[root]; ok && !e.IsDir() {
-			c, err = tachometer.Discover(b.inv.abs(root), false) // not a directory: its own rules
-		} else {
-			c, err = tachometer.Assemble(b.inv.abs(root), b.inv.regular(func(rel string, _ fs.DirEntry) bool {
-				return strings.HasPrefix(rel, root+"/")
-			}))
-		}
-	}
-	if err != nil {
-		return nil, fmt.Errorf("--metrics: %w", err)
-	}
-	c.Open = b.openCapture
-	b.capture = c
-	files := make([]string, len(c.Files))
-	for i, f := range c.Files {
-		files[i] = f.Path
-	}
-	return files, nil
+	all := b.inv.regular(func(string, fs.DirEntry) bool { return true })
+	return b.metrics.FindCapture(b.logDir, all, b.opt.Metrics, func(path string) (metrics.File, error) { return b.openHeld(path) })
 }

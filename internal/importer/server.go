@@ -60,7 +60,7 @@ func readWorkers(b *build, files []string) error {
 				in.WorkerLogs = append(in.WorkerLogs, lifecycle.WorkerLog{Name: id, Log: log})
 				return err
 			}, func(r io.Reader) error {
-				return b.readLogMetrics(r, src, id)
+				return b.metrics.ReadLog(r, src.rel, src.id, id, b.opt.IterationTimezone)
 			})
 		}); err != nil {
 			return err

@@ -25,7 +25,10 @@ func readCapture(opt Options, res *Result) ([]model.MetricFamily, []*built, erro
 // summarizes its series one at a time (one per core at once), so only the
 // encoded summaries stay in memory.
 func readCaptureInto(opt Options, res *Result, newStore func() (pointStore, error)) (_ []model.MetricFamily, _ []*built, err error) {
-	c := opt.Discovered
+	var c *tachometer.Capture
+	if opt.Sources != nil {
+		c = opt.Sources.capture
+	}
 	if c == nil {
 		root, explicit := filepath.Join(opt.LogDir, filepath.FromSlash(tachometer.DefaultRoot)), false
 		if opt.Capture != "" {

@@ -13,9 +13,12 @@
 // display order, and the pairing of capacity series with their limits
 // (built with pyramid Options.Limit so usage stays exact at any zoom).
 // Registering files as sources stays with the importer, through a callback.
-// The importer also discovers and opens the files itself (Options.Discovered,
-// ReadFile, Logs), so that each is opened once per build; Read alone finds
-// and opens them for callers that have not.
+// The importer also opens the files itself, so that each is opened once per
+// build: it finds the capture by these rules among the files of its one walk
+// of the run and reads each worker log's log metrics in its one pass over
+// the log (Sources), and reads the collector configuration through
+// Options.ReadFile; Read alone finds and opens them for callers that have
+// not.
 //
 // A capture is read in two passes (spill.go): the read spills each series'
 // points, compactly encoded, to a file in its own os.MkdirTemp directory

@@ -58,19 +58,16 @@ type Options struct {
 
 	// A caller that discovers and opens the run's files itself (the
 	// importer, which walks the run once and opens every file once) hands
-	// over what it found and read with the three fields below; left empty,
+	// over what it found and read with the two fields below; left empty,
 	// Read finds and opens the files on its own.
 
-	// Discovered is the capture the caller found; nil discovers it under
-	// LogDir or at Capture. Its Open hook, if set, opens its files.
-	Discovered *tachometer.Capture
+	// Sources are the capture and log metrics the caller found and read;
+	// with them, Capture and WorkerLogs are not looked at.
+	Sources *Sources
 	// ReadFile reads the collector configuration at path once through read
 	// and registers it as kind, like Register; a missing file is an error
 	// wrapping fs.ErrNotExist. nil opens the file here and calls Register.
 	ReadFile func(path, kind string, read func(io.Reader) error) error
-	// Logs are the worker logs already read with Generators, one result per
-	// log with its source id and path; nil reads WorkerLogs here.
-	Logs []*logmetric.Result
 }
 
 // Result is the catalog and series of a run.
@@ -124,6 +121,9 @@ func componentIndex(c string) int {
 func Read(opt Options) (*Result, error) {
 	if opt.Register == nil {
 		return nil, errors.New("metrics: no source registration")
+	}
+	if opt.Sources != nil && opt.Sources.err != nil {
+		return nil, opt.Sources.err
 	}
 	res := &Result{Audit: map[string]int64{}}
 	var all []*built
@@ -271,8 +271,12 @@ func readLogs(opt Options, res *Result, capFams []model.MetricFamily) ([]model.M
 			return nil, nil, fmt.Errorf("%w: %s is both a captured family and a log metric", logmetric.ErrNameCollision, d.Name)
 		}
 	}
-	parts := opt.Logs
-	for _, path := range opt.WorkerLogs {
+	var parts []*logmetric.Result
+	workers := opt.WorkerLogs
+	if opt.Sources != nil {
+		parts, workers = opt.Sources.logs, nil
+	}
+	for _, path := range workers {
 		id, ok := sourcename.Parse(filepath.Base(path))
 		if !ok || id.IsFrontend() {
 			continue

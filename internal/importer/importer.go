@@ -43,18 +43,6 @@ type stamp struct {
 	modTime int64
 }
 
-// clientGlobs are the client export locations, relative to the log
-// directory: AIPerf/AgentX profile exports and native AgentPerf request logs.
-var clientGlobs = []string{
-	"profile_export.jsonl",
-	"agentic/*/profile_export.jsonl",
-	"agentic/*/aiperf_artifacts/profile_export.jsonl",
-	"artifacts/*/profile_export.jsonl",
-	"requests.jsonl",
-	"agentperf/requests.jsonl",
-	"agentperf/*/requests.jsonl",
-}
-
 // Import reads the run described by opt.
 func Import(opt Options) (*Result, error) {
 	if opt.Phase == "" {

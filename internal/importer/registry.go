@@ -17,7 +17,6 @@ import (
 // its files and which reader reads them. sourceKinds is the only place that
 // says which files a build reads; a new source family is one more entry.
 type sourceKind struct {
-	name string
 	// discover picks the kind's files out of the run's inventory (absolute
 	// paths, in read order). The flags that select sources (--client,
 	// --no-otel, --metrics) act here and nowhere else.
@@ -35,31 +34,29 @@ type sourceKind struct {
 // sources. Files no kind registers are reported as unread.
 var sourceKinds = []sourceKind{
 	{
-		// AIPerf/AgentX profile exports or native AgentPerf request logs
-		// (with their phase manifest and analyses), by clientGlobs, or the
-		// one --client names; more than one is an error.
-		name:     "client export",
+		// Client export: an AIPerf/AgentX profile export or a native
+		// AgentPerf request log (with its phase manifest and analyses), by
+		// clientGlobs, or the one --client names; more than one is an error.
 		discover: discoverClients,
 		read:     readClients,
 	},
 	{
-		// <host>_frontend_<i>.out, by the shared filename grammar.
-		name:     "frontend log",
+		// Frontend log: <host>_frontend_<i>.out, by the shared filename
+		// grammar (sourcename).
 		discover: func(b *build) ([]string, error) { return b.namedLogs(true), nil },
 		read:     readFrontends,
 	},
 	{
-		// <host>_<role>_w<i>….out, by the shared filename grammar. One pass
-		// over each log serves the server-evidence scan and the log-metric
-		// generators (metrics.Generators: SGLang, TokenSpeed).
-		name:     "worker log",
+		// Worker log: <host>_<role>_w<i>….out, by the shared filename
+		// grammar. One pass over each log serves the server-evidence scan
+		// and the log-metric generators (metrics.Generators: SGLang,
+		// TokenSpeed).
 		discover: func(b *build) ([]string, error) { return b.namedLogs(false), nil },
 		read:     readWorkers,
 	},
 	{
-		// otel/traces.jsonl and otel/*/traces.jsonl (otlp.Discover); none
-		// with --no-otel.
-		name: "OTel export",
+		// OTel export: otel/traces.jsonl and otel/*/traces.jsonl
+		// (otlp.Discover); none with --no-otel.
 		discover: func(b *build) ([]string, error) {
 			if b.opt.NoOTel {
 				return nil, nil
@@ -74,11 +71,10 @@ var sourceKinds = []sourceKind{
 		read: readOTel,
 	},
 	{
-		// The capture leaf below tachometer/local or the --metrics path
-		// (metrics.Sources.FindCapture), with the log directory's
-		// tachometer_config.toml when there is a capture. Read once the
-		// window is known, with the log metrics of the worker logs.
-		name:     "Tachometer capture",
+		// Tachometer capture: the capture leaf below tachometer/local or
+		// the --metrics path (metrics.Sources.FindCapture), with the log
+		// directory's tachometer_config.toml when there is a capture. Read
+		// once the window is known, with the log metrics of the worker logs.
 		discover: discoverCapture,
 		read:     readMetrics,
 		framed:   true,
@@ -114,6 +110,18 @@ func (b *build) namedLogs(frontend bool) []string {
 		id, ok := sourcename.Parse(e.Name())
 		return ok && id.IsFrontend() == frontend
 	})
+}
+
+// clientGlobs are the client export locations, relative to the log
+// directory: AIPerf/AgentX profile exports and native AgentPerf request logs.
+var clientGlobs = []string{
+	"profile_export.jsonl",
+	"agentic/*/profile_export.jsonl",
+	"agentic/*/aiperf_artifacts/profile_export.jsonl",
+	"artifacts/*/profile_export.jsonl",
+	"requests.jsonl",
+	"agentperf/requests.jsonl",
+	"agentperf/*/requests.jsonl",
 }
 
 // discoverClients finds the client export: the file --client names, or

@@ -19,6 +19,7 @@ type clientCounts struct {
 
 // readClients reads the client export (at most one is discovered).
 func readClients(b *build, files []string) error {
+	b.clients = files
 	for _, path := range files {
 		rs, err := b.readClient(path)
 		if err != nil {

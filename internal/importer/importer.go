@@ -72,7 +72,6 @@ func Import(opt Options) (*Result, error) {
 			return nil, err
 		}
 	}
-	clients := files[0]
 	job := opt.Job
 	if job == "" {
 		job = filepath.Base(filepath.Dir(logDir))
@@ -132,7 +131,7 @@ func Import(opt Options) (*Result, error) {
 			origin, last, ok = min(origin, mlo), max(last, mhi), true
 		}
 		if !ok || last <= origin {
-			return nil, fmt.Errorf("no positive recorded time range: %s", describeEmpty(root, clients))
+			return nil, fmt.Errorf("no positive recorded time range: %s", describeEmpty(root, b.clients))
 		}
 		d.Meta.TimeBasis = "available source timestamps; no client measurement window"
 	}

@@ -93,6 +93,7 @@ type build struct {
 	registered   map[string]int // absolute path → source id
 	held         map[string]*held
 
+	clients  []string        // the client exports read
 	requests []model.Request // client requests, absolute times
 	server   serverEvidence  // the server evidence for the join
 	metrics  metrics.Sources // the capture found and the log metrics read, for the window and the metrics

@@ -66,26 +66,26 @@ func (o *BatchObservation) ResolutionNS() int64 {
 // Integer counters of a batch observation, by index into Ints. Names are
 // the answer's field names.
 const (
-	BatchRequests         = iota // TRT-LLM num_scheduled_requests
-	BatchRunning                 // TokenSpeed #running-req
-	BatchQueued                  // TokenSpeed #queue-req
-	BatchCurrankRequests         // TRT-LLM currank_total_requests a/_
-	BatchTotalRequests           // TRT-LLM currank_total_requests _/b
-	BatchCtxRequests             // states num_ctx_requests
-	BatchCtxTokens               // states num_ctx_tokens
-	BatchGenTokens               // states num_generation_tokens (includes CUDA-graph padding)
-	BatchCachedKVTokens          // states cached_kv_tokens
-	BatchCachedKVLen             // cached_kv_len
-	BatchNumActive               // num_active
-	BatchNumFetched              // num_fetched
-	BatchNumDummy                // num_dummy
-	BatchNumUnscheduled          // num_unscheduled
-	BatchPagesActive             // TokenSpeed #pages(active/…)
-	BatchPagesCached             // TokenSpeed #pages(…/cached/…)
-	BatchPagesTotal              // TokenSpeed #pages(…/total)
-	BatchNewSeq                  // TokenSpeed #new-seq
-	BatchNewToken                // TokenSpeed #new-token
-	BatchCachedToken             // TokenSpeed #cached-token
+	BatchRequests        = iota // TRT-LLM num_scheduled_requests
+	BatchRunning                // TokenSpeed #running-req
+	BatchQueued                 // TokenSpeed #queue-req
+	BatchCurrankRequests        // TRT-LLM currank_total_requests a/_
+	BatchTotalRequests          // TRT-LLM currank_total_requests _/b
+	BatchCtxRequests            // states num_ctx_requests
+	BatchCtxTokens              // states num_ctx_tokens
+	BatchGenTokens              // states num_generation_tokens (includes CUDA-graph padding)
+	BatchCachedKVTokens         // states cached_kv_tokens
+	BatchCachedKVLen            // cached_kv_len
+	BatchNumActive              // num_active
+	BatchNumFetched             // num_fetched
+	BatchNumDummy               // num_dummy
+	BatchNumUnscheduled         // num_unscheduled
+	BatchPagesActive            // TokenSpeed #pages(active/…)
+	BatchPagesCached            // TokenSpeed #pages(…/cached/…)
+	BatchPagesTotal             // TokenSpeed #pages(…/total)
+	BatchNewSeq                 // TokenSpeed #new-seq
+	BatchNewToken               // TokenSpeed #new-token
+	BatchCachedToken            // TokenSpeed #cached-token
 	NumBatchInts
 )
 

@@ -44,6 +44,7 @@ var allowed = map[string][]string{
 	"internal/logmetric/logmetrictest": {"internal/logmetric", "internal/golden"},
 	"internal/sglang":                  {"internal/logmetric"},
 	"internal/tokenspeed":              {"internal/logmetric"},
+	"internal/trtllm":                  {"internal/model", "internal/logmetric"},
 	"internal/tachometer":              {},
 	"internal/pyramid":                 {"internal/shard"},
 	"wasm":                             {"internal/catalog", "internal/query", "internal/shard"},
@@ -61,7 +62,7 @@ var readers = []string{"internal/jsonscan", "internal/lineread"}
 var inputReaders = append([]string{
 	"internal/aiperf", "internal/agentperf", "internal/otlp", "internal/dynamolog",
 	"internal/sourcename", "internal/tachometer", "internal/logmetric", "internal/sglang", "internal/tokenspeed",
-	"internal/metrics", "internal/importer", "internal/importer/join",
+	"internal/trtllm", "internal/metrics", "internal/importer", "internal/importer/join",
 }, readers...)
 
 // heavy third-party modules and the one package allowed to use each.

@@ -77,6 +77,27 @@ func (Generator) Definitions() []logmetric.Definition { return slices.Clone(defi
 
 // Decode implements logmetric.Generator.
 func (Generator) Decode(line []byte) (logmetric.Observation, bool, error) {
+	stamp, rank, msg, ok := findPrefix(line)
+	if !ok {
+		return logmetric.Observation{}, false, nil
+	}
+	values := decodeMessage(msg)
+	if len(values) == 0 {
+		return logmetric.Observation{}, false, nil
+	}
+	if err := stamp.Validate(); err != nil {
+		return logmetric.Observation{}, false, err
+	}
+	return logmetric.Observation{
+		Time:   stamp,
+		Rank:   logmetric.Rank{Kind: logmetric.RankKindAttentionTP, Index: rank},
+		Values: values,
+	}, true, nil
+}
+
+// findPrefix finds the first "[stamp<ws>ATTN TP RANK n]" on the line and
+// returns the message after it.
+func findPrefix(line []byte) (logmetric.Stamp, int, []byte, bool) {
 	for off := 0; off < len(line); {
 		i := bytes.IndexByte(line[off:], '[')
 		if i < 0 {
@@ -88,20 +109,86 @@ func (Generator) Decode(line []byte) (logmetric.Observation, bool, error) {
 		if n == 0 {
 			continue
 		}
-		values := decodeMessage(line[at+n:])
-		if len(values) == 0 {
-			return logmetric.Observation{}, false, nil
-		}
-		if err := stamp.Validate(); err != nil {
-			return logmetric.Observation{}, false, err
-		}
-		return logmetric.Observation{
-			Time:   stamp,
-			Rank:   logmetric.Rank{Kind: logmetric.RankKindAttentionTP, Index: rank},
-			Values: values,
-		}, true, nil
+		return stamp, rank, line[at+n:], true
 	}
-	return logmetric.Observation{}, false, nil
+	return logmetric.Stamp{}, 0, nil, false
+}
+
+// Snapshot is one "Prefill batch." or "Decode batch." line: periodic
+// scheduler state of one attention TP rank, not a forward iteration. Every
+// counter the line did not record (or recorded unreadably) is nil.
+type Snapshot struct {
+	Stamp  logmetric.Stamp
+	Rank   int // attention TP rank
+	Decode bool
+	// Counts: #running-req, #queue-req, #new-seq, #new-token, #cached-token
+	// and #pages(active/cached/total).
+	Running, Queued, NewSeq, NewToken, CachedToken *int64
+	PagesActive, PagesCached, PagesTotal           *int64
+	// Decimals: page ratio, gen throughput (token/s), avg_accept_len,
+	// accept_rate.
+	PageRatio, GenThroughput, AvgAcceptLen, AcceptRate *float64
+}
+
+// DecodeSnapshot reads a batch snapshot line, with the same prefix and
+// field rules the metric generator uses (one grammar, one owner). It
+// returns ok=false for other lines (configuration, "Mix batch.", other
+// engines) and an error only for an impossible timestamp.
+func DecodeSnapshot(line []byte) (Snapshot, bool, error) {
+	stamp, rank, msg, ok := findPrefix(line)
+	if !ok {
+		return Snapshot{}, false, nil
+	}
+	if _, _, ok := bytes.Cut(msg, []byte("Scheduler config: ")); ok {
+		return Snapshot{}, false, nil
+	}
+	decode, fields, ok := batchFields(msg)
+	if !ok {
+		return Snapshot{}, false, nil
+	}
+	if err := stamp.Validate(); err != nil {
+		return Snapshot{}, false, err
+	}
+	s := Snapshot{Stamp: stamp, Rank: rank, Decode: decode}
+	for _, c := range [...]struct {
+		label string
+		dst   **int64
+	}{{"#running-req:", &s.Running}, {"#queue-req:", &s.Queued}, {"#new-seq:", &s.NewSeq}, {"#new-token:", &s.NewToken}, {"#cached-token:", &s.CachedToken}} {
+		if v, ok := countAfter(fields, c.label); ok {
+			n := int64(v)
+			*c.dst = &n
+		}
+	}
+	if a, c, t, ok := pageCounts(fields); ok {
+		s.PagesActive, s.PagesCached, s.PagesTotal = &a, &c, &t
+	}
+	for _, d := range [...]struct {
+		label string
+		dst   **float64
+	}{{"page ratio:", &s.PageRatio}, {"gen throughput (token/s):", &s.GenThroughput}, {"avg_accept_len:", &s.AvgAcceptLen}, {"accept_rate:", &s.AcceptRate}} {
+		if v, ok := decimalAfter(fields, d.label); ok {
+			*d.dst = &v
+		}
+	}
+	return s, true, nil
+}
+
+// decimalAfter reads the unsigned decimal after the first occurrence of
+// label, ending at a field boundary.
+func decimalAfter(fields []byte, label string) (float64, bool) {
+	i := bytes.Index(fields, []byte(label))
+	if i < 0 {
+		return 0, false
+	}
+	rest := bytes.TrimLeft(fields[i+len(label):], " \t")
+	n := 0
+	for n < len(rest) && (isDigit(rest[n]) || rest[n] == '.' || rest[n] == 'e' || rest[n] == 'E' || rest[n] == '+' || rest[n] == '-') {
+		n++
+	}
+	if n == 0 || !boundary(rest[n:]) {
+		return 0, false
+	}
+	return logmetric.ParseDecimal(rest[:n])
 }
 
 const maxRankDigits = 9
@@ -218,35 +305,44 @@ func countAfter(fields []byte, label string) (float64, bool) {
 	return logmetric.ParseCount(rest[:n])
 }
 
-// pages reads "#pages(active/cached/total): a/c/t" from the same snapshot.
+// pages reads the active and total pages of the snapshot.
 func pages(fields []byte) (active, total float64, ok bool) {
+	a, _, t, ok := pageCounts(fields)
+	return float64(a), float64(t), ok
+}
+
+// pageCounts reads "#pages(active/cached/total): a/c/t" from the same
+// snapshot; each count is at most 2^53.
+func pageCounts(fields []byte) (active, cached, total int64, ok bool) {
 	const label = "#pages(active/cached/total):"
 	i := bytes.Index(fields, []byte(label))
 	if i < 0 {
-		return 0, 0, false
+		return 0, 0, 0, false
 	}
 	rest := bytes.TrimLeft(fields[i+len(label):], " \t")
-	var nums [3]float64
+	var nums [3]int64
 	for k := range nums {
 		n, ok := leadingCount(rest)
 		if !ok {
-			return 0, 0, false
+			return 0, 0, 0, false
 		}
-		if nums[k], ok = logmetric.ParseCount(rest[:n]); !ok {
-			return 0, 0, false
+		v, ok := logmetric.ParseCount(rest[:n])
+		if !ok {
+			return 0, 0, 0, false
 		}
+		nums[k] = int64(v)
 		rest = rest[n:]
 		if k < 2 {
 			if len(rest) == 0 || rest[0] != '/' {
-				return 0, 0, false
+				return 0, 0, 0, false
 			}
 			rest = rest[1:]
 		}
 	}
 	if !boundary(rest) {
-		return 0, 0, false
+		return 0, 0, 0, false
 	}
-	return nums[0], nums[2], true
+	return nums[0], nums[1], nums[2], true
 }
 
 func leadingCount(b []byte) (int, bool) {

@@ -45,6 +45,7 @@ var allowed = map[string][]string{
 	"internal/sglang":                  {"internal/logmetric"},
 	"internal/tokenspeed":              {"internal/logmetric"},
 	"internal/trtllm":                  {"internal/model", "internal/logmetric"},
+	"internal/batchobs":                {"internal/model", "internal/logmetric", "internal/trtllm", "internal/tokenspeed"},
 	"internal/tachometer":              {},
 	"internal/pyramid":                 {"internal/shard"},
 	"wasm":                             {"internal/catalog", "internal/query", "internal/shard"},
@@ -62,7 +63,7 @@ var readers = []string{"internal/jsonscan", "internal/lineread"}
 var inputReaders = append([]string{
 	"internal/aiperf", "internal/agentperf", "internal/otlp", "internal/dynamolog",
 	"internal/sourcename", "internal/tachometer", "internal/logmetric", "internal/sglang", "internal/tokenspeed",
-	"internal/trtllm", "internal/metrics", "internal/importer", "internal/importer/join",
+	"internal/trtllm", "internal/batchobs", "internal/metrics", "internal/importer", "internal/importer/join",
 }, readers...)
 
 // heavy third-party modules and the one package allowed to use each.

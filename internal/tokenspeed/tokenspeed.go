@@ -98,6 +98,11 @@ func (Generator) Decode(line []byte) (logmetric.Observation, bool, error) {
 // findPrefix finds the first "[stamp<ws>ATTN TP RANK n]" on the line and
 // returns the message after it.
 func findPrefix(line []byte) (logmetric.Stamp, int, []byte, bool) {
+	stamp, _, rank, msg, ok := findPrefixText(line)
+	return stamp, rank, msg, ok
+}
+
+func findPrefixText(line []byte) (logmetric.Stamp, string, int, []byte, bool) {
 	for off := 0; off < len(line); {
 		i := bytes.IndexByte(line[off:], '[')
 		if i < 0 {
@@ -105,22 +110,24 @@ func findPrefix(line []byte) (logmetric.Stamp, int, []byte, bool) {
 		}
 		at := off + i
 		off = at + 1
-		stamp, rank, n := parsePrefix(line[at:])
+		stamp, used, rank, n := parsePrefixText(line[at:])
 		if n == 0 {
 			continue
 		}
-		return stamp, rank, line[at+n:], true
+		return stamp, string(line[at+1 : at+1+used]), rank, line[at+n:], true
 	}
-	return logmetric.Stamp{}, 0, nil, false
+	return logmetric.Stamp{}, "", 0, nil, false
 }
 
 // Snapshot is one "Prefill batch." or "Decode batch." line: periodic
 // scheduler state of one attention TP rank, not a forward iteration. Every
 // counter the line did not record (or recorded unreadably) is nil.
 type Snapshot struct {
-	Stamp  logmetric.Stamp
-	Rank   int // attention TP rank
-	Decode bool
+	Stamp logmetric.Stamp
+	// LocalTime is the timestamp text as written.
+	LocalTime string
+	Rank      int // attention TP rank
+	Decode    bool
 	// Counts: #running-req, #queue-req, #new-seq, #new-token, #cached-token
 	// and #pages(active/cached/total).
 	Running, Queued, NewSeq, NewToken, CachedToken *int64
@@ -135,7 +142,7 @@ type Snapshot struct {
 // returns ok=false for other lines (configuration, "Mix batch.", other
 // engines) and an error only for an impossible timestamp.
 func DecodeSnapshot(line []byte) (Snapshot, bool, error) {
-	stamp, rank, msg, ok := findPrefix(line)
+	stamp, text, rank, msg, ok := findPrefixText(line)
 	if !ok {
 		return Snapshot{}, false, nil
 	}
@@ -149,7 +156,7 @@ func DecodeSnapshot(line []byte) (Snapshot, bool, error) {
 	if err := stamp.Validate(); err != nil {
 		return Snapshot{}, false, err
 	}
-	s := Snapshot{Stamp: stamp, Rank: rank, Decode: decode}
+	s := Snapshot{Stamp: stamp, LocalTime: text, Rank: rank, Decode: decode}
 	for _, c := range [...]struct {
 		label string
 		dst   **int64
@@ -195,12 +202,19 @@ const maxRankDigits = 9
 
 // parsePrefix reads "[stamp<whitespace>ATTN TP RANK n]" at the start of b.
 func parsePrefix(b []byte) (logmetric.Stamp, int, int) {
+	stamp, _, rank, n := parsePrefixText(b)
+	return stamp, rank, n
+}
+
+// parsePrefixText is parsePrefix that also returns the timestamp's length
+// (its text is b[1:1+stampLen]).
+func parsePrefixText(b []byte) (stamp logmetric.Stamp, stampLen, rank, n int) {
 	if len(b) == 0 || b[0] != '[' {
-		return logmetric.Stamp{}, 0, 0
+		return logmetric.Stamp{}, 0, 0, 0
 	}
 	stamp, used := logmetric.ParseStamp(b[1:], ',')
 	if used == 0 {
-		return logmetric.Stamp{}, 0, 0
+		return logmetric.Stamp{}, 0, 0, 0
 	}
 	i := 1 + used
 	ws := i
@@ -209,17 +223,17 @@ func parsePrefix(b []byte) (logmetric.Stamp, int, int) {
 	}
 	rest, ok := bytes.CutPrefix(b[i:], []byte("ATTN TP RANK "))
 	if i == ws || !ok {
-		return logmetric.Stamp{}, 0, 0
+		return logmetric.Stamp{}, 0, 0, 0
 	}
 	d := 0
 	for d < len(rest) && isDigit(rest[d]) {
 		d++
 	}
 	if d == 0 || d > maxRankDigits || d == len(rest) || rest[d] != ']' {
-		return logmetric.Stamp{}, 0, 0
+		return logmetric.Stamp{}, 0, 0, 0
 	}
-	rank, _ := strconv.Atoi(string(rest[:d]))
-	return stamp, rank, len(b) - len(rest) + d + 1
+	rank, _ = strconv.Atoi(string(rest[:d]))
+	return stamp, used, rank, len(b) - len(rest) + d + 1
 }
 
 // decodeMessage reads the text after the prefix: a scheduler configuration

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dsight/dsight/internal/batchobs"
 	"github.com/dsight/dsight/internal/metrics"
 	"github.com/dsight/dsight/internal/model"
 )
@@ -35,6 +36,9 @@ type Result struct {
 	Dataset *model.Dataset
 	stamps  []stamp
 	pending int // sources opened but not yet registered
+
+	batchLoc   *time.Location     // aligns naive iteration/snapshot timestamps
+	batchParts []*batchobs.Result // per worker log, in read order
 }
 
 type stamp struct {
@@ -91,7 +95,7 @@ func Import(opt Options) (*Result, error) {
 	if opt.IterationTimezone != nil {
 		d.Meta.IterationTimezone = opt.IterationTimezone.String()
 	}
-	res := &Result{Dataset: d}
+	res := &Result{Dataset: d, batchLoc: opt.IterationTimezone}
 	claimed := map[string]bool{}
 
 	var requests []model.Request
@@ -144,6 +148,7 @@ func Import(opt Options) (*Result, error) {
 	if err := align(d, requests, origin, last); err != nil {
 		return nil, err
 	}
+	finishBatch(d, server.batch, origin, last)
 	if err := res.readMetrics(d, root, logDir, files.workers, opt, origin, last, claimed); err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/dsight/dsight/internal/batchobs"
 	"github.com/dsight/dsight/internal/dynamolog"
 	"github.com/dsight/dsight/internal/importer/join"
 	"github.com/dsight/dsight/internal/lifecycle"
@@ -59,7 +60,8 @@ func discoverServer(logDir string, withOTel bool) (serverFiles, error) {
 
 // serverEvidence is the parsed server-side evidence of a run.
 type serverEvidence struct {
-	in join.Input
+	in    join.Input
+	batch *batchobs.Result // iteration records and batch snapshots
 }
 
 // readServer parses every server evidence file, registering each as a source.
@@ -97,11 +99,15 @@ func (res *Result) readServer(d *model.Dataset, root string, files serverFiles, 
 	for _, p := range files.workers {
 		id, _ := sourcename.Parse(filepath.Base(p))
 		if err := read(p, "worker_log", func(src *source) error {
-			log, err := dynamolog.ScanWorker(src.reader(), src.rel)
+			r, drain := res.batchTee(src.reader(), id, src.rel)
+			log, err := dynamolog.ScanWorker(r, src.rel)
 			if log != nil {
 				in.WorkerLogs = append(in.WorkerLogs, join.WorkerLog{Name: id, Bindings: log.Bindings, EngineMaps: log.EngineMaps})
 			}
-			return err
+			if err != nil {
+				return err
+			}
+			return drain()
 		}); err != nil {
 			return nil, err
 		}
@@ -123,7 +129,7 @@ func (res *Result) readServer(d *model.Dataset, root string, files serverFiles, 
 	if n := len(otel.Invalid); n > 0 {
 		d.Meta.Warnings = append(d.Meta.Warnings, fmt.Sprintf("%d OTel span(s) end before they start; they are counted and never joined (first: %s:%d)", n, otel.Invalid[0].Ref.Path, otel.Invalid[0].Ref.Line))
 	}
-	return &serverEvidence{in: in}, nil
+	return &serverEvidence{in: in, batch: res.mergeBatch()}, nil
 }
 
 // window is the union of the recorded server timestamps that carry an
@@ -150,6 +156,9 @@ func (ev *serverEvidence) window() (lo, hi int64, ok bool) {
 	}
 	for k := range ev.in.Bridges {
 		at(ev.in.Bridges[k].Time)
+	}
+	if a, b, found := ev.batch.Window(); found { // aligned ones only
+		add(a, b)
 	}
 	for _, w := range ev.in.WorkerLogs {
 		for k := range w.Bindings {

@@ -1,0 +1,68 @@
+package importer
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/dsight/dsight/internal/batchobs"
+	"github.com/dsight/dsight/internal/model"
+	"github.com/dsight/dsight/internal/sourcename"
+)
+
+// Batch observations (TRT-LLM iteration records, TokenSpeed batch
+// snapshots) come from the worker logs the server reader already reads:
+// the scanner sees the same bytes through a tee, so each log is read once.
+
+// LimitUnalignedBatch is said when observations were kept without a time.
+const LimitUnalignedBatch = "Iteration and batch snapshot timestamps are worker-local without an offset; without --iteration-timezone they are kept unaligned (start and end null) and left out of range queries."
+
+// batchTee returns the reader the worker log parser should read, and a
+// function that drains what it left unread through the scanner and keeps
+// the file's observations.
+func (res *Result) batchTee(r io.Reader, id sourcename.Identity, rel string) (io.Reader, func() error) {
+	scan := batchobs.NewScanner(batchobs.Source{Path: rel, Worker: id.Worker, Host: id.Host, Role: id.Role}, res.batchLoc)
+	tee := io.TeeReader(r, scan)
+	return tee, func() error {
+		if _, err := io.Copy(io.Discard, tee); err != nil {
+			return err
+		}
+		res.batchParts = append(res.batchParts, scan.Finish())
+		return nil
+	}
+}
+
+// mergeBatch orders every worker log's observations once all are read.
+func (res *Result) mergeBatch() *batchobs.Result {
+	return batchobs.Merge(res.batchParts...)
+}
+
+// finishBatch keeps the observations that overlap the run window and
+// accounts for every candidate line that did not become one.
+func finishBatch(d *model.Dataset, b *batchobs.Result, originNS, lastNS int64) {
+	dropped, first := b.Clip(originNS, lastNS)
+	d.BatchObservations = b.Obs
+	for _, o := range b.Obs {
+		switch o.Kind {
+		case model.BatchTRTLLMIteration:
+			d.Audit["iteration_rows"]++
+		case model.BatchTokenSpeedSnapshot:
+			d.Audit["batch_snapshot_rows"]++
+		}
+	}
+	if b.Unaligned > 0 {
+		d.Audit["unaligned_batch_observations"] = int64(b.Unaligned)
+		d.Meta.Limitations = append(d.Meta.Limitations, LimitUnalignedBatch)
+	}
+	if dropped > 0 {
+		d.Audit["batch_observations_outside_window"] = int64(dropped)
+		d.Meta.Warnings = append(d.Meta.Warnings, fmt.Sprintf("%d iteration/batch snapshot line(s) lie outside the run window and were not kept (first: %s)", dropped, first))
+	}
+	if b.Unreadable > 0 {
+		d.Audit["unreadable_batch_lines"] = int64(b.Unreadable)
+		d.Meta.Warnings = append(d.Meta.Warnings, fmt.Sprintf("%d iteration/batch snapshot line(s) could not be read and were skipped (first: %s)", b.Unreadable, b.FirstUnreadable))
+	}
+	if b.LongLines > 0 {
+		d.Audit["long_worker_log_lines"] = int64(b.LongLines)
+		d.Meta.Warnings = append(d.Meta.Warnings, fmt.Sprintf("%d worker log line(s) over 1 MiB were not read for iterations (first: %s)", b.LongLines, b.FirstLongLine))
+	}
+}

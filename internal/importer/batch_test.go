@@ -1,0 +1,109 @@
+package importer
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dsight/dsight/internal/model"
+	"github.com/dsight/dsight/internal/query"
+)
+
+func batchRun(t *testing.T) string {
+	root := writeRun(t)
+	write(t, root, map[string]string{"logs/ts-host_decode_w1.out": "" +
+		"\x1b[38;20m[2026-09-17 10:58:33,230  ATTN TP RANK 0] - INFO - Decode batch. #running-req: 4, #pages(active/cached/total): 8/16/4096, page ratio: 0.01, gen throughput (token/s): 32.1, #queue-req: 12 (batch_log.py:151)\x1b[0m\n" +
+		"[TRT-LLM] iter = 7, global_rank = 1, rank = 0, num_scheduled_requests = x, timestamp = 2026-09-17 10:58:34\n" +
+		"[2026-09-17 11:30:00,000  ATTN TP RANK 0] - INFO - Decode batch. #running-req: 1\n"})
+	return root
+}
+
+// TestBatchObservationsImported: with a timezone, the reference's two
+// iteration lines and the TokenSpeed snapshot are kept, aligned, with their
+// evidence; the out-of-window snapshot and the unreadable record are
+// counted warnings naming the first file:line; every worker log is one
+// source.
+func TestBatchObservationsImported(t *testing.T) {
+	res, err := Import(Options{Run: batchRun(t), IterationTimezone: time.UTC})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := res.Dataset
+	if len(d.BatchObservations) != 3 || d.Audit["iteration_rows"] != 2 || d.Audit["batch_snapshot_rows"] != 1 {
+		t.Fatalf("observations %+v audit %v", d.BatchObservations, d.Audit)
+	}
+	for _, o := range d.BatchObservations {
+		if o.StartNS == nil || *o.StartNS-d.Meta.OriginNS < 2*int64(time.Second) {
+			t.Errorf("not aligned at 10:58:33 UTC: %+v", o)
+		}
+	}
+	snap := d.BatchObservations[2]
+	if snap.Kind != model.BatchTokenSpeedSnapshot || snap.Worker != "decode-1" || snap.Evidence.Path != "logs/ts-host_decode_w1.out" || snap.Evidence.Line != 1 || *snap.Ints[model.BatchQueued] != 12 {
+		t.Errorf("snapshot %+v", snap)
+	}
+	warns := strings.Join(d.Meta.Warnings, "\n")
+	if !strings.Contains(warns, "1 iteration/batch snapshot line(s) lie outside the run window and were not kept (first: logs/ts-host_decode_w1.out:3)") ||
+		!strings.Contains(warns, "1 iteration/batch snapshot line(s) could not be read and were skipped (first: logs/ts-host_decode_w1.out:2: ") {
+		t.Errorf("warnings %s", warns)
+	}
+	seen := map[string]bool{}
+	for _, s := range d.Sources {
+		if seen[s.Path] {
+			t.Errorf("%s registered twice", s.Path)
+		}
+		seen[s.Path] = true
+	}
+	e, err := query.FromDataset(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := queryIterations(t, e, `{"from":2,"to":3,"worker":"decode-0","rank":"0"}`)
+	if got.Total != 1 || got.UnalignedRows != 0 {
+		t.Errorf("decode-0 rank 0 over 2..3: %+v", got)
+	}
+}
+
+// TestBatchObservationsUnaligned: without a timezone the observations are
+// kept unaligned (range total 0, unaligned 3) with a limitation note, and
+// the original iteration number stays.
+func TestBatchObservationsUnaligned(t *testing.T) {
+	res, err := Import(Options{Run: batchRun(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := res.Dataset
+	if len(d.BatchObservations) != 4 || d.Audit["unaligned_batch_observations"] != 4 || !strings.Contains(strings.Join(d.Meta.Limitations, "\n"), "--iteration-timezone") {
+		t.Fatalf("%d observations, audit %v, limitations %v", len(d.BatchObservations), d.Audit, d.Meta.Limitations)
+	}
+	e, err := query.FromDataset(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, raw := queryIterations(t, e, `{}`)
+	if got.Total != 0 || got.UnalignedRows != 4 {
+		t.Errorf("%s", raw)
+	}
+	if d.BatchObservations[0].Iteration == nil || *d.BatchObservations[0].Iteration != 12588 {
+		t.Errorf("iteration number %+v", d.BatchObservations[0])
+	}
+}
+
+type iterationsAnswer struct {
+	Total         int              `json:"total"`
+	UnalignedRows int              `json:"unaligned_rows"`
+	Items         []map[string]any `json:"items"`
+}
+
+func queryIterations(t *testing.T, e *query.Engine, args string) (iterationsAnswer, string) {
+	t.Helper()
+	raw := e.Handle([]byte(`{"op":"iterations","args":` + args + `}`))
+	var env struct {
+		OK     bool             `json:"ok"`
+		Result iterationsAnswer `json:"result"`
+	}
+	if err := json.Unmarshal(raw, &env); err != nil || !env.OK {
+		t.Fatalf("%s: %v", raw, err)
+	}
+	return env.Result, string(raw)
+}

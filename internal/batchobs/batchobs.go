@@ -55,13 +55,12 @@ type Result struct {
 
 // Scanner reads one worker log written to it in any chunking.
 type Scanner struct {
-	src     Source
-	loc     *time.Location
-	line    int64
-	buf     []byte
-	long    bool // the current line exceeded maxLine
-	res     Result
-	scratch []byte
+	src  Source
+	loc  *time.Location
+	line int64
+	buf  []byte
+	long bool // the current line exceeded maxLine
+	res  Result
 }
 
 // NewScanner reads src's lines; loc aligns naive timestamps (nil: none).

@@ -200,14 +200,9 @@ func decimalAfter(fields []byte, label string) (float64, bool) {
 
 const maxRankDigits = 9
 
-// parsePrefix reads "[stamp<whitespace>ATTN TP RANK n]" at the start of b.
-func parsePrefix(b []byte) (logmetric.Stamp, int, int) {
-	stamp, _, rank, n := parsePrefixText(b)
-	return stamp, rank, n
-}
-
-// parsePrefixText is parsePrefix that also returns the timestamp's length
-// (its text is b[1:1+stampLen]).
+// parsePrefixText reads "[stamp<whitespace>ATTN TP RANK n]" at the start
+// of b: the stamp, its length (its text is b[1:1+stampLen]), the rank and
+// the prefix length (0 when b does not start with one).
 func parsePrefixText(b []byte) (stamp logmetric.Stamp, stampLen, rank, n int) {
 	if len(b) == 0 || b[0] != '[' {
 		return logmetric.Stamp{}, 0, 0, 0

@@ -335,8 +335,9 @@ var stateInts = map[string]int{
 // (cached_kv_tokens_per_req holds a list) are skipped.
 func states(o *model.BatchObservation, v []byte) (seen, error) {
 	bad := fmt.Errorf("%w: states %q", ErrMalformed, clip(v))
-	inner, ok := bytes.CutPrefix(v, []byte("{"))
-	if inner, ok = bytes.CutSuffix(inner, []byte("}")); !ok {
+	inner, open := bytes.CutPrefix(v, []byte("{"))
+	inner, closed := bytes.CutSuffix(inner, []byte("}"))
+	if !open || !closed {
 		return 0, bad
 	}
 	for len(inner) > 0 {

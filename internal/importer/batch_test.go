@@ -107,3 +107,24 @@ func queryIterations(t *testing.T, e *query.Engine, args string) (iterationsAnsw
 	}
 	return env.Result, string(raw)
 }
+
+// TestBatchObservationsFrameARun: a run holding only iteration records is
+// framed by them when their timezone is known (first start to last start
+// plus one second); without it nothing can frame the run.
+func TestBatchObservationsFrameARun(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, map[string]string{"logs/h_decode_w0.out": "" +
+		"[TRT-LLM] iter = 1, global_rank = 0, rank = 0, num_scheduled_requests = 1, timestamp = 2026-09-17 10:58:33\n" +
+		"[TRT-LLM] iter = 2, global_rank = 0, rank = 0, num_scheduled_requests = 1, timestamp = 2026-09-17 10:58:36\n"})
+	res, err := Import(Options{Run: root, IterationTimezone: time.UTC})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := res.Dataset
+	if d.Meta.DurationNS != 4*int64(time.Second) || d.Meta.OriginNS != time.Date(2026, 9, 17, 10, 58, 33, 0, time.UTC).UnixNano() || len(d.BatchObservations) != 2 {
+		t.Fatalf("origin %d duration %d, %d observations", d.Meta.OriginNS, d.Meta.DurationNS, len(d.BatchObservations))
+	}
+	if _, err := Import(Options{Run: root}); err == nil || !strings.Contains(err.Error(), "no positive recorded time range") {
+		t.Fatalf("unaligned-only run: %v", err)
+	}
+}

@@ -157,24 +157,35 @@ func DecodeSnapshot(line []byte) (Snapshot, bool, error) {
 		return Snapshot{}, false, err
 	}
 	s := Snapshot{Stamp: stamp, LocalTime: text, Rank: rank, Decode: decode}
+	// One block holds the snapshot's numbers: one allocation, not one per
+	// counter.
+	store := new(struct {
+		ints   [8]int64
+		floats [4]float64
+	})
+	ni, nf := 0, 0
 	for _, c := range [...]struct {
 		label string
 		dst   **int64
 	}{{"#running-req:", &s.Running}, {"#queue-req:", &s.Queued}, {"#new-seq:", &s.NewSeq}, {"#new-token:", &s.NewToken}, {"#cached-token:", &s.CachedToken}} {
 		if v, ok := countAfter(fields, c.label); ok {
-			n := int64(v)
-			*c.dst = &n
+			store.ints[ni] = int64(v)
+			*c.dst = &store.ints[ni]
+			ni++
 		}
 	}
 	if a, c, t, ok := pageCounts(fields); ok {
-		s.PagesActive, s.PagesCached, s.PagesTotal = &a, &c, &t
+		store.ints[5], store.ints[6], store.ints[7] = a, c, t
+		s.PagesActive, s.PagesCached, s.PagesTotal = &store.ints[5], &store.ints[6], &store.ints[7]
 	}
 	for _, d := range [...]struct {
 		label string
 		dst   **float64
 	}{{"page ratio:", &s.PageRatio}, {"gen throughput (token/s):", &s.GenThroughput}, {"avg_accept_len:", &s.AvgAcceptLen}, {"accept_rate:", &s.AcceptRate}} {
 		if v, ok := decimalAfter(fields, d.label); ok {
-			*d.dst = &v
+			store.floats[nf] = v
+			*d.dst = &store.floats[nf]
+			nf++
 		}
 	}
 	return s, true, nil

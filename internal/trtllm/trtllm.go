@@ -31,6 +31,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"unsafe"
 
 	"github.com/dsight/dsight/internal/logmetric"
 	"github.com/dsight/dsight/internal/model"
@@ -107,9 +108,42 @@ const (
 	fLater // a field added after v4
 )
 
+// arena holds one record's numbers, so a record costs one allocation
+// instead of one per field.
+type arena struct {
+	ints   [model.NumBatchInts + 3]int64
+	floats [model.NumBatchFloats]float64
+	ni, nf int
+}
+
+func (a *arena) int(v int64) *int64 {
+	if a.ni == len(a.ints) { // only a record that is about to fail repeats fields
+		p := new(int64)
+		*p = v
+		return p
+	}
+	p := &a.ints[a.ni]
+	*p = v
+	a.ni++
+	return p
+}
+
+func (a *arena) float(v float64) *float64 {
+	if a.nf == len(a.floats) {
+		p := new(float64)
+		*p = v
+		return p
+	}
+	p := &a.floats[a.nf]
+	*p = v
+	a.nf++
+	return p
+}
+
 func decodeFields(b []byte) (Iteration, error) {
 	var it Iteration
 	o := &it.Obs
+	a := new(arena)
 	o.Kind = model.BatchTRTLLMIteration
 	o.RankKind = model.RankGlobal
 	var have seen
@@ -122,12 +156,12 @@ func decodeFields(b []byte) (Iteration, error) {
 			return it, fmt.Errorf("%w: expected a field at %q", ErrMalformed, clip(b))
 		}
 		value, next := cutValue(rest)
-		f, err := setField(o, &it.Stamp, key, sep, value)
+		f, err := setField(o, a, &it.Stamp, key, sep, value)
 		if err != nil {
 			return it, err
 		}
 		if f != 0 && have&f != 0 && f != fLater {
-			return it, fmt.Errorf("%w: %s repeated", ErrMalformed, key)
+			return it, fmt.Errorf("%w: %s repeated", ErrMalformed, string(key))
 		}
 		have |= f
 		if f == fTimestamp && !fieldEnd(value[len(o.LocalTime):]) {
@@ -168,21 +202,21 @@ func format(have seen) string {
 }
 
 // cutKey reads "<key> = " or "<key>: " at the start of b.
-func cutKey(b []byte) (key string, sep byte, rest []byte, ok bool) {
+func cutKey(b []byte) (key []byte, sep byte, rest []byte, ok bool) {
 	n := 0
 	for n < len(b) && isWord(b[n]) {
 		n++
 	}
 	if n == 0 {
-		return "", 0, nil, false
+		return nil, 0, nil, false
 	}
 	switch {
 	case bytes.HasPrefix(b[n:], []byte(" = ")):
-		return string(b[:n]), '=', b[n+3:], true
+		return b[:n], '=', b[n+3:], true
 	case bytes.HasPrefix(b[n:], []byte(": ")):
-		return string(b[:n]), ':', b[n+2:], true
+		return b[:n], ':', b[n+2:], true
 	}
-	return "", 0, nil, false
+	return nil, 0, nil, false
 }
 
 // cutValue splits b at the first ", " outside braces and brackets.
@@ -205,12 +239,13 @@ func cutValue(b []byte) (value, next []byte) {
 
 // setField stores one field's value; unknown keys are ignored (later
 // executor versions add fields) and return 0.
-func setField(o *model.BatchObservation, stamp *logmetric.Stamp, key string, sep byte, v []byte) (seen, error) {
-	bad := func() (seen, error) { return 0, fmt.Errorf("%w: %s %q", ErrMalformed, key, clip(v)) }
+func setField(o *model.BatchObservation, a *arena, stamp *logmetric.Stamp, keyb []byte, sep byte, v []byte) (seen, error) {
+	key := unsafeKey(keyb)
+	bad := func() (seen, error) { return 0, fmt.Errorf("%w: %s %q", ErrMalformed, string(keyb), clip(v)) }
 	integer := func(dst **int64) bool {
 		n, ok := count(v)
 		if ok {
-			*dst = &n
+			*dst = a.int(n)
 		}
 		return ok
 	}
@@ -228,7 +263,7 @@ func setField(o *model.BatchObservation, stamp *logmetric.Stamp, key string, sep
 		}
 		f, ok := logmetric.ParseDecimal(num)
 		if ok {
-			*dst = &f
+			*dst = a.float(f)
 		}
 		return ok
 	}
@@ -260,16 +295,16 @@ func setField(o *model.BatchObservation, stamp *logmetric.Stamp, key string, sep
 		}
 		return fScheduledEquals, nil
 	case "currank_total_requests":
-		a, b, ok := bytes.Cut(v, []byte("/"))
+		cur, tot, ok := bytes.Cut(v, []byte("/"))
 		if !ok {
 			return bad()
 		}
-		x, ok1 := count(a)
-		y, ok2 := count(b)
+		x, ok1 := count(cur)
+		y, ok2 := count(tot)
 		if !ok1 || !ok2 {
 			return bad()
 		}
-		o.Ints[model.BatchCurrankRequests], o.Ints[model.BatchTotalRequests] = &x, &y
+		o.Ints[model.BatchCurrankRequests], o.Ints[model.BatchTotalRequests] = a.int(x), a.int(y)
 		return fCurrank, nil
 	case "elapsed_time":
 		if !measured(&o.Floats[model.BatchElapsedS], "s", true) {
@@ -303,7 +338,7 @@ func setField(o *model.BatchObservation, stamp *logmetric.Stamp, key string, sep
 		o.LocalTime = string(v[:n])
 		return fTimestamp, nil
 	case "states":
-		return states(o, v)
+		return states(o, a, v)
 	}
 	if i, ok := laterInts[key]; ok {
 		if o.Ints[i] != nil || !integer(&o.Ints[i]) {
@@ -333,19 +368,19 @@ var stateInts = map[string]int{
 
 // states reads the Python dict repr {'key': N, …}. Keys it does not know
 // (cached_kv_tokens_per_req holds a list) are skipped.
-func states(o *model.BatchObservation, v []byte) (seen, error) {
-	bad := fmt.Errorf("%w: states %q", ErrMalformed, clip(v))
+func states(o *model.BatchObservation, a *arena, v []byte) (seen, error) {
+	bad := func() error { return fmt.Errorf("%w: states %q", ErrMalformed, clip(v)) }
 	inner, open := bytes.CutPrefix(v, []byte("{"))
 	inner, closed := bytes.CutSuffix(inner, []byte("}"))
 	if !open || !closed {
-		return 0, bad
+		return 0, bad()
 	}
 	for len(inner) > 0 {
 		entry, next := cutValue(inner)
 		inner = next
 		k, val, ok := bytes.Cut(entry, []byte(": "))
 		if !ok || len(k) < 2 || k[0] != '\'' || k[len(k)-1] != '\'' {
-			return 0, bad
+			return 0, bad()
 		}
 		i, known := stateInts[string(k[1:len(k)-1])]
 		if !known {
@@ -353,9 +388,9 @@ func states(o *model.BatchObservation, v []byte) (seen, error) {
 		}
 		n, ok := count(val)
 		if !ok || o.Ints[i] != nil {
-			return 0, bad
+			return 0, bad()
 		}
-		o.Ints[i] = &n
+		o.Ints[i] = a.int(n)
 	}
 	return 0, nil
 }
@@ -365,6 +400,10 @@ func count(b []byte) (int64, bool) {
 	f, ok := logmetric.ParseCount(b)
 	return int64(f), ok
 }
+
+// unsafeKey views a field name without copying it; it is only compared
+// and used as a map key for lookups, never kept.
+func unsafeKey(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 func clip(b []byte) string {
 	if len(b) > 40 {

@@ -230,21 +230,18 @@ func rankOr(o *model.BatchObservation) int64 {
 // Clip keeps the observations that overlap [originNS, lastNS]: an aligned
 // observation whose [start, start+resolution) ends before the origin or
 // starts after the last instant is dropped; unaligned ones are kept. It
-// returns how many were dropped and the first of them (by order).
-func (r *Result) Clip(originNS, lastNS int64) (dropped int, first string) {
+// returns the lines of the dropped ones, in order.
+func (r *Result) Clip(originNS, lastNS int64) (dropped []model.LineRef) {
 	kept := r.Obs[:0]
 	for _, o := range r.Obs {
 		if o.StartNS != nil && (*o.StartNS+o.ResolutionNS() < originNS || *o.StartNS > lastNS) {
-			if dropped == 0 {
-				first = o.Evidence.String()
-			}
-			dropped++
+			dropped = append(dropped, o.Evidence)
 			continue
 		}
 		kept = append(kept, o)
 	}
 	r.Obs = kept
-	return dropped, first
+	return dropped
 }
 
 // Window is the envelope of the aligned observations, [first start, last

@@ -37,10 +37,33 @@ func (res *Result) mergeBatch() *batchobs.Result {
 }
 
 // finishBatch keeps the observations that overlap the run window and
-// accounts for every candidate line that did not become one.
-func finishBatch(d *model.Dataset, b *batchobs.Result, originNS, lastNS int64) {
-	dropped, first := b.Clip(originNS, lastNS)
+// accounts for every candidate line that did not become one. It runs
+// before the join: an Engine ID map logged on the line of an iteration
+// outside the window is dropped with it (reference-behaviour §2.5), so the
+// join never sees it.
+func finishBatch(d *model.Dataset, ev *serverEvidence, originNS, lastNS int64) {
+	b := ev.batch
+	refs := b.Clip(originNS, lastNS)
 	d.BatchObservations = b.Obs
+	dropped := len(refs)
+	if dropped > 0 {
+		out := map[model.LineRef]bool{}
+		for _, r := range refs {
+			out[r] = true
+		}
+		for k := range ev.in.WorkerLogs {
+			w := &ev.in.WorkerLogs[k]
+			kept := w.EngineMaps[:0]
+			for _, m := range w.EngineMaps {
+				if out[m.Ref] {
+					d.Audit["engine_maps_outside_window"]++
+					continue
+				}
+				kept = append(kept, m)
+			}
+			w.EngineMaps = kept
+		}
+	}
 	for _, o := range b.Obs {
 		switch o.Kind {
 		case model.BatchTRTLLMIteration:
@@ -55,7 +78,7 @@ func finishBatch(d *model.Dataset, b *batchobs.Result, originNS, lastNS int64) {
 	}
 	if dropped > 0 {
 		d.Audit["batch_observations_outside_window"] = int64(dropped)
-		d.Meta.Warnings = append(d.Meta.Warnings, fmt.Sprintf("%d iteration/batch snapshot line(s) lie outside the run window and were not kept (first: %s)", dropped, first))
+		d.Meta.Warnings = append(d.Meta.Warnings, fmt.Sprintf("%d iteration/batch snapshot line(s) lie outside the run window and were not kept, nor an engine id map on the same line (first: %s)", dropped, refs[0]))
 	}
 	if b.Unreadable > 0 {
 		d.Audit["unreadable_batch_lines"] = int64(b.Unreadable)

@@ -43,7 +43,7 @@ func TestBatchObservationsImported(t *testing.T) {
 		t.Errorf("snapshot %+v", snap)
 	}
 	warns := strings.Join(d.Meta.Warnings, "\n")
-	if !strings.Contains(warns, "1 iteration/batch snapshot line(s) lie outside the run window and were not kept (first: logs/ts-host_decode_w1.out:3)") ||
+	if !strings.Contains(warns, "1 iteration/batch snapshot line(s) lie outside the run window and were not kept, nor an engine id map on the same line (first: logs/ts-host_decode_w1.out:3)") ||
 		!strings.Contains(warns, "1 iteration/batch snapshot line(s) could not be read and were skipped (first: logs/ts-host_decode_w1.out:2: ") {
 		t.Errorf("warnings %s", warns)
 	}
@@ -126,5 +126,38 @@ func TestBatchObservationsFrameARun(t *testing.T) {
 	}
 	if _, err := Import(Options{Run: root}); err == nil || !strings.Contains(err.Error(), "no positive recorded time range") {
 		t.Fatalf("unaligned-only run: %v", err)
+	}
+}
+
+// TestOutOfWindowIterationDropsItsEngineMap: an iteration and an Engine ID
+// map on one line are one record: with UTC the line outside the run window
+// drops both; without a timezone both are kept (reference test 20).
+func TestOutOfWindowIterationDropsItsEngineMap(t *testing.T) {
+	root := writeRun(t)
+	write(t, root, map[string]string{"logs/late-host_decode_w3.out": "[TRT-LLM] iter = 42, global_rank = 4, rank = 0, num_scheduled_requests = 2, kv_cache_util = 0.25, host_step_time = 1e-3ms, prev_device_step_time = 2.5E+1ms, timestamp = 2026-09-17 12:00:00 Engine ID map: request_id=22222222-2222-4222-8222-222222222222 trtllm_client_id=8 disagg_request_id=101\n"})
+	maps := func(d *model.Dataset) int {
+		n := 0
+		for _, ev := range d.Evidence {
+			for _, e := range ev.Engine {
+				if e.Ref.Path == "logs/late-host_decode_w3.out" {
+					n++
+				}
+			}
+		}
+		return n
+	}
+	res, err := Import(Options{Run: root, IterationTimezone: time.UTC})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := res.Dataset; d.Audit["engine_maps_outside_window"] != 1 || maps(d) != 0 || d.Audit["batch_observations_outside_window"] != 1 {
+		t.Errorf("with UTC: audit %v, %d maps kept", d.Audit, maps(d))
+	}
+	res, err = Import(Options{Run: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := res.Dataset; maps(d) != 1 || len(d.BatchObservations) != 3 {
+		t.Errorf("without a timezone: %d maps, %d observations", maps(d), len(d.BatchObservations))
 	}
 }

@@ -142,13 +142,13 @@ func Import(opt Options) (*Result, error) {
 		}
 		d.Meta.TimeBasis = "available source timestamps; no client measurement window"
 	}
+	finishBatch(d, server, origin, last)
 	if err := res.join(d, server, requests, origin, last); err != nil {
 		return nil, err
 	}
 	if err := align(d, requests, origin, last); err != nil {
 		return nil, err
 	}
-	finishBatch(d, server.batch, origin, last)
 	if err := res.readMetrics(d, root, logDir, files.workers, opt, origin, last, claimed); err != nil {
 		return nil, err
 	}

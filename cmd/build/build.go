@@ -28,7 +28,7 @@ func build(args []string, stdout io.Writer) (err error) {
 	var tz, cpuProfile, memProfile string
 	fs.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the build to this file (for slow-build reports)")
 	fs.StringVar(&memProfile, "memprofile", "", "write the heap profile taken at the build's highest live heap to this file (for memory reports)")
-	fs.StringVar(&tz, "iteration-timezone", "", "IANA timezone of the workers' local log timestamps (log metrics are omitted without it)")
+	fs.StringVar(&tz, "iteration-timezone", "", "IANA timezone of the workers' local log timestamps (without it log metrics are omitted and iterations/batch snapshots stay unaligned)")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err

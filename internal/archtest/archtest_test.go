@@ -31,7 +31,7 @@ var allowed = map[string][]string{
 	"internal/catalog":                 {"internal/model", "internal/shard"},
 	"internal/query":                   {"internal/model", "internal/catalog", "internal/pyramid", "internal/shard", "internal/lifecycle"},
 	"internal/report":                  {"internal/model", "internal/catalog", "internal/query", "internal/shard"},
-	"internal/importer":                {"internal/model", "internal/aiperf", "internal/agentperf", "internal/otlp", "internal/dynamolog", "internal/sourcename", "internal/lifecycle", "internal/metrics", "internal/importer/join"},
+	"internal/importer":                {"internal/model", "internal/aiperf", "internal/agentperf", "internal/otlp", "internal/dynamolog", "internal/sourcename", "internal/lifecycle", "internal/metrics", "internal/batchobs", "internal/importer/join"},
 	"internal/importer/join":           {"internal/model", "internal/lifecycle", "internal/sourcename"},
 	"internal/importer/join/jointest":  {"internal/model", "internal/importer/join", "internal/otlp", "internal/dynamolog", "internal/sourcename"},
 	"internal/metrics":                 {"internal/model", "internal/shard", "internal/pyramid", "internal/tachometer", "internal/logmetric", "internal/sglang", "internal/tokenspeed", "internal/sourcename"},
@@ -44,6 +44,8 @@ var allowed = map[string][]string{
 	"internal/logmetric/logmetrictest": {"internal/logmetric", "internal/golden"},
 	"internal/sglang":                  {"internal/logmetric"},
 	"internal/tokenspeed":              {"internal/logmetric"},
+	"internal/trtllm":                  {"internal/model", "internal/logmetric"},
+	"internal/batchobs":                {"internal/model", "internal/logmetric", "internal/trtllm", "internal/tokenspeed"},
 	"internal/tachometer":              {},
 	"internal/pyramid":                 {"internal/shard"},
 	"wasm":                             {"internal/catalog", "internal/query", "internal/shard"},
@@ -61,7 +63,7 @@ var readers = []string{"internal/jsonscan", "internal/lineread"}
 var inputReaders = append([]string{
 	"internal/aiperf", "internal/agentperf", "internal/otlp", "internal/dynamolog",
 	"internal/sourcename", "internal/tachometer", "internal/logmetric", "internal/sglang", "internal/tokenspeed",
-	"internal/metrics", "internal/importer", "internal/importer/join",
+	"internal/trtllm", "internal/batchobs", "internal/metrics", "internal/importer", "internal/importer/join",
 }, readers...)
 
 // heavy third-party modules and the one package allowed to use each.

@@ -201,7 +201,11 @@ func Encode(d *model.Dataset) *shard.Shard {
 	spanChunksT := chunkTable(TableSpanChunks, spanChunks)
 
 	tables := []shard.Table{meta, notesT, audit, sources, requests, issuesT, sessionsT, agentsT, orderT, serverT, serverSpansT, spanChunksT}
-	return &shard.Shard{Kind: Kind, Tables: append(tables, encodeMetrics(d)...)}
+	tables = append(tables, encodeMetrics(d)...)
+	if len(d.BatchObservations) > 0 { // cores without observations stay as they were
+		tables = append(tables, encodeBatch(d))
+	}
+	return &shard.Shard{Kind: Kind, Tables: tables}
 }
 
 func boolInt(b bool) int64 {

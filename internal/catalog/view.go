@@ -32,6 +32,8 @@ type Core struct {
 	// and shard descriptors (samples stay in detail shards).
 	MetricFamilies []model.MetricFamily
 	Metrics        []model.MetricSeries
+	// Batch holds the iteration records and batch snapshots.
+	Batch Batch
 }
 
 // Server is the request_server table: one row per request with server evidence.
@@ -193,6 +195,9 @@ func (c *Core) Dataset() *model.Dataset {
 	d.Evidence = decodeAll(len(c.ServerChunks), c.ServerChunk, (*EvidenceChunk).Request)
 	d.ServerSpans = decodeAll(len(c.SpanChunks), c.ServerSpanChunk, (*EvidenceChunk).Span)
 	d.MetricFamilies, d.Metrics = c.MetricFamilies, c.Metrics
+	for i := range c.Batch.N {
+		d.BatchObservations = append(d.BatchObservations, c.Batch.Row(i, c.Meta.OriginNS))
+	}
 	return d
 }
 
@@ -311,6 +316,7 @@ func Open(s *shard.Shard) (*Core, error) {
 		c.SpanChunks, c.SpanChunkBytes = o.strs(t, "payload"), o.ints(t, "bytes")
 	}
 	o.metrics(c)
+	o.batch(c)
 	if o.err != nil {
 		return nil, o.err
 	}

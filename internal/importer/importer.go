@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dsight/dsight/internal/batchobs"
 	"github.com/dsight/dsight/internal/model"
 )
 
@@ -35,6 +36,9 @@ type Result struct {
 	Dataset *model.Dataset
 	stamps  []stamp
 	pending int // sources opened but not yet registered
+
+	batchLoc   *time.Location     // aligns naive iteration/snapshot timestamps
+	batchParts []*batchobs.Result // per worker log, in read order
 }
 
 type stamp struct {
@@ -93,7 +97,7 @@ func Import(opt Options) (*Result, error) {
 		d.Meta.IterationTimezone = opt.IterationTimezone.String()
 	}
 	d.Meta.OTelEnabled = !opt.NoOTel
-	b.d, b.res = d, &Result{Dataset: d}
+	b.d, b.res = d, &Result{Dataset: d, batchLoc: opt.IterationTimezone}
 	// Every kind that frames nothing is read before the window...
 	for i, k := range sourceKinds {
 		if !k.framed {
@@ -104,6 +108,7 @@ func Import(opt Options) (*Result, error) {
 	}
 	requests := b.requests
 	server := &b.server
+	server.batch = b.res.mergeBatch() // every worker log is read
 	var origin, last int64
 	if len(requests) > 0 {
 		origin, last = requests[0].StartNS, requests[0].EndNS
@@ -132,6 +137,7 @@ func Import(opt Options) (*Result, error) {
 		d.Meta.TimeBasis = "available source timestamps; no client measurement window"
 	}
 	res := b.res
+	finishBatch(d, server, origin, last)
 	if err := res.join(d, server, requests, origin, last); err != nil {
 		return nil, err
 	}

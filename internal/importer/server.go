@@ -5,6 +5,7 @@ import (
 	"io"
 	"path/filepath"
 
+	"github.com/dsight/dsight/internal/batchobs"
 	"github.com/dsight/dsight/internal/dynamolog"
 	"github.com/dsight/dsight/internal/importer/join"
 	"github.com/dsight/dsight/internal/lifecycle"
@@ -15,7 +16,8 @@ import (
 
 // serverEvidence is the parsed server-side evidence of a run.
 type serverEvidence struct {
-	in join.Input
+	in    join.Input
+	batch *batchobs.Result // iteration records and batch snapshots
 }
 
 // readFrontends scans every frontend log for its bridge lines.
@@ -55,7 +57,7 @@ func readWorkers(b *build, files []string) error {
 				return err
 			}, func(r io.Reader) error {
 				return b.metrics.ReadLog(r, src.rel, src.id, id, b.opt.IterationTimezone)
-			})
+			}, b.res.batchReader(id, src.rel))
 		}); err != nil {
 			return err
 		}
@@ -110,6 +112,9 @@ func (ev *serverEvidence) window() (lo, hi int64, ok bool) {
 	}
 	for k := range ev.in.Bridges {
 		at(ev.in.Bridges[k].Time)
+	}
+	if a, b, found := ev.batch.Window(); found { // aligned ones only
+		add(a, b)
 	}
 	for _, w := range ev.in.WorkerLogs {
 		for k := range w.Bindings {

@@ -23,6 +23,10 @@ type Dataset struct {
 	// its series, in the same order.
 	MetricFamilies []MetricFamily
 	Metrics        []MetricSeries
+	// BatchObservations are the iteration and batch snapshot lines of the
+	// worker logs, aligned ones in (start, worker, rank, line) order, then
+	// the unaligned ones in file and line order.
+	BatchObservations []BatchObservation
 	// Unread lists files found in the run that no reader consumed, relative to
 	// Meta.SourceRoot, so that nothing is dropped without the user knowing.
 	Unread []string

@@ -95,6 +95,9 @@ func New(c *catalog.Core) (*Engine, error) {
 	for i, s := range c.Sources {
 		e.sourceByID[s.ID] = i
 	}
+	if !e.checkBatchOrder() {
+		return nil, fmt.Errorf("batch observations are not stored aligned first in start order")
+	}
 	e.serverRow = make([]int32, r.N)
 	for i := range e.serverRow {
 		e.serverRow[i] = -1

@@ -81,7 +81,7 @@ func (e *Engine) Summary() Summary {
 		},
 		Audit:        audit,
 		Capabilities: e.capabilities(),
-		Counts:       Counts{Requests: e.r.N, Sessions: len(e.c.Sessions.ID), Workers: len(e.workers()), Metrics: len(e.c.Metrics)},
+		Counts:       Counts{Requests: e.r.N, Sessions: len(e.c.Sessions.ID), Workers: len(e.workers()), Metrics: len(e.c.Metrics), Iterations: e.c.Batch.N},
 	}
 }
 
@@ -216,6 +216,7 @@ func (e *Engine) capabilities() Capabilities {
 		c.RequestBreakdown = c.RequestBreakdown || e.c.Server.LifecycleAvailable[k] == 1
 		c.ServerActivity = c.ServerActivity || e.c.Server.SpanCount[k] > 0
 	}
+	c.Iterations = e.c.Batch.N > 0
 	c.Metrics = len(e.c.MetricFamilies) > 0
 	for i := range e.c.Metrics {
 		m := &e.c.Metrics[i]

@@ -77,6 +77,32 @@ func (Generator) Definitions() []logmetric.Definition { return slices.Clone(defi
 
 // Decode implements logmetric.Generator.
 func (Generator) Decode(line []byte) (logmetric.Observation, bool, error) {
+	stamp, rank, msg, ok := findPrefix(line)
+	if !ok {
+		return logmetric.Observation{}, false, nil
+	}
+	values := decodeMessage(msg)
+	if len(values) == 0 {
+		return logmetric.Observation{}, false, nil
+	}
+	if err := stamp.Validate(); err != nil {
+		return logmetric.Observation{}, false, err
+	}
+	return logmetric.Observation{
+		Time:   stamp,
+		Rank:   logmetric.Rank{Kind: logmetric.RankKindAttentionTP, Index: rank},
+		Values: values,
+	}, true, nil
+}
+
+// findPrefix finds the first "[stamp<ws>ATTN TP RANK n]" on the line and
+// returns the message after it.
+func findPrefix(line []byte) (logmetric.Stamp, int, []byte, bool) {
+	stamp, _, rank, msg, ok := findPrefixText(line)
+	return stamp, rank, msg, ok
+}
+
+func findPrefixText(line []byte) (logmetric.Stamp, string, int, []byte, bool) {
 	for off := 0; off < len(line); {
 		i := bytes.IndexByte(line[off:], '[')
 		if i < 0 {
@@ -84,36 +110,117 @@ func (Generator) Decode(line []byte) (logmetric.Observation, bool, error) {
 		}
 		at := off + i
 		off = at + 1
-		stamp, rank, n := parsePrefix(line[at:])
+		stamp, used, rank, n := parsePrefixText(line[at:])
 		if n == 0 {
 			continue
 		}
-		values := decodeMessage(line[at+n:])
-		if len(values) == 0 {
-			return logmetric.Observation{}, false, nil
-		}
-		if err := stamp.Validate(); err != nil {
-			return logmetric.Observation{}, false, err
-		}
-		return logmetric.Observation{
-			Time:   stamp,
-			Rank:   logmetric.Rank{Kind: logmetric.RankKindAttentionTP, Index: rank},
-			Values: values,
-		}, true, nil
+		return stamp, string(line[at+1 : at+1+used]), rank, line[at+n:], true
 	}
-	return logmetric.Observation{}, false, nil
+	return logmetric.Stamp{}, "", 0, nil, false
+}
+
+// Snapshot is one "Prefill batch." or "Decode batch." line: periodic
+// scheduler state of one attention TP rank, not a forward iteration. Every
+// counter the line did not record (or recorded unreadably) is nil.
+type Snapshot struct {
+	Stamp logmetric.Stamp
+	// LocalTime is the timestamp text as written.
+	LocalTime string
+	Rank      int // attention TP rank
+	Decode    bool
+	// Counts: #running-req, #queue-req, #new-seq, #new-token, #cached-token
+	// and #pages(active/cached/total).
+	Running, Queued, NewSeq, NewToken, CachedToken *int64
+	PagesActive, PagesCached, PagesTotal           *int64
+	// Decimals: page ratio, gen throughput (token/s), avg_accept_len,
+	// accept_rate.
+	PageRatio, GenThroughput, AvgAcceptLen, AcceptRate *float64
+}
+
+// DecodeSnapshot reads a batch snapshot line, with the same prefix and
+// field rules the metric generator uses (one grammar, one owner). It
+// returns ok=false for other lines (configuration, "Mix batch.", other
+// engines) and an error only for an impossible timestamp.
+func DecodeSnapshot(line []byte) (Snapshot, bool, error) {
+	stamp, text, rank, msg, ok := findPrefixText(line)
+	if !ok {
+		return Snapshot{}, false, nil
+	}
+	if _, _, ok := bytes.Cut(msg, []byte("Scheduler config: ")); ok {
+		return Snapshot{}, false, nil
+	}
+	decode, fields, ok := batchFields(msg)
+	if !ok {
+		return Snapshot{}, false, nil
+	}
+	if err := stamp.Validate(); err != nil {
+		return Snapshot{}, false, err
+	}
+	s := Snapshot{Stamp: stamp, LocalTime: text, Rank: rank, Decode: decode}
+	// One block holds the snapshot's numbers: one allocation, not one per
+	// counter.
+	store := new(struct {
+		ints   [8]int64
+		floats [4]float64
+	})
+	ni, nf := 0, 0
+	for _, c := range [...]struct {
+		label string
+		dst   **int64
+	}{{"#running-req:", &s.Running}, {"#queue-req:", &s.Queued}, {"#new-seq:", &s.NewSeq}, {"#new-token:", &s.NewToken}, {"#cached-token:", &s.CachedToken}} {
+		if v, ok := countAfter(fields, c.label); ok {
+			store.ints[ni] = int64(v)
+			*c.dst = &store.ints[ni]
+			ni++
+		}
+	}
+	if a, c, t, ok := pageCounts(fields); ok {
+		store.ints[5], store.ints[6], store.ints[7] = a, c, t
+		s.PagesActive, s.PagesCached, s.PagesTotal = &store.ints[5], &store.ints[6], &store.ints[7]
+	}
+	for _, d := range [...]struct {
+		label string
+		dst   **float64
+	}{{"page ratio:", &s.PageRatio}, {"gen throughput (token/s):", &s.GenThroughput}, {"avg_accept_len:", &s.AvgAcceptLen}, {"accept_rate:", &s.AcceptRate}} {
+		if v, ok := decimalAfter(fields, d.label); ok {
+			store.floats[nf] = v
+			*d.dst = &store.floats[nf]
+			nf++
+		}
+	}
+	return s, true, nil
+}
+
+// decimalAfter reads the unsigned decimal after the first occurrence of
+// label, ending at a field boundary.
+func decimalAfter(fields []byte, label string) (float64, bool) {
+	i := bytes.Index(fields, []byte(label))
+	if i < 0 {
+		return 0, false
+	}
+	rest := bytes.TrimLeft(fields[i+len(label):], " \t")
+	n := 0
+	for n < len(rest) && (isDigit(rest[n]) || rest[n] == '.' || rest[n] == 'e' || rest[n] == 'E' || rest[n] == '+' || rest[n] == '-') {
+		n++
+	}
+	if n == 0 || !boundary(rest[n:]) {
+		return 0, false
+	}
+	return logmetric.ParseDecimal(rest[:n])
 }
 
 const maxRankDigits = 9
 
-// parsePrefix reads "[stamp<whitespace>ATTN TP RANK n]" at the start of b.
-func parsePrefix(b []byte) (logmetric.Stamp, int, int) {
+// parsePrefixText reads "[stamp<whitespace>ATTN TP RANK n]" at the start
+// of b: the stamp, its length (its text is b[1:1+stampLen]), the rank and
+// the prefix length (0 when b does not start with one).
+func parsePrefixText(b []byte) (stamp logmetric.Stamp, stampLen, rank, n int) {
 	if len(b) == 0 || b[0] != '[' {
-		return logmetric.Stamp{}, 0, 0
+		return logmetric.Stamp{}, 0, 0, 0
 	}
 	stamp, used := logmetric.ParseStamp(b[1:], ',')
 	if used == 0 {
-		return logmetric.Stamp{}, 0, 0
+		return logmetric.Stamp{}, 0, 0, 0
 	}
 	i := 1 + used
 	ws := i
@@ -122,17 +229,17 @@ func parsePrefix(b []byte) (logmetric.Stamp, int, int) {
 	}
 	rest, ok := bytes.CutPrefix(b[i:], []byte("ATTN TP RANK "))
 	if i == ws || !ok {
-		return logmetric.Stamp{}, 0, 0
+		return logmetric.Stamp{}, 0, 0, 0
 	}
 	d := 0
 	for d < len(rest) && isDigit(rest[d]) {
 		d++
 	}
 	if d == 0 || d > maxRankDigits || d == len(rest) || rest[d] != ']' {
-		return logmetric.Stamp{}, 0, 0
+		return logmetric.Stamp{}, 0, 0, 0
 	}
-	rank, _ := strconv.Atoi(string(rest[:d]))
-	return stamp, rank, len(b) - len(rest) + d + 1
+	rank, _ = strconv.Atoi(string(rest[:d]))
+	return stamp, used, rank, len(b) - len(rest) + d + 1
 }
 
 // decodeMessage reads the text after the prefix: a scheduler configuration
@@ -218,35 +325,44 @@ func countAfter(fields []byte, label string) (float64, bool) {
 	return logmetric.ParseCount(rest[:n])
 }
 
-// pages reads "#pages(active/cached/total): a/c/t" from the same snapshot.
+// pages reads the active and total pages of the snapshot.
 func pages(fields []byte) (active, total float64, ok bool) {
+	a, _, t, ok := pageCounts(fields)
+	return float64(a), float64(t), ok
+}
+
+// pageCounts reads "#pages(active/cached/total): a/c/t" from the same
+// snapshot; each count is at most 2^53.
+func pageCounts(fields []byte) (active, cached, total int64, ok bool) {
 	const label = "#pages(active/cached/total):"
 	i := bytes.Index(fields, []byte(label))
 	if i < 0 {
-		return 0, 0, false
+		return 0, 0, 0, false
 	}
 	rest := bytes.TrimLeft(fields[i+len(label):], " \t")
-	var nums [3]float64
+	var nums [3]int64
 	for k := range nums {
 		n, ok := leadingCount(rest)
 		if !ok {
-			return 0, 0, false
+			return 0, 0, 0, false
 		}
-		if nums[k], ok = logmetric.ParseCount(rest[:n]); !ok {
-			return 0, 0, false
+		v, ok := logmetric.ParseCount(rest[:n])
+		if !ok {
+			return 0, 0, 0, false
 		}
+		nums[k] = int64(v)
 		rest = rest[n:]
 		if k < 2 {
 			if len(rest) == 0 || rest[0] != '/' {
-				return 0, 0, false
+				return 0, 0, 0, false
 			}
 			rest = rest[1:]
 		}
 	}
 	if !boundary(rest) {
-		return 0, 0, false
+		return 0, 0, 0, false
 	}
-	return nums[0], nums[2], true
+	return nums[0], nums[1], nums[2], true
 }
 
 func leadingCount(b []byte) (int, bool) {

@@ -2,7 +2,7 @@
 // dsight to import: the same flags always produce byte-identical files.
 //
 //	go run ./tools/gen -out DIR [-seed 1] [-scale 1 | -requests N] [-concurrency C] [-hostile]
-//	    [-sources aiperf,frontend,otel,workers,sglang,tokenspeed,tachometer] [-timezone UTC]
+//	    [-sources aiperf,frontend,otel,workers,sglang,tokenspeed,tachometer,trtllm] [-timezone UTC]
 //	    [-otel-untraced 0] [-otel-duplicate] [-clock-oddities] [-samples N]
 //
 // It prints a one-line JSON summary (paths, counts, bytes) on stdout.

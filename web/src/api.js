@@ -108,6 +108,14 @@ export function createAPI(view) {
       return ask("server_spans", { ...rangeArgs(o), offset: o.offset, limit: clampLimit("server_spans", o.limit) });
     },
 
+    // queryIterations answers from the core the engine already holds, so it
+    // is synchronous. Unlike the other lists its offset and limit are not
+    // clamped: outside 0..1000 or not an integer is an error (reference §8).
+    queryIterations(o = {}) {
+      const rank = o.rank === undefined || o.rank === null ? undefined : String(o.rank);
+      return ask("iterations", { ...rangeArgs(o), worker: o.worker, rank, offset: o.offset, limit: o.limit });
+    },
+
     listMetricFamilies() {
       return ask("metric_families", {}).items;
     },
@@ -149,7 +157,7 @@ export function createAPI(view) {
         request,
         visible_request_count: visible.total,
         server_spans: ask("server_spans", { from: captured.from, to: captured.to, limit: 100 }),
-        batch_observations: { total: 0, items: [] },
+        batch_observations: ask("iterations", { from: captured.from, to: captured.to, limit: 1000 }),
         profile: null,
         limitations: sum.meta.limitations,
         warnings: sum.meta.warnings,

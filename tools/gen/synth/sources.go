@@ -20,6 +20,7 @@ const (
 	SourceSGLang                         // SGLang batch and ReqTimeStats lines in the worker logs
 	SourceTokenSpeed                     // TokenSpeed batch and scheduler-config lines in the worker logs
 	SourceTachometer                     // logs/tachometer/local/<capture>/final.parquet + current.arrow
+	SourceTRTLLM                         // TRT-LLM iteration records (print_iter_log) in the logs of workers that log no SGLang/TokenSpeed batches
 )
 
 // DefaultSources is what a run holds unless told otherwise: one client and
@@ -32,7 +33,7 @@ var sourceNames = []struct {
 }{
 	{SourceAIPerf, "aiperf"}, {SourceAgentPerf, "agentperf"}, {SourceFrontend, "frontend"},
 	{SourceOTel, "otel"}, {SourceWorkers, "workers"}, {SourceSGLang, "sglang"},
-	{SourceTokenSpeed, "tokenspeed"}, {SourceTachometer, "tachometer"},
+	{SourceTokenSpeed, "tokenspeed"}, {SourceTachometer, "tachometer"}, {SourceTRTLLM, "trtllm"},
 }
 
 // ParseSources reads a comma-separated list of source names, such as
@@ -106,4 +107,6 @@ func (s Sources) check() error {
 }
 
 // workerLogs reports whether worker log files are written at all.
-func (s Sources) workerLogs() bool { return s&(SourceWorkers|SourceSGLang|SourceTokenSpeed) != 0 }
+func (s Sources) workerLogs() bool {
+	return s&(SourceWorkers|SourceSGLang|SourceTokenSpeed|SourceTRTLLM) != 0
+}

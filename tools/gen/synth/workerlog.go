@@ -59,16 +59,24 @@ type workerLog struct {
 	tsp   localStamp // TokenSpeed's asctime: comma and milliseconds
 	lines int64
 	prev  []int64 // per rank: time of the previous prefill batch line
+
+	trtllm        trtllmStamps
+	prevRunning   int // running requests at the previous TRT-LLM record
+	trtllmSegment int // the run fifth of the previous TRT-LLM record
+	trtllmRecords int // TRT-LLM records written in that fifth
+	trtllmEnd     int64
 }
 
 // tickSource emits one decode batch line per logging interval while its
 // rank (or, for TokenSpeed, the whole engine) has running requests.
 type tickSource struct {
-	rank  int // -1: the whole engine
-	next  int64
-	count int
-	busy  func(t int64) bool
-	after func(t int64) (int64, bool) // next decode start after t
+	rank int // -1: the whole engine; -2: TRT-LLM iteration records of rank 0
+	// period is the logging interval; 0 means decodeLogPeriod.
+	period int64
+	next   int64
+	count  int
+	busy   func(t int64) bool
+	after  func(t int64) (int64, bool) // next decode start after t
 }
 
 func (ts *tickSource) advance(from int64) {
@@ -84,8 +92,16 @@ func (ts *tickSource) advance(from int64) {
 			return
 		}
 		// The first logging tick at or after the next decode start.
-		t += (s - t + decodeLogPeriod - 1) / decodeLogPeriod * decodeLogPeriod
+		p := ts.every()
+		t += (s - t + p - 1) / p * p
 	}
+}
+
+func (ts *tickSource) every() int64 {
+	if ts.period > 0 {
+		return ts.period
+	}
+	return decodeLogPeriod
 }
 
 // writeWorkerLog writes the log of worker widx on its host h.
@@ -98,7 +114,7 @@ func writeWorkerLog(w io.Writer, sv *serving, occ *occupancy, widx, h int, loc *
 	wl := &workerLog{
 		sv: sv, occ: occ, w: wk, widx: widx, host: h, tl: newTimeliner(sv), cache: newAttemptCache(sv),
 		ts: newRFC3339Micro(), local: newLocalStamp(loc, sep), tsp: newLocalStamp(loc, ','),
-		prev: make([]int64, wk.dp),
+		prev: make([]int64, wk.dp), trtllm: newTRTLLMStamps(loc),
 	}
 	src := sv.p.Config.Sources
 	sglang := wk.engine == engineSGLang && src.Has(SourceSGLang)
@@ -182,6 +198,17 @@ func writeWorkerLog(w io.Writer, sv *serving, occ *occupancy, widx, h int, loc *
 				return next, found
 			}})
 	}
+	if src.Has(SourceTRTLLM) && !sglang && !tokenspeed && head {
+		// A prefill executor iterates while requests are in forward, a
+		// decode one while they are running.
+		busyLoad := &occ.ranks[widx][0].running
+		if role == rolePrefill {
+			busyLoad = &occ.ranks[widx][0].forward
+		}
+		ticks = append(ticks, &tickSource{rank: tickTRTLLM, period: iterLogPeriod,
+			busy:  func(t int64) bool { return busyLoad.count(t) > 0 },
+			after: busyLoad.nextStart})
+	}
 	if role == roleDecode && tokenspeed && head && wk.limit != limitKept {
 		events = append(events, wlEvent{t: reconfigureTime(sv.p, wk.limit), kind: wlSchedConfig})
 	}
@@ -209,7 +236,7 @@ func writeWorkerLog(w io.Writer, sv *serving, occ *occupancy, widx, h int, loc *
 		case tk != nil:
 			tk.count++
 			b = wl.decodeTick(b, tk)
-			tk.advance(tk.next + decodeLogPeriod)
+			tk.advance(tk.next + tk.every())
 		default:
 			if _, err := bw.Write(b); err != nil {
 				return wl.lines, err
@@ -250,6 +277,9 @@ func (wl *workerLog) event(b []byte, ev wlEvent) []byte {
 
 func (wl *workerLog) decodeTick(b []byte, tk *tickSource) []byte {
 	wl.lines++
+	if tk.rank == tickTRTLLM {
+		return wl.trtllmIteration(b, tk)
+	}
 	if tk.rank < 0 {
 		return wl.tokenspeedDecode(b, tk)
 	}

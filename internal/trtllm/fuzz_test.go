@@ -1,0 +1,75 @@
+package trtllm
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/dsight/dsight/internal/logmetric"
+)
+
+// perInput bounds one Decode call: the decoder is linear in the line, so an
+// input that takes longer is a hang, and fails.
+const perInput = 2 * time.Second
+
+// FuzzDecode: Decode never panics or hangs, fails only with ErrMalformed or
+// an invalid timestamp, and every record it returns has an iteration, both
+// ranks, a valid one-second timestamp and finite non-negative counters.
+func FuzzDecode(f *testing.F) {
+	for _, path := range fixtures(f) {
+		in, err := os.ReadFile(path)
+		if err != nil {
+			f.Fatal(err)
+		}
+		for _, line := range bytes.Split(in, []byte("\n")) {
+			f.Add(line)
+		}
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		type answer struct {
+			it  Iteration
+			ok  bool
+			err error
+		}
+		done := make(chan answer, 1)
+		go func() {
+			it, ok, err := Decode(line)
+			done <- answer{it, ok, err}
+		}()
+		var a answer
+		select {
+		case a = <-done:
+		case <-time.After(perInput):
+			t.Fatalf("Decode took over %s on %q", perInput, line)
+		}
+		if a.err != nil {
+			if a.ok || !errors.Is(a.err, ErrMalformed) && !errors.Is(a.err, logmetric.ErrInvalidStamp) {
+				t.Fatalf("unexpected error %v (ok=%v)", a.err, a.ok)
+			}
+			return
+		}
+		if !a.ok {
+			return
+		}
+		o := a.it.Obs
+		if o.Iteration == nil || o.Rank == nil || o.LocalRank == nil || *o.Rank < 0 || o.LocalTime == "" || a.it.Stamp.FracDigits != 0 {
+			t.Fatalf("bad record %+v", o)
+		}
+		if err := a.it.Stamp.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range o.Ints {
+			if v != nil && (*v < 0 || *v > 1<<53) {
+				t.Fatalf("count %d", *v)
+			}
+		}
+		for _, v := range o.Floats {
+			if v != nil && (math.IsNaN(*v) || math.IsInf(*v, 0) || *v < 0) {
+				t.Fatalf("value %v", *v)
+			}
+		}
+	})
+}

@@ -48,7 +48,10 @@ var allowed = map[string][]string{
 	"internal/pyramid":                 {"internal/shard"},
 	"wasm":                             {"internal/catalog", "internal/query", "internal/shard"},
 	"web":                              {},
-	"cmd/build":                        {"internal/importer", "internal/report", "internal/query", "internal/catalog", "web"},
+	"cmd/build":                        {"internal/importer", "internal/report", "internal/query", "internal/catalog", "internal/publish", "web"},
+	"cmd/edge":                         {"internal/edge"},
+	"internal/edge":                    {},
+	"internal/publish":                 {"internal/edge", "internal/report"},
 }
 
 // readers are the bottom-layer JSON scanner and line reader the parsers
@@ -68,6 +71,7 @@ var inputReaders = append([]string{
 var heavy = map[string]string{
 	"github.com/apache/arrow":  "internal/tachometer",
 	"github.com/evanw/esbuild": "tools/bundle",
+	"github.com/syumai/workers": "cmd/edge",
 }
 
 // moduleImports maps every package of the module (by its path below the

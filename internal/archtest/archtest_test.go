@@ -69,8 +69,8 @@ var inputReaders = append([]string{
 
 // heavy third-party modules and the one package allowed to use each.
 var heavy = map[string]string{
-	"github.com/apache/arrow":  "internal/tachometer",
-	"github.com/evanw/esbuild": "tools/bundle",
+	"github.com/apache/arrow":   "internal/tachometer",
+	"github.com/evanw/esbuild":  "tools/bundle",
 	"github.com/syumai/workers": "cmd/edge",
 }
 

@@ -51,7 +51,7 @@ var allowed = map[string][]string{
 	"cmd/build":                        {"internal/importer", "internal/report", "internal/query", "internal/catalog", "internal/publish", "web"},
 	"cmd/edge":                         {"internal/edge"},
 	"internal/edge":                    {},
-	"internal/publish":                 {"internal/edge", "internal/report"},
+	"internal/publish":                 {"internal/edge", "internal/report", "internal/shard"},
 }
 
 // readers are the bottom-layer JSON scanner and line reader the parsers

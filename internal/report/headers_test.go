@@ -61,3 +61,14 @@ func TestHeadersFile(t *testing.T) {
 		}
 	}
 }
+
+// The nginx and Caddy lines in docs/hosting.md send the same policy.
+func TestHostingDocsCarryThePolicy(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "hosting.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(doc), ContentSecurityPolicy()); n < 3 {
+		t.Fatalf("docs/hosting.md carries ContentSecurityPolicy() %d times, want the _headers, nginx and Caddy lines", n)
+	}
+}

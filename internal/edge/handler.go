@@ -38,6 +38,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		plain(w, http.StatusMethodNotAllowed, "method not allowed")
 		return
 	}
+	if r.Method == http.MethodHead {
+		w = headWriter{w}
+	}
 	// Route on the path as sent: an encoded dot or slash stays encoded and
 	// matches no pattern.
 	seg := strings.Split(r.URL.EscapedPath(), "/")
@@ -128,6 +131,11 @@ func plain(w http.ResponseWriter, status int, msg string) {
 	w.WriteHeader(status)
 	w.Write([]byte(msg + "\n"))
 }
+
+// headWriter answers HEAD with every header of GET and no body.
+type headWriter struct{ http.ResponseWriter }
+
+func (headWriter) Write(b []byte) (int, error) { return len(b), nil }
 
 func notFound(w http.ResponseWriter) {
 	w.Header().Set("Cache-Control", "no-store")

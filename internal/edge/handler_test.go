@@ -383,3 +383,13 @@ func TestLinkCheck(t *testing.T) {
 		}
 	}
 }
+
+func TestHeadOfErrorsHasNoBody(t *testing.T) {
+	s := fixture(t)
+	for _, target := range []string{"/nothing", "/r/" + rid + "/detail/" + shard + "a.js"} {
+		res := do(t, s, req{method: "HEAD", target: target})
+		if res.StatusCode != 404 || bodyOf(t, res) != "" || res.Header.Get("Content-Length") != "10" {
+			t.Errorf("HEAD %s: %d, length %s", target, res.StatusCode, res.Header.Get("Content-Length"))
+		}
+	}
+}

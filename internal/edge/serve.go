@@ -39,7 +39,7 @@ func serveStored(w http.ResponseWriter, r *http.Request, gz []byte, etag, ctype,
 	}
 	if gzipped {
 		h.Set("Content-Encoding", "gzip")
-		body(w, r, http.StatusOK, gz)
+		body(w, http.StatusOK, gz)
 		return
 	}
 	raw, err := gunzip(gz)
@@ -48,7 +48,7 @@ func serveStored(w http.ResponseWriter, r *http.Request, gz []byte, etag, ctype,
 		return
 	}
 	if rng == "" {
-		body(w, r, http.StatusOK, raw)
+		body(w, http.StatusOK, raw)
 		return
 	}
 	start, end, ok := parseRange(rng, len(raw))
@@ -58,19 +58,17 @@ func serveStored(w http.ResponseWriter, r *http.Request, gz []byte, etag, ctype,
 		h.Del("ETag")
 		plain(w, http.StatusRequestedRangeNotSatisfiable, "range not satisfiable")
 	case start < 0: // a form this handler does not split (several ranges)
-		body(w, r, http.StatusOK, raw)
+		body(w, http.StatusOK, raw)
 	default:
 		h.Set("Content-Range", "bytes "+itoa(start)+"-"+itoa(end-1)+"/"+itoa(len(raw)))
-		body(w, r, http.StatusPartialContent, raw[start:end])
+		body(w, http.StatusPartialContent, raw[start:end])
 	}
 }
 
-func body(w http.ResponseWriter, r *http.Request, status int, b []byte) {
+func body(w http.ResponseWriter, status int, b []byte) {
 	w.Header().Set("Content-Length", itoa(len(b)))
 	w.WriteHeader(status)
-	if r.Method != http.MethodHead {
-		w.Write(b)
-	}
+	w.Write(b)
 }
 
 // parseRange reads a single "bytes=" range against a body of n bytes and

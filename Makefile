@@ -37,12 +37,15 @@ wasm:
 # edge builds the Workers edge (cmd/edge) into out/edge: the Go wasm, the
 # syumai/workers glue (worker.mjs, runtime.mjs, wasm_exec.js) and edge.mjs.
 EDGE_OUT := out/edge
+# Workers accepts a 3 MB (compressed) script on the free plan.
+EDGE_GZIP_BUDGET := 3000000
 edge:
 	@mkdir -p $(EDGE_OUT)
 	$(GO) run github.com/syumai/workers/cmd/workers-assets-gen -mode=go -o $(EDGE_OUT) >/dev/null
 	GOOS=js GOARCH=wasm $(GO) build $(GOFLAGS_B) -ldflags="-s -w" -o $(EDGE_OUT)/app.wasm ./cmd/edge
 	cp cmd/edge/edge.mjs cmd/edge/workerd.capnp.tmpl $(EDGE_OUT)/
-	@echo "edge: $$(wc -c < $(EDGE_OUT)/app.wasm) bytes of wasm, $$(gzip -9 -c $(EDGE_OUT)/app.wasm | wc -c) gzip"
+	@gz=$$(gzip -9 -c $(EDGE_OUT)/app.wasm | wc -c); echo "edge: $$(wc -c < $(EDGE_OUT)/app.wasm) bytes of wasm, $$gz gzip (budget $(EDGE_GZIP_BUDGET))"; \
+	  test $$gz -le $(EDGE_GZIP_BUDGET) || { echo "the edge worker exceeds the Workers size limit"; exit 1; }
 
 assets: deps wasm
 	$(GO) run ./tools/bundle

@@ -11,6 +11,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -58,7 +59,24 @@ func (s store) Has(ctx context.Context, key string) (bool, error) {
 	return b.Has(ctx, key)
 }
 
+func (s store) Put(ctx context.Context, key string, b []byte) error {
+	be, err := s.backend()
+	if err != nil {
+		return err
+	}
+	p, ok := be.(edge.Putter)
+	if !ok {
+		return errors.New("the bound storage is read-only")
+	}
+	return p.Put(ctx, key, b)
+}
+
 type r2Store struct{ b *r2.Bucket }
+
+func (s r2Store) Put(_ context.Context, key string, b []byte) error {
+	_, err := s.b.Put(key, io.NopCloser(bytes.NewReader(b)), &r2.PutOptions{HTTPMetadata: r2.HTTPMetadata{ContentType: "application/json"}})
+	return err
+}
 
 func (s r2Store) Get(_ context.Context, key string) ([]byte, error) {
 	o, err := s.b.Get(key)
@@ -98,6 +116,23 @@ func (s diskStore) do(ctx context.Context, method, key string) (*http.Response, 
 		res.Body.Close()
 		return nil, fmt.Errorf("bucket %s %s: %s", method, key, res.Status)
 	}
+}
+
+// Put needs the disk service to be writable (workerd.capnp.tmpl).
+func (s diskStore) Put(ctx context.Context, key string, b []byte) error {
+	req, err := fetch.NewRequest(ctx, http.MethodPut, "http://bucket/"+key, bytes.NewReader(b))
+	if err != nil {
+		return err
+	}
+	res, err := s.c.Do(req, nil)
+	if err != nil {
+		return err
+	}
+	res.Body.Close()
+	if res.StatusCode/100 != 2 {
+		return fmt.Errorf("bucket PUT %s: %s", key, res.Status)
+	}
+	return nil
 }
 
 func (s diskStore) Get(ctx context.Context, key string) ([]byte, error) {

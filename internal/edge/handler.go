@@ -53,6 +53,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.report(w, r, seg[2], seg[3:])
 	case seg[1] == "v" && len(seg) == 3 && ValidLinkID(seg[2]):
 		h.link(w, r, seg[2])
+	case seg[1] == "v" && len(seg) == 3 && seg[2] == "":
+		h.mint(w, r)
 	default:
 		notFound(w)
 	}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 )
@@ -391,5 +392,75 @@ func TestHeadOfErrorsHasNoBody(t *testing.T) {
 		if res.StatusCode != 404 || bodyOf(t, res) != "" || res.Header.Get("Content-Length") != "10" {
 			t.Errorf("HEAD %s: %d, length %s", target, res.StatusCode, res.Header.Get("Content-Length"))
 		}
+	}
+}
+
+// putStore is a mapStore that can add objects.
+type putStore struct{ *mapStore }
+
+func (s putStore) Put(_ context.Context, key string, b []byte) error {
+	if s.fail {
+		return errBroken
+	}
+	s.objects[key] = append([]byte(nil), b...)
+	return nil
+}
+
+func TestMintShortLinks(t *testing.T) {
+	s := putStore{fixture(t)}
+	view := "#view=%7B%22b%22%3A2%7D"
+	target := "/v/?report=" + rid + "&view=" + url.QueryEscape(view)
+	res := do(t, s, req{target: target})
+	page := bodyOf(t, res)
+	if res.StatusCode != 200 || res.Header.Get("Cache-Control") != "no-store" {
+		t.Fatalf("mint: %d %s", res.StatusCode, page)
+	}
+	id, rec, _ := Link{Report: rid, View: view}.Record()
+	if string(s.objects[LinkKey(id)]) != string(rec) {
+		t.Fatalf("stored %q", s.objects[LinkKey(id)])
+	}
+	if !strings.Contains(page, `value="http://edge.test/v/`+id+`"`) {
+		t.Fatalf("page does not show the short link:\n%s", page)
+	}
+	// the minted link redirects to the view
+	res = do(t, s, req{target: "/v/" + id})
+	if res.StatusCode != 302 || res.Header.Get("Location") != "../r/"+rid+"/"+view {
+		t.Fatalf("minted link: %d %q", res.StatusCode, res.Header.Get("Location"))
+	}
+	// minting again stores nothing new and gives the same id
+	n := len(s.objects)
+	if res := do(t, s, req{target: target}); res.StatusCode != 200 || len(s.objects) != n {
+		t.Fatalf("second mint: %d, %d objects (was %d)", res.StatusCode, len(s.objects), n)
+	}
+	for _, c := range []struct {
+		target string
+		status int
+	}{
+		{"/v/?report=" + rid + "&view=" + url.QueryEscape("#view=<script>"), 400},
+		{"/v/?report=" + rid + "&view=", 400},
+		{"/v/?report=../secret&view=" + url.QueryEscape(view), 400},
+		{"/v/?report=ffffffffffffffffffffffff&view=" + url.QueryEscape(view), 404},
+	} {
+		if res := do(t, s, req{target: c.target}); res.StatusCode != c.status {
+			t.Errorf("%s: %d, want %d", c.target, res.StatusCode, c.status)
+		}
+	}
+	if len(s.objects) != n {
+		t.Errorf("a refused mint stored something")
+	}
+	if res := do(t, s, req{method: "HEAD", target: target}); res.StatusCode != 405 {
+		t.Errorf("HEAD mint: %d", res.StatusCode)
+	}
+	// a read-only store does not mint
+	if res := do(t, fixture(t), req{target: target}); res.StatusCode != 405 {
+		t.Errorf("read-only mint: %d", res.StatusCode)
+	}
+	// a host header never becomes markup
+	r := httptest.NewRequest("GET", "http://edge.test"+target, nil)
+	r.Host = `x"><script>alert(1)</script>`
+	w := httptest.NewRecorder()
+	(&Handler{Store: s}).ServeHTTP(w, r)
+	if strings.Contains(w.Body.String(), "<script>") {
+		t.Errorf("host reached the page as markup: %s", w.Body.String())
 	}
 }

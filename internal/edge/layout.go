@@ -1,6 +1,8 @@
 package edge
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -78,6 +80,20 @@ func (l Link) Check() error {
 		return errors.New(`link: the view must be a "#view=…" fragment as the page's "Copy view link" writes it`)
 	}
 	return nil
+}
+
+// Record is the link's stored bytes and its id, the first LinkIDLen hex
+// digits of their SHA-256: minting the same link twice gives the same id.
+func (l Link) Record() (id string, rec []byte, err error) {
+	if err := l.Check(); err != nil {
+		return "", nil, err
+	}
+	rec, err = json.Marshal(l)
+	if err != nil {
+		return "", nil, err
+	}
+	sum := sha256.Sum256(rec)
+	return hex.EncodeToString(sum[:])[:LinkIDLen], rec, nil
 }
 
 // ParseLink decodes and checks a stored record.

@@ -177,15 +177,10 @@ func Link(reportDir, bucketDir, view string) (string, error) {
 	if i := strings.IndexByte(view, '#'); i > 0 {
 		view = view[i:]
 	}
-	l := edge.Link{Report: id, View: view}
-	if err := l.Check(); err != nil {
-		return "", err
-	}
-	rec, err := json.Marshal(l)
+	lid, rec, err := edge.Link{Report: id, View: view}.Record()
 	if err != nil {
 		return "", err
 	}
-	lid := hexSum(rec)[:edge.LinkIDLen]
 	dst := filepath.Join(bucketDir, filepath.FromSlash(edge.LinkKey(lid)))
 	if old, err := os.ReadFile(dst); err == nil {
 		if !bytes.Equal(old, rec) {

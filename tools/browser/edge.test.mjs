@@ -2,7 +2,8 @@
 // edge (cmd/edge) on a local workerd, opened in Debian's chromium through a
 // short link: the page opens at the saved view, every shard loads once, a
 // second visit is served from the browser's cache (immutable shards, a 304
-// for index.html), and traceExplorer answers equal the file:// answers.
+// for index.html), traceExplorer answers equal the file:// answers, and the
+// page's "Copy short link" mints a link that opens the same view.
 // Skips, saying why, where workerd cannot run.
 
 import { test, before, after } from "node:test";
@@ -59,6 +60,7 @@ test("a short link opens the published report at its view, from the edge as from
       traceExplorer.selectRequest(id, { fit: true });
       return traceExplorer.getState();
     });
+    assert.equal(await page.evaluate(() => document.getElementById("copyShortLink").hidden), true, "Copy short link shown off the edge");
     await page.close();
     assert.deepEqual(problems, []);
     const fragment = `#view=${encodeURIComponent(JSON.stringify(saved))}`;
@@ -109,7 +111,17 @@ test("a short link opens the published report at its view, from the edge as from
         `ready ${Math.round(first.readyAt)} ms; ${bytes(r1)} bytes on the first visit, ${bytes(r2)} on the second; ` +
         `${shards.length} shard scripts`,
     );
+
+    // "Copy short link" on the edge mints a link to the current view.
+    assert.equal(await second.page.evaluate(() => document.getElementById("copyShortLink").hidden), false);
+    await Promise.all([second.page.waitForURL(/\/v\/\?report=/), second.page.click("#copyShortLink")]);
+    const short = await second.page.inputValue("#shortLink");
+    assert.match(short, new RegExp(`^${edge.url}/v/[0-9a-f]{12}$`));
     await second.page.close();
+    const third = await visit(colleague.context, short);
+    assert.deepEqual(await third.page.evaluate(() => traceExplorer.getState()), saved);
+    assert.deepEqual(third.problems, []);
+    await third.page.close();
   } finally {
     await colleague.close();
   }

@@ -230,3 +230,34 @@ func TestWasmDependencies(t *testing.T) {
 		}
 	}
 }
+
+// The edge worker links the handler and syumai/workers only: no report
+// writer, no query engine, and no regexp, whose patterns each request's
+// fresh Go instance would compile again.
+func TestEdgeDependencies(t *testing.T) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command on PATH")
+	}
+	root, _ := filepath.Abs("../..")
+	cmd := exec.Command(goBin, "list", "-deps", "./cmd/edge")
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list -deps ./cmd/edge: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	if !slices.Contains(deps, "github.com/syumai/workers") {
+		t.Fatalf("go list listed %v", deps)
+	}
+	for _, dep := range deps {
+		own, ok := strings.CutPrefix(dep, module)
+		if ok && own != "internal/edge" && own != "cmd/edge" {
+			t.Errorf("the edge worker links %s", own)
+		}
+		if dep == "regexp" {
+			t.Errorf("the edge worker links regexp")
+		}
+	}
+}

@@ -72,7 +72,7 @@ func (h *Handler) report(w http.ResponseWriter, r *http.Request, id string, rest
 		h.object(w, r, ReportKey(id, "index.html"), id+"-index", "text/html; charset=utf-8", cacheRevalid)
 	case len(rest) == 1 && rest[0] == "manifest.json":
 		h.object(w, r, ReportKey(id, "manifest.json"), id+"-manifest", "application/json", cacheImmutable)
-	case len(rest) == 2 && rest[0] == "detail" && shardRe.MatchString(rest[1]):
+	case len(rest) == 2 && rest[0] == "detail" && validShardName(rest[1]):
 		// A shard is served only under a report that exists, so the
 		// bucket cannot be browsed through a made-up report id.
 		ok, err := h.Store.Has(r.Context(), ReportKey(id, "index.html"))

@@ -6,7 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
+	"strings"
 )
 
 // Bucket keys. A report's own files live under reports/<id>/; shard
@@ -33,20 +33,48 @@ const (
 	MaxViewLen = 8192
 )
 
-var (
-	reportIDRe = regexp.MustCompile(`^[0-9a-f]{24}$`)
-	linkIDRe   = regexp.MustCompile(`^[0-9a-f]{12}$`)
-	shardRe    = regexp.MustCompile(`^[0-9a-f]{64}\.js$`)
-	// viewRe admits what encodeURIComponent produces after "#view=", so a
-	// stored fragment can never break out of a Location header.
-	viewRe = regexp.MustCompile(`^#view=[A-Za-z0-9%._~!*'()\-]*$`)
-)
+// The patterns are matched by hand rather than with regexp: the worker
+// starts a fresh Go instance for every request, and compiling patterns at
+// start-up would cost each one.
 
 // ValidReportID reports whether s has the form of a report id.
-func ValidReportID(s string) bool { return reportIDRe.MatchString(s) }
+func ValidReportID(s string) bool { return len(s) == ReportIDLen && lowerHex(s) }
 
 // ValidLinkID reports whether s has the form of a short link id.
-func ValidLinkID(s string) bool { return linkIDRe.MatchString(s) }
+func ValidLinkID(s string) bool { return len(s) == LinkIDLen && lowerHex(s) }
+
+// validShardName reports whether s is <sha256>.js.
+func validShardName(s string) bool {
+	return len(s) == ShardIDLen+3 && s[ShardIDLen:] == ".js" && lowerHex(s[:ShardIDLen])
+}
+
+func lowerHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// validView admits what encodeURIComponent produces after "#view=", so a
+// stored fragment can never break out of a Location header.
+func validView(s string) bool {
+	rest, ok := strings.CutPrefix(s, "#view=")
+	if !ok {
+		return false
+	}
+	for i := 0; i < len(rest); i++ {
+		c := rest[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		case strings.IndexByte("%._~!*'()-", c) >= 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
 
 // ReportKey is the key of one of a report's own files (index.html,
 // manifest.json).
@@ -76,7 +104,7 @@ func (l Link) Check() error {
 	if len(l.View) > MaxViewLen {
 		return fmt.Errorf("link: the view fragment is %d characters; at most %d are kept", len(l.View), MaxViewLen)
 	}
-	if !viewRe.MatchString(l.View) {
+	if !validView(l.View) {
 		return errors.New(`link: the view must be a "#view=…" fragment as the page's "Copy view link" writes it`)
 	}
 	return nil

@@ -26,7 +26,9 @@ import (
 )
 
 func main() {
-	workers.Serve(&edge.Handler{Store: store{}})
+	// Minting short links from the page writes to the bucket: opt in with
+	// the variable DSIGHT_MINT_LINKS = "true".
+	workers.Serve(&edge.Handler{Store: store{}, Mint: cloudflare.Getenv("DSIGHT_MINT_LINKS") == "true"})
 }
 
 // store picks the binding at each read: the runtime context, and with it

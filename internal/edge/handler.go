@@ -20,6 +20,9 @@ type Store interface {
 // Handler serves the bucket layout over HTTP.
 type Handler struct {
 	Store Store
+	// Mint lets /v/?report=…&view=… add short links (Store must be a
+	// Putter); off, links come only from dsight link.
+	Mint bool
 }
 
 // Cache policies. A report's files and shards never change under their

@@ -74,6 +74,10 @@ type req struct {
 }
 
 func do(t testing.TB, s Store, q req) *http.Response {
+	return doWith(t, &Handler{Store: s, Mint: true}, q)
+}
+
+func doWith(t testing.TB, h *Handler, q req) *http.Response {
 	t.Helper()
 	if q.method == "" {
 		q.method = http.MethodGet
@@ -83,7 +87,7 @@ func do(t testing.TB, s Store, q req) *http.Response {
 		r.Header.Set(k, v)
 	}
 	w := httptest.NewRecorder()
-	(&Handler{Store: s}).ServeHTTP(w, r)
+	h.ServeHTTP(w, r)
 	return w.Result()
 }
 
@@ -451,15 +455,18 @@ func TestMintShortLinks(t *testing.T) {
 	if res := do(t, s, req{method: "HEAD", target: target}); res.StatusCode != 405 {
 		t.Errorf("HEAD mint: %d", res.StatusCode)
 	}
-	// a read-only store does not mint
+	// a read-only store, or minting off, does not mint
 	if res := do(t, fixture(t), req{target: target}); res.StatusCode != 405 {
 		t.Errorf("read-only mint: %d", res.StatusCode)
+	}
+	if res := doWith(t, &Handler{Store: s}, req{target: target}); res.StatusCode != 405 {
+		t.Errorf("mint while off: %d", res.StatusCode)
 	}
 	// a host header never becomes markup
 	r := httptest.NewRequest("GET", "http://edge.test"+target, nil)
 	r.Host = `x"><script>alert(1)</script>`
 	w := httptest.NewRecorder()
-	(&Handler{Store: s}).ServeHTTP(w, r)
+	(&Handler{Store: s, Mint: true}).ServeHTTP(w, r)
 	if strings.Contains(w.Body.String(), "<script>") {
 		t.Errorf("host reached the page as markup: %s", w.Body.String())
 	}

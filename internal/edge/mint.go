@@ -21,7 +21,7 @@ type Putter interface {
 // link. Only reports that exist get links, and only well-formed fragments.
 func (h *Handler) mint(w http.ResponseWriter, r *http.Request) {
 	p, ok := h.Store.(Putter)
-	if !ok || r.Method != http.MethodGet {
+	if !ok || !h.Mint || r.Method != http.MethodGet {
 		w.Header().Set("Allow", "GET")
 		plain(w, http.StatusMethodNotAllowed, "short links are minted with dsight link here")
 		return

@@ -1,7 +1,8 @@
 // The local edge for browser tests and the load test: the demo report
 // published into a bucket directory, served by cmd/edge (make edge) on a
-// plain workerd from npm, which reads the directory through a read-only disk
-// service. Everything listens on 127.0.0.1 only.
+// plain workerd from npm, which reads the directory through a disk service
+// (writable for the short links the page mints). Everything listens on
+// 127.0.0.1 only.
 
 import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";

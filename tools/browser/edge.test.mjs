@@ -9,6 +9,8 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
+import http from "node:http";
+import zlib from "node:zlib";
 import { launch, open, fileURL } from "./harness.mjs";
 import { buildDemo, dsight, startEdge, tempDir, visit, workerdBinary } from "./edge.mjs";
 
@@ -124,5 +126,61 @@ test("a short link opens the published report at its view, from the edge as from
     await third.page.close();
   } finally {
     await colleague.close();
+  }
+});
+
+// raw sends one request exactly as written (no path normalisation, no
+// decompression) and resolves to {status, headers, body}.
+function raw(base, method, target, headers = {}) {
+  const u = new URL(base);
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: u.hostname, port: u.port, method, path: target, headers, timeout: 60000 }, (res) => {
+      const chunks = [];
+      res.on("data", (c) => chunks.push(c));
+      res.on("end", () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks) }));
+    });
+    req.on("timeout", () => req.destroy(new Error(`${method} ${target} timed out`)));
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+test("the edge's HTTP rules hold through workerd", { skip: bin ? false : why, timeout: 240000 }, async () => {
+  const manifest = JSON.parse(fs.readFileSync(`${fx.report}/manifest.json`, "utf8"));
+  const part = manifest.entry.core.parts[0];
+  const onDisk = fs.readFileSync(`${fx.report}/${part.path}`);
+  const target = `${published.path}${part.path}`;
+
+  const gz = await raw(edge.url, "GET", target, { "accept-encoding": "gzip" });
+  assert.equal(gz.status, 200);
+  assert.equal(gz.headers["content-encoding"], "gzip");
+  assert.equal(gz.headers["cache-control"], "public, max-age=31536000, immutable");
+  assert.deepEqual(zlib.gunzipSync(gz.body), onDisk, "the stored gzip was not passed through as is");
+  assert.equal(Number(gz.headers["content-length"]), gz.body.length);
+
+  const plain = await raw(edge.url, "GET", target, { "accept-encoding": "identity" });
+  assert.equal(plain.headers["content-encoding"], undefined);
+  assert.deepEqual(plain.body, onDisk);
+
+  const notModified = await raw(edge.url, "GET", target, { "accept-encoding": "gzip", "if-none-match": gz.headers.etag });
+  assert.equal(notModified.status, 304);
+  assert.equal(notModified.body.length, 0);
+
+  const suffix = await raw(edge.url, "GET", target, { range: "bytes=-10" });
+  assert.equal(suffix.status, 206);
+  assert.deepEqual(suffix.body, onDisk.subarray(onDisk.length - 10));
+  assert.equal(suffix.headers["content-range"], `bytes ${onDisk.length - 10}-${onDisk.length - 1}/${onDisk.length}`);
+  assert.equal((await raw(edge.url, "GET", target, { range: `bytes=${onDisk.length}-` })).status, 416);
+
+  const head = await raw(edge.url, "HEAD", target, { "accept-encoding": "gzip" });
+  assert.equal(head.status, 200);
+  assert.equal(head.headers.etag, gz.headers.etag);
+  assert.equal(head.body.length, 0);
+
+  assert.equal((await raw(edge.url, "POST", target)).status, 405);
+  for (const bad of [`${published.path}../../detail/${part.id}.js`, `${published.path}%2e%2e/%2e%2e/links/`, `${published.path}detail/..%5c..%5cmanifest.json`, `/r/${published.report_id}0/`, `/detail/${part.id}.js.gz`, `/reports/${published.report_id}/index.html.gz`]) {
+    const res = await raw(edge.url, "GET", bad);
+    assert.equal(res.status, 404, bad);
+    assert.equal(res.body.toString(), "not found\n", bad);
   }
 });

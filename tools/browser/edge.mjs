@@ -14,7 +14,7 @@ import { BIN, ROOT } from "./fixture.mjs";
 export const EDGE_DIR = path.join(ROOT, "out", "edge");
 
 // workerdBinary is the runtime's native binary inside its npm package, or
-// null with the reason it cannot run here.
+// null with the reason it cannot run on this machine.
 export function workerdBinary() {
   const bin = path.join(ROOT, "node_modules", "@cloudflare", `workerd-${process.platform}-${process.arch === "x64" ? "64" : process.arch}`, "bin", "workerd");
   if (!fs.existsSync(bin)) return { bin: null, why: `workerd has no binary for ${process.platform}-${process.arch} in node_modules (npm install installs it where one exists)` };
@@ -23,7 +23,8 @@ export function workerdBinary() {
   } catch (err) {
     return { bin: null, why: `workerd does not run on this machine: ${err.message}` };
   }
-  if (!fs.existsSync(path.join(EDGE_DIR, "app.wasm"))) return { bin: null, why: "the edge is not built: run make edge" };
+  // A missing build is a failure, not a reason to skip: make test builds it.
+  if (!fs.existsSync(path.join(EDGE_DIR, "app.wasm"))) throw new Error(`${EDGE_DIR}/app.wasm is missing: run make edge`);
   return { bin, why: "" };
 }
 

@@ -12,7 +12,7 @@ WASM_BUDGET := 6000000
 STATICCHECK_VERSION := v0.8.2
 STATICCHECK := bin/tools/staticcheck-$(STATICCHECK_VERSION)/staticcheck
 
-.PHONY: all build assets wasm deps browser-deps demo test test-go test-browser bench bench-browser fuzz check clean
+.PHONY: all build assets wasm edge deps browser-deps demo test test-go test-browser bench bench-browser fuzz check clean
 
 all: build
 
@@ -33,6 +33,19 @@ wasm:
 	GOOS=js GOARCH=wasm $(GO) build $(GOFLAGS_B) -ldflags="-s -w" -o web/dist/engine.wasm ./wasm
 	@size=$$(wc -c < web/dist/engine.wasm); echo "engine.wasm: $$size bytes (budget $(WASM_BUDGET))"; \
 	  test $$size -le $(WASM_BUDGET) || { echo "engine.wasm exceeds its size budget"; exit 1; }
+
+# edge builds the Workers edge (cmd/edge) into out/edge: the Go wasm, the
+# syumai/workers glue (worker.mjs, runtime.mjs, wasm_exec.js) and edge.mjs.
+EDGE_OUT := out/edge
+# Workers accepts a 3 MB (compressed) script on the free plan.
+EDGE_GZIP_BUDGET := 3000000
+edge:
+	@mkdir -p $(EDGE_OUT)
+	$(GO) run github.com/syumai/workers/cmd/workers-assets-gen -mode=go -o $(EDGE_OUT) >/dev/null
+	GOOS=js GOARCH=wasm $(GO) build $(GOFLAGS_B) -ldflags="-s -w" -o $(EDGE_OUT)/app.wasm ./cmd/edge
+	cp cmd/edge/edge.mjs cmd/edge/workerd.capnp.tmpl $(EDGE_OUT)/
+	@gz=$$(gzip -9 -c $(EDGE_OUT)/app.wasm | wc -c); echo "edge: $$(wc -c < $(EDGE_OUT)/app.wasm) bytes of wasm, $$gz gzip (budget $(EDGE_GZIP_BUDGET))"; \
+	  test $$gz -le $(EDGE_GZIP_BUDGET) || { echo "the edge worker exceeds the Workers size limit"; exit 1; }
 
 assets: deps wasm
 	$(GO) run ./tools/bundle
@@ -61,7 +74,7 @@ check: $(STATICCHECK)
 $(STATICCHECK):
 	GOBIN=$(abspath $(@D)) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 
-test-browser: build browser-deps
+test-browser: build edge browser-deps
 	node --test tools/browser/
 
 bench:

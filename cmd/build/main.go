@@ -5,6 +5,8 @@
 //	             [--metrics PATH] [--iteration-timezone IANA]
 //	dsight query REPORT [KIND] [--from S] [--to S] [--request ID] [--limit N] …
 //	dsight query REPORT metrics [--name N] [--worker W] [--rank R] [--from S --to S] [--points]
+//	dsight publish REPORT --to DIR [--base-url URL]
+//	dsight link REPORT --view '#view=…' --to DIR [--base-url URL]
 //
 // This file only wires flags to internal packages and maps errors to exit
 // codes: 0 ok, 1 failure, 2 usage.
@@ -27,6 +29,8 @@ const usage = `usage:
   dsight build RUN -o REPORT [--client PATH] [--phase profiling|all] [--job NAME] [--no-otel]
                [--metrics PATH] [--iteration-timezone IANA]
   dsight query REPORT [KIND] [flags]    (dsight query -h lists kinds and flags)
+  dsight publish REPORT --to DIR [--base-url URL]
+  dsight link REPORT --view '#view=…' --to DIR [--base-url URL]
   dsight version`
 
 func main() {
@@ -44,6 +48,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = build(args[1:], stdout)
 	case "query":
 		err = queryCmd(args[1:], stdout)
+	case "publish":
+		err = publishCmd(args[1:], stdout)
+	case "link":
+		err = linkCmd(args[1:], stdout)
 	case "version":
 		fmt.Fprintln(stdout, "dsight (report format 1, browser API 3.1)")
 	case "-h", "--help", "help":

@@ -50,7 +50,10 @@ var allowed = map[string][]string{
 	"internal/pyramid":                 {"internal/shard"},
 	"wasm":                             {"internal/catalog", "internal/query", "internal/shard"},
 	"web":                              {},
-	"cmd/build":                        {"internal/importer", "internal/report", "internal/query", "internal/catalog", "web"},
+	"cmd/build":                        {"internal/importer", "internal/report", "internal/query", "internal/catalog", "internal/publish", "web"},
+	"cmd/edge":                         {"internal/edge"},
+	"internal/edge":                    {},
+	"internal/publish":                 {"internal/edge", "internal/report", "internal/shard"},
 }
 
 // readers are the bottom-layer JSON scanner and line reader the parsers
@@ -68,8 +71,9 @@ var inputReaders = append([]string{
 
 // heavy third-party modules and the one package allowed to use each.
 var heavy = map[string]string{
-	"github.com/apache/arrow":  "internal/tachometer",
-	"github.com/evanw/esbuild": "tools/bundle",
+	"github.com/apache/arrow":   "internal/tachometer",
+	"github.com/evanw/esbuild":  "tools/bundle",
+	"github.com/syumai/workers": "cmd/edge",
 }
 
 // moduleImports maps every package of the module (by its path below the
@@ -225,6 +229,37 @@ func TestWasmDependencies(t *testing.T) {
 		}
 		if dep == "regexp" {
 			t.Errorf("the wasm engine links regexp, which only input readers need")
+		}
+	}
+}
+
+// The edge worker links the handler and syumai/workers only: no report
+// writer, no query engine, and no regexp, whose patterns each request's
+// fresh Go instance would compile again.
+func TestEdgeDependencies(t *testing.T) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command on PATH")
+	}
+	root, _ := filepath.Abs("../..")
+	cmd := exec.Command(goBin, "list", "-deps", "./cmd/edge")
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list -deps ./cmd/edge: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	if !slices.Contains(deps, "github.com/syumai/workers") {
+		t.Fatalf("go list listed %v", deps)
+	}
+	for _, dep := range deps {
+		own, ok := strings.CutPrefix(dep, module)
+		if ok && own != "internal/edge" && own != "cmd/edge" {
+			t.Errorf("the edge worker links %s", own)
+		}
+		if dep == "regexp" {
+			t.Errorf("the edge worker links regexp")
 		}
 	}
 }

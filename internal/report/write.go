@@ -144,6 +144,7 @@ func render(d *model.Dataset, assets fs.FS, out *stageFiles) (*Manifest, error) 
 		return nil, err
 	}
 	out.put(IndexFile, html)
+	out.put(HeadersFile, Headers())
 
 	m := &Manifest{
 		Generator: Generator, FormatVersion: FormatVersion, Schema: model.Schema,

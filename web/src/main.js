@@ -8,6 +8,7 @@ import { View } from "./app.js";
 import { createAPI } from "./api.js";
 import { rehearseZooms } from "./rehearse.js";
 import { drawFirstChart } from "./firstchart.js";
+import { wireShortLink } from "./shortlink.js";
 
 function showError(err) {
   const box = $("error");
@@ -103,6 +104,7 @@ function wire(view) {
   $("prevPage").addEventListener("click", guard(() => view.setPage(view.state.page - 1)));
   $("nextPage").addEventListener("click", guard(() => view.setPage(view.state.page + 1)));
   $("copyLink").addEventListener("click", guard(() => view.copyLink()));
+  wireShortLink(view, guard);
   $("exportSelection").addEventListener("click", guard(() => view.downloadExport()));
   wireLaneDrag(view, guard);
   wireCursor(view);

@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/dsight/dsight/internal/catalog"
-	"github.com/dsight/dsight/internal/model"
 	"github.com/dsight/dsight/internal/query"
 )
 
@@ -45,16 +44,9 @@ func firstChart(eng *query.Engine, view *catalog.Core, dir string, durationS flo
 	if name == nil {
 		return nil, nil
 	}
-	var family json.RawMessage
-	for _, f := range view.MetricFamilies {
-		if f.Name == *name {
-			b, err := json.Marshal(f)
-			if err != nil {
-				return nil, err
-			}
-			family = b
-			break
-		}
+	family, err := familyItem(eng, *name)
+	if err != nil {
+		return nil, err
 	}
 	series, err := familySeries(eng, *name)
 	if err != nil || len(series) == 0 {
@@ -86,18 +78,47 @@ func firstChart(eng *query.Engine, view *catalog.Core, dir string, durationS flo
 	return &FirstChart{Family: family, Series: items, Plot: plot}, nil
 }
 
+// familyItem is the family's item of the "metric_families" answer.
+func familyItem(eng *query.Engine, name string) (json.RawMessage, error) {
+	var env struct {
+		OK     bool   `json:"ok"`
+		Error  string `json:"error"`
+		Result struct {
+			Items []json.RawMessage `json:"items"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(eng.Handle([]byte(`{"op":"metric_families"}`)), &env); err != nil {
+		return nil, err
+	}
+	if !env.OK {
+		return nil, errors.New(env.Error)
+	}
+	for _, item := range env.Result.Items {
+		var f struct {
+			Name string `json:"name"`
+		}
+		if err := json.Unmarshal(item, &f); err != nil {
+			return nil, err
+		}
+		if f.Name == name {
+			return item, nil
+		}
+	}
+	return nil, fmt.Errorf("first chart: no family %q", name)
+}
+
 // familySeries lists a family's series through "metric_series", a page
 // at a time, as the page lists them.
-func familySeries(eng *query.Engine, name string) ([]model.MetricSeries, error) {
-	var out []model.MetricSeries
+func familySeries(eng *query.Engine, name string) ([]query.MetricSeriesRecord, error) {
+	var out []query.MetricSeriesRecord
 	for offset := 0; ; offset += 1000 {
 		req, _ := json.Marshal(map[string]any{"op": "metric_series", "args": map[string]any{"name": name, "offset": offset, "limit": 1000}})
 		var env struct {
 			OK     bool   `json:"ok"`
 			Error  string `json:"error"`
 			Result struct {
-				Total int                  `json:"total"`
-				Items []model.MetricSeries `json:"items"`
+				Total int                        `json:"total"`
+				Items []query.MetricSeriesRecord `json:"items"`
 			} `json:"result"`
 		}
 		if err := json.Unmarshal(eng.Handle(req), &env); err != nil {

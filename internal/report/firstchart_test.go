@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/dsight/dsight/internal/model"
@@ -80,8 +81,8 @@ func TestFirstChartIsTheEnginesAnswer(t *testing.T) {
 	if err := json.Unmarshal(readBoot(t, dir)["first_chart"], &first); err != nil {
 		t.Fatal(err)
 	}
-	var family model.MetricFamily
-	var series []model.MetricSeries
+	var family query.MetricFamilyRecord
+	var series []query.MetricSeriesRecord
 	if err := json.Unmarshal(first.Family, &family); err != nil {
 		t.Fatal(err)
 	}
@@ -101,6 +102,35 @@ func TestFirstChartIsTheEnginesAnswer(t *testing.T) {
 	eng, err := query.New(core)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The family and series are the engine's answers, byte for byte: the
+	// page reads their keys as the engine writes them.
+	for q, want := range map[string]string{
+		`{"op":"metric_families"}`:                                   string(first.Family),
+		`{"op":"metric_series","args":{"name":"busy","limit":1000}}`: string(first.Series),
+	} {
+		var env struct {
+			Result struct {
+				Items []json.RawMessage `json:"items"`
+			} `json:"result"`
+		}
+		if err := json.Unmarshal(eng.Handle([]byte(q)), &env); err != nil {
+			t.Fatal(err)
+		}
+		got := ""
+		if q == `{"op":"metric_families"}` {
+			for _, it := range env.Result.Items {
+				if strings.Contains(string(it), `"name":"busy"`) {
+					got = string(it)
+				}
+			}
+		} else {
+			b, _ := json.Marshal(env.Result.Items)
+			got = string(b)
+		}
+		if got != want {
+			t.Errorf("%s: index.html holds\n%s\nthe engine answers\n%s", q, want, got)
+		}
 	}
 	for i := range 12 {
 		payload, err := ReadMetricShard(rdir, &core.Metrics[i])

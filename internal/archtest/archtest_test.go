@@ -45,6 +45,8 @@ var allowed = map[string][]string{
 	"internal/sglang":                  {"internal/logmetric"},
 	"internal/tokenspeed":              {"internal/logmetric"},
 	"internal/tachometer":              {},
+	"internal/nsys":                    {"internal/model", "internal/sourcename"},
+	"internal/nsys/nsystest":           {},
 	"internal/pyramid":                 {"internal/shard"},
 	"wasm":                             {"internal/catalog", "internal/query", "internal/shard"},
 	"web":                              {},
@@ -61,6 +63,7 @@ var readers = []string{"internal/jsonscan", "internal/lineread"}
 var inputReaders = append([]string{
 	"internal/aiperf", "internal/agentperf", "internal/otlp", "internal/dynamolog",
 	"internal/sourcename", "internal/tachometer", "internal/logmetric", "internal/sglang", "internal/tokenspeed",
+	"internal/nsys", "internal/nsys/nsystest",
 	"internal/metrics", "internal/importer", "internal/importer/join",
 }, readers...)
 
@@ -68,6 +71,7 @@ var inputReaders = append([]string{
 var heavy = map[string]string{
 	"github.com/apache/arrow":  "internal/tachometer",
 	"github.com/evanw/esbuild": "tools/bundle",
+	"modernc.org/sqlite":       "internal/nsys",
 }
 
 // moduleImports maps every package of the module (by its path below the

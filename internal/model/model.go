@@ -23,6 +23,8 @@ type Dataset struct {
 	// its series, in the same order.
 	MetricFamilies []MetricFamily
 	Metrics        []MetricSeries
+	// Profiles are the Nsight exports, in path order.
+	Profiles []Profile
 	// Unread lists files found in the run that no reader consumed, relative to
 	// Meta.SourceRoot, so that nothing is dropped without the user knowing.
 	Unread []string

@@ -201,7 +201,7 @@ func Encode(d *model.Dataset) *shard.Shard {
 	spanChunksT := chunkTable(TableSpanChunks, spanChunks)
 
 	tables := []shard.Table{meta, notesT, audit, sources, requests, issuesT, sessionsT, agentsT, orderT, serverT, serverSpansT, spanChunksT}
-	return &shard.Shard{Kind: Kind, Tables: append(tables, encodeMetrics(d)...)}
+	return &shard.Shard{Kind: Kind, Tables: append(append(tables, encodeMetrics(d)...), encodeProfiles(d)...)}
 }
 
 func boolInt(b bool) int64 {

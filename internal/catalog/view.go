@@ -32,6 +32,9 @@ type Core struct {
 	// and shard descriptors (samples stay in detail shards).
 	MetricFamilies []model.MetricFamily
 	Metrics        []model.MetricSeries
+	// Profiles are the Nsight profiles' records (ranges and CPU samples
+	// stay in detail shards).
+	Profiles []ProfileRecord
 }
 
 // Server is the request_server table: one row per request with server evidence.
@@ -311,6 +314,7 @@ func Open(s *shard.Shard) (*Core, error) {
 		c.SpanChunks, c.SpanChunkBytes = o.strs(t, "payload"), o.ints(t, "bytes")
 	}
 	o.metrics(c)
+	o.profiles(c)
 	if o.err != nil {
 		return nil, o.err
 	}

@@ -51,8 +51,10 @@ type Profile struct {
 	Schema ProfileSchema
 
 	// Names are the distinct selected NVTX names; Ranges index them.
-	Names  []string
-	Ranges []NVTXRange // sorted by (start, end descending, rowid)
+	// Definitions says, per name, which category selected it.
+	Names       []string
+	Definitions []NVTXDefinition
+	Ranges      []NVTXRange // sorted by (start, end descending, rowid)
 	// Threads are the threads of the kept ranges (and CPU samples), by
 	// global TID, with their recorded names.
 	Threads []ProfileThread
@@ -72,6 +74,30 @@ type Profile struct {
 	// CPU holds the frontend process's CPU samples; nil when the export has
 	// none to give (not a frontend, or no sampling tables).
 	CPU *CPUSamples
+
+	// Chunks locate the ranges in a report's detail shards, and CPUShard
+	// the CPU samples; set by the report writer (and read back from a
+	// report's core), nil while a build holds the ranges themselves.
+	Chunks   []ProfileChunk
+	CPUShard *Shard
+}
+
+// NVTXDefinition is the category that selected an NVTX name.
+type NVTXDefinition struct {
+	Category    string `json:"category"` // NVTX*
+	Description string `json:"description"`
+}
+
+// ProfileChunk is one detail shard of a profile's ranges: consecutive rows
+// in range order, with the bounds (ns relative to Meta.OriginNS) a reader
+// picks it by without loading it. Ranges cross chunk boundaries, so a
+// window selects every chunk with MinStartNS <= to and MaxEndNS >= from.
+type ProfileChunk struct {
+	Shard
+	Rows       int   `json:"rows"`
+	MinStartNS int64 `json:"min_start_ns"`
+	MaxStartNS int64 `json:"max_start_ns"`
+	MaxEndNS   int64 `json:"max_end_ns"`
 }
 
 // UTCNS places a session-timeline time in UTC epoch nanoseconds.

@@ -50,11 +50,13 @@ func (r *reader) ranges() error {
 		if k, ok := nameIndex[name]; ok {
 			return k
 		}
-		if _, ok := Classify(name); !ok {
+		d, ok := Classify(name)
+		if !ok {
 			return unselected
 		}
 		k := int32(len(p.Names))
 		p.Names = append(p.Names, name)
+		p.Definitions = append(p.Definitions, model.NVTXDefinition{Category: d.Category, Description: d.Description})
 		nameIndex[name] = k
 		return k
 	}

@@ -27,6 +27,12 @@ type Options struct {
 	// IterationTimezone aligns naive local worker-log timestamps for log
 	// metrics; nil omits those metrics with a warning.
 	IterationTimezone *time.Location
+	// NsysSQLite are explicit Nsight exports (files or directories searched
+	// recursively), read besides the *.sqlite files under the log directory.
+	NsysSQLite []string
+	// MaxProfileEvents bounds the NVTX ranges kept per profile (0: the
+	// default of nsys.DefaultMaxEvents).
+	MaxProfileEvents int64
 }
 
 // Result is an imported dataset plus what is needed to verify, just before
@@ -111,6 +117,14 @@ func Import(opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	profiles, err := discoverNsight(logDir, opt.NsysSQLite)
+	if err != nil {
+		return nil, err
+	}
+	plo, phi, pok, err := res.readNsight(d, root, profiles, opt.MaxProfileEvents, claimed)
+	if err != nil {
+		return nil, err
+	}
 	var origin, last int64
 	if len(requests) > 0 {
 		origin, last = requests[0].StartNS, requests[0].EndNS
@@ -127,11 +141,16 @@ func Import(opt Options) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		if mok {
-			if !ok {
-				origin, last = mlo, mhi
+		for _, w := range []struct {
+			lo, hi int64
+			ok     bool
+		}{{mlo, mhi, mok}, {plo, phi, pok}} {
+			if w.ok {
+				if !ok {
+					origin, last = w.lo, w.hi
+				}
+				origin, last, ok = min(origin, w.lo), max(last, w.hi), true
 			}
-			origin, last, ok = min(origin, mlo), max(last, mhi), true
 		}
 		if !ok || last <= origin {
 			return nil, fmt.Errorf("no positive recorded time range: %s", describeEmpty(root, clients))

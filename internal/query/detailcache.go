@@ -117,11 +117,13 @@ func (e *Engine) detailClaim(ids []string) (map[string]*detailEntry, []ShardNeed
 		}
 		at := d.index[id]
 		p := &e.c.Profiles[at[0]]
-		sh := p.CPU.Shard
+		var sh *model.Shard
 		if at[1] >= 0 {
 			sh = &p.Chunks[at[1]].Shard
+		} else {
+			sh = p.CPU.Shard
 		}
-		missing = append(missing, ShardNeed{ID: id, Series: []int{}, Bytes: sh.Bytes, Parts: sh.Parts})
+		missing = append(missing, ShardNeed{ID: id, Series: []int{}, Bytes: sh.Bytes, Parts: sh.Parts, DecodedBytes: sh.DecodedBytes})
 	}
 	return held, missing
 }

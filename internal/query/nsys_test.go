@@ -33,7 +33,7 @@ func nsightFixture(n int) *model.Dataset {
 	fe.Counts = model.ProfileCounts{Rows: int64(n), Scanned: int64(n), Selected: int64(n) + 3, Kept: int64(n)}
 	fe.Truncated = true
 	fe.CPU = &model.CPUSamples{PID: 77, Symbols: []string{"leaf", "main", "other"},
-		Stacks: [][]int32{{0, 0, 1}, {2, 1}},
+		Stacks:  [][]int32{{0, 0, 1}, {2, 1}},
 		Samples: []model.CPUSample{{TimeNS: 0, GlobalTID: bigTID, Stack: 0, ID: 1}, {TimeNS: s, GlobalTID: bigTID, Stack: 1, ID: 2}, {TimeNS: 2 * s, GlobalTID: bigTID, Stack: 0, ID: 3}}}
 	rank, role, idx := 2, "decode", 0
 	wk := model.Profile{ID: 1, Source: 2, File: "nsys/h_decode_w0_profile_rank2.sqlite", Mapped: true, Worker: "decode-0", Role: &role, Index: &idx, Rank: &rank,

@@ -53,7 +53,7 @@ func addProfileShards(files *stageFiles, d *model.Dataset) (*model.Dataset, erro
 // page does with its detail scripts.
 func LoadDetailShards(eng *query.Engine, dir string, needs []query.ShardNeed) error {
 	for _, need := range needs {
-		raw, err := readShard(dir, model.Shard{ID: need.ID, Parts: need.Parts})
+		raw, err := readShard(dir, model.Shard{ID: need.ID, Parts: need.Parts, DecodedBytes: need.DecodedBytes})
 		if err != nil {
 			return fmt.Errorf("detail shard %s: %w", need.ID, err)
 		}

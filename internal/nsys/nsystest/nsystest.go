@@ -203,8 +203,9 @@ func Write(path string, e Export) (err error) {
 		}
 	}
 	if has("StringIds") {
-		for s, id := range w.ids {
-			if err := w.exec(`INSERT INTO StringIds VALUES (?, ?)`, id, s); err != nil {
+		// In id order, so the same export always gives the same bytes.
+		for k, s := range w.order {
+			if err := w.exec(`INSERT INTO StringIds VALUES (?, ?)`, k+1, s); err != nil {
 				return err
 			}
 		}
@@ -213,8 +214,9 @@ func Write(path string, e Export) (err error) {
 }
 
 type writer struct {
-	tx  *sql.Tx
-	ids map[string]int64
+	tx    *sql.Tx
+	ids   map[string]int64
+	order []string
 }
 
 func (w *writer) exec(q string, args ...any) error {
@@ -228,5 +230,6 @@ func (w *writer) id(s string) (int64, error) {
 	}
 	id := int64(len(w.ids) + 1)
 	w.ids[s] = id
+	w.order = append(w.order, s)
 	return id, nil
 }

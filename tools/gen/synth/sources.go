@@ -20,6 +20,7 @@ const (
 	SourceSGLang                         // SGLang batch and ReqTimeStats lines in the worker logs
 	SourceTokenSpeed                     // TokenSpeed batch and scheduler-config lines in the worker logs
 	SourceTachometer                     // logs/tachometer/local/<capture>/final.parquet + current.arrow
+	SourceNsight                         // logs/nsys/*.sqlite: Nsight Systems SQLite exports
 )
 
 // DefaultSources is what a run holds unless told otherwise: one client and
@@ -32,7 +33,7 @@ var sourceNames = []struct {
 }{
 	{SourceAIPerf, "aiperf"}, {SourceAgentPerf, "agentperf"}, {SourceFrontend, "frontend"},
 	{SourceOTel, "otel"}, {SourceWorkers, "workers"}, {SourceSGLang, "sglang"},
-	{SourceTokenSpeed, "tokenspeed"}, {SourceTachometer, "tachometer"},
+	{SourceTokenSpeed, "tokenspeed"}, {SourceTachometer, "tachometer"}, {SourceNsight, "nsight"},
 }
 
 // ParseSources reads a comma-separated list of source names, such as

@@ -35,6 +35,12 @@ func (r *reader) ranges() error {
 	} else {
 		r.missing(t + ".globalTid")
 	}
+	// Sized first: growing by appending copied every range about twice.
+	var total int64
+	if err := r.db.QueryRow(`SELECT count(*) FROM ` + t + ` WHERE "end" IS NOT NULL`).Scan(&total); err != nil {
+		return fmt.Errorf("%s: %w", t, err)
+	}
+	r.p.Ranges = make([]model.NVTXRange, 0, total)
 	rows, err := r.db.Query(`SELECT rowid, start, "end", ` + text + `, ` + textID + `, ` + gtid + ` FROM ` + t)
 	if err != nil {
 		return fmt.Errorf("%s: %w", t, err)
@@ -116,12 +122,19 @@ func (r *reader) ranges() error {
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("%s: %w", t, err)
 	}
-	slices.SortFunc(p.Ranges, func(a, b model.NVTXRange) int {
+	order := func(a, b model.NVTXRange) int {
 		return cmp.Or(cmp.Compare(a.StartNS, b.StartNS), cmp.Compare(b.EndNS, a.EndNS), cmp.Compare(a.RowID, b.RowID))
-	})
+	}
+	// Exports are usually in start order already.
+	if !slices.IsSortedFunc(p.Ranges, order) {
+		slices.SortFunc(p.Ranges, order)
+	}
 	if int64(len(p.Ranges)) > p.Limit {
-		p.Ranges = slices.Clip(p.Ranges[:p.Limit])
+		p.Ranges = slices.Clone(p.Ranges[:p.Limit])
 		p.Truncated = true
+	}
+	if cap(p.Ranges) > len(p.Ranges)+len(p.Ranges)/8 {
+		p.Ranges = slices.Clone(p.Ranges) // unselected rows left room unused
 	}
 	c.Kept = int64(len(p.Ranges))
 	return nil

@@ -260,17 +260,22 @@ func (e *Engine) nsys(a Args) (*NsysAnswer, error) {
 			}
 		}
 	}
+	// A chunk crossing the window holds between 0 and all of its rows in
+	// it, so a chunk after it starts somewhere in [lo, hi]: it is read
+	// when the page may reach into it.
 	need := make([]bool, len(parts))
-	var seen int64
+	var lo, hi int64
 	for k, pt := range parts {
 		rows := int64(e.c.Profiles[pt.prof].Chunks[pt.chunk].Rows)
 		switch {
 		case !pt.inside || filter != "" || len(match) > 1:
 			need[k] = true
-		case seen+rows > int64(offset) && seen < int64(offset+limit):
+			hi += rows
+			continue
+		case hi+rows > int64(offset) && lo < int64(offset+limit):
 			need[k] = true
 		}
-		seen += rows
+		lo, hi = lo+rows, hi+rows
 	}
 	var ids []string
 	for k, pt := range parts {

@@ -112,6 +112,12 @@ func TestNsysExactRowsAndPages(t *testing.T) {
 	if len(a.Truncated) != 1 || a.Truncated[0].Kept != int64(n) || a.Truncated[0].Selected != int64(n)+3 {
 		t.Errorf("truncation %+v", a.Truncated)
 	}
+	// A window starting inside the first chunk: the page runs on into the
+	// chunks wholly inside it.
+	a, _ = askNsys(t, e, `{"profile":0,"from":1.08092,"to":1.3,"limit":10000}`)
+	if a.Total != 16584 || len(a.Items) != 10000 || a.Items[0].RowID != 8093 || a.Items[9999].RowID != 18092 {
+		t.Errorf("crossing page: total %d, %d items", a.Total, len(a.Items))
+	}
 	// A window and a name filter (case-insensitive substring).
 	a, _ = askNsys(t, e, `{"profile":0,"from":1.0,"to":1.0001,"name":"ROUTE","limit":100}`)
 	if a.Total != 5 || len(a.Items) != 5 || a.Items[0].Name != "route.pick" {

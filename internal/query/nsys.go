@@ -289,8 +289,18 @@ func (e *Engine) nsys(a Args) (*NsysAnswer, error) {
 	}
 	defer e.detailRelease(held)
 
-	// Count, and collect the rows the page may need.
-	var refs []rowRef
+	// Count, and collect the rows the page may need. Sized first: a page
+	// of 10,000 items grown by appending spent most of a zoom copying.
+	capRows := 0
+	for k, pt := range parts {
+		if need[k] {
+			capRows += e.c.Profiles[pt.prof].Chunks[pt.chunk].Rows
+		}
+	}
+	if len(match) == 1 {
+		capRows = min(capRows, limit)
+	}
+	refs := make([]rowRef, 0, capRows)
 	nameOK := map[[2]int]bool{}
 	okName := func(i int, n int64) bool {
 		if filter == "" {
@@ -333,24 +343,38 @@ func (e *Engine) nsys(a Args) (*NsysAnswer, error) {
 		})
 		refs = refs[min(offset, len(refs)):min(offset+limit, len(refs))]
 	}
+	out.Items = make([]NsysItem, 0, len(refs))
+	// Per profile and per thread, one evidence pointer and one id string:
+	// a page has a few threads and thousands of rows.
+	sources := map[int]*int{}
+	tids := map[int64]string{}
 	for _, ref := range refs {
 		p := &e.c.Profiles[ref.prof]
 		ch := held[p.Chunks[ref.chunk].ID].nvtx
 		r := ref.row
-		n := ch.Name[r]
+		n, g := ch.Name[r], ch.GlobalTID[r]
+		tid, ok := tids[g]
+		if !ok {
+			tid = strconv.FormatInt(g, 10)
+			tids[g] = tid
+		}
+		src, ok := sources[ref.prof]
+		if !ok {
+			if _, known := e.sourceByID[p.Source]; known {
+				v := p.Source
+				src = &v
+			}
+			sources[ref.prof] = src
+		}
 		it := NsysItem{Profile: p.ID, Worker: p.Worker, Rank: p.Rank, Start: seconds(ch.Start[r]), End: seconds(ch.End[r]),
-			GlobalTID: strconv.FormatInt(ch.GlobalTID[r], 10), PID: model.PID(ch.GlobalTID[r]), TID: model.TID(ch.GlobalTID[r]), RowID: ch.RowID[r]}
+			GlobalTID: tid, PID: model.PID(g), TID: model.TID(g), RowID: ch.RowID[r], EvidenceSource: src}
 		if n >= 0 && n < int64(len(p.Names)) {
 			it.Name = p.Names[n]
-			d := p.Definitions[n]
+			d := &p.Definitions[n]
 			it.Definition = DefinitionItem{Category: d.Category, Scope: "host", Description: d.Description}
 			if d.Category != model.NVTXFrontend {
 				it.Definition.Backend = &d.Category
 			}
-		}
-		if _, ok := e.sourceByID[p.Source]; ok {
-			src := p.Source
-			it.EvidenceSource = &src
 		}
 		out.Items = append(out.Items, it)
 	}

@@ -315,7 +315,7 @@ func (e *Engine) nsys(a Args) (*NsysAnswer, error) {
 		}
 		return v
 	}
-	pos := map[int]int{}
+	pos := make([]int, len(e.c.Profiles)) // rows so far, per profile
 	for k, pt := range parts {
 		c := e.c.Profiles[pt.prof].Chunks[pt.chunk]
 		if !need[k] {
@@ -324,16 +324,15 @@ func (e *Engine) nsys(a Args) (*NsysAnswer, error) {
 			continue
 		}
 		ch := held[c.ID].nvtx
-		for r := range ch.Start {
-			if ch.Start[r] > w.toNS || ch.End[r] < w.fromNS || !okName(pt.prof, ch.Name[r]) {
+		single := len(match) == 1
+		for r, start := range ch.Start {
+			if start > w.toNS || ch.End[r] < w.fromNS || filter != "" && !okName(pt.prof, ch.Name[r]) {
 				continue
 			}
 			out.Total++
-			if len(match) == 1 && (out.Total <= int64(offset) || out.Total > int64(offset+limit)) {
-				pos[pt.prof]++
-				continue
+			if !single || out.Total > int64(offset) && out.Total <= int64(offset+limit) {
+				refs = append(refs, rowRef{start: start, prof: pt.prof, pos: pos[pt.prof], chunk: int32(pt.chunk), row: int32(r)})
 			}
-			refs = append(refs, rowRef{start: ch.Start[r], prof: pt.prof, pos: pos[pt.prof], chunk: int32(pt.chunk), row: int32(r)})
 			pos[pt.prof]++
 		}
 	}

@@ -54,7 +54,7 @@ build: assets
 	$(GO) build $(GOFLAGS_B) -o bin/dsight ./cmd/build
 
 demo: build
-	$(GO) run ./tools/gen -out $(DEMO_RUN) -seed 1 -scale 1 -hostile -sources aiperf,frontend,otel,workers,sglang,tokenspeed,tachometer >/dev/null
+	$(GO) run ./tools/gen -out $(DEMO_RUN) -seed 1 -scale 1 -hostile -sources aiperf,frontend,otel,workers,sglang,tokenspeed,tachometer,nsight >/dev/null
 	./bin/dsight build $(DEMO_RUN) -o $(DEMO_OUT) --iteration-timezone UTC >/dev/null
 	@echo "Report: file://$(abspath $(DEMO_OUT))/index.html"
 	@echo "Query:  ./bin/dsight query $(DEMO_OUT) summary"

@@ -25,6 +25,11 @@ func build(args []string, stdout io.Writer) (err error) {
 	fs.StringVar(&opt.Job, "job", "", "run name shown in the report (default: the run directory's name)")
 	fs.BoolVar(&opt.NoOTel, "no-otel", false, "skip OTel exports entirely, even when trace files exist")
 	fs.StringVar(&opt.Metrics, "metrics", "", "Tachometer capture (leaf directory or file) instead of <logs>/tachometer/local")
+	fs.Func("nsys-sqlite", "Nsight Systems SQLite export, or a directory searched for *.sqlite (repeatable; *.sqlite under the log directory are read too)", func(v string) error {
+		opt.NsysSQLite = append(opt.NsysSQLite, v)
+		return nil
+	})
+	fs.Int64Var(&opt.MaxProfileEvents, "max-profile-events", importer.DefaultMaxProfileEvents, "NVTX ranges kept per Nsight profile; beyond it the import is truncated, and says so")
 	var tz, cpuProfile, memProfile string
 	fs.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the build to this file (for slow-build reports)")
 	fs.StringVar(&memProfile, "memprofile", "", "write the heap profile taken at the build's highest live heap to this file (for memory reports)")

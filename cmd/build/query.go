@@ -41,6 +41,19 @@ func queryCmd(args []string, stdout io.Writer) error {
 		}
 	}
 	result, err := handle(e, req)
+	// Nsight questions name the detail shards they need; read them from
+	// the report and ask again (the page does the same with its scripts).
+	// Each round loads at least one shard, so this ends.
+	for round := 0; round < 4; round++ {
+		var qerr *query.Error
+		if !errors.As(err, &qerr) || qerr.Code != query.CodeShardsNeeded || len(qerr.Shards) == 0 {
+			break
+		}
+		if err := report.LoadDetailShards(e, dir, qerr.Shards); err != nil {
+			return err
+		}
+		result, err = handle(e, req)
+	}
 	if err != nil {
 		return err
 	}

@@ -31,7 +31,7 @@ var allowed = map[string][]string{
 	"internal/catalog":                 {"internal/model", "internal/shard"},
 	"internal/query":                   {"internal/model", "internal/catalog", "internal/pyramid", "internal/shard", "internal/lifecycle"},
 	"internal/report":                  {"internal/model", "internal/catalog", "internal/query", "internal/shard"},
-	"internal/importer":                {"internal/model", "internal/aiperf", "internal/agentperf", "internal/otlp", "internal/dynamolog", "internal/sourcename", "internal/lifecycle", "internal/metrics", "internal/batchobs", "internal/importer/join"},
+	"internal/importer":                {"internal/model", "internal/aiperf", "internal/agentperf", "internal/otlp", "internal/dynamolog", "internal/sourcename", "internal/lifecycle", "internal/metrics", "internal/batchobs", "internal/importer/join", "internal/nsys"},
 	"internal/importer/join":           {"internal/model", "internal/lifecycle", "internal/sourcename"},
 	"internal/importer/join/jointest":  {"internal/model", "internal/importer/join", "internal/otlp", "internal/dynamolog", "internal/sourcename"},
 	"internal/metrics":                 {"internal/model", "internal/shard", "internal/pyramid", "internal/tachometer", "internal/logmetric", "internal/sglang", "internal/tokenspeed", "internal/sourcename"},
@@ -47,6 +47,8 @@ var allowed = map[string][]string{
 	"internal/trtllm":                  {"internal/model", "internal/logmetric"},
 	"internal/batchobs":                {"internal/model", "internal/logmetric", "internal/trtllm", "internal/tokenspeed"},
 	"internal/tachometer":              {},
+	"internal/nsys":                    {"internal/model", "internal/sourcename"},
+	"internal/nsys/nsystest":           {},
 	"internal/pyramid":                 {"internal/shard"},
 	"wasm":                             {"internal/catalog", "internal/query", "internal/shard"},
 	"web":                              {},
@@ -66,7 +68,8 @@ var readers = []string{"internal/jsonscan", "internal/lineread"}
 var inputReaders = append([]string{
 	"internal/aiperf", "internal/agentperf", "internal/otlp", "internal/dynamolog",
 	"internal/sourcename", "internal/tachometer", "internal/logmetric", "internal/sglang", "internal/tokenspeed",
-	"internal/trtllm", "internal/batchobs", "internal/metrics", "internal/importer", "internal/importer/join",
+	"internal/trtllm", "internal/batchobs", "internal/nsys", "internal/nsys/nsystest",
+	"internal/metrics", "internal/importer", "internal/importer/join",
 }, readers...)
 
 // heavy third-party modules and the one package allowed to use each.
@@ -74,6 +77,7 @@ var heavy = map[string]string{
 	"github.com/apache/arrow":   "internal/tachometer",
 	"github.com/evanw/esbuild":  "tools/bundle",
 	"github.com/syumai/workers": "cmd/edge",
+	"modernc.org/sqlite":        "internal/nsys",
 }
 
 // moduleImports maps every package of the module (by its path below the

@@ -202,6 +202,7 @@ func Encode(d *model.Dataset) *shard.Shard {
 
 	tables := []shard.Table{meta, notesT, audit, sources, requests, issuesT, sessionsT, agentsT, orderT, serverT, serverSpansT, spanChunksT}
 	tables = append(tables, encodeMetrics(d)...)
+	tables = append(tables, encodeProfiles(d)...)
 	if len(d.BatchObservations) > 0 { // cores without observations stay as they were
 		tables = append(tables, encodeBatch(d))
 	}

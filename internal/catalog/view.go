@@ -34,6 +34,9 @@ type Core struct {
 	Metrics        []model.MetricSeries
 	// Batch holds the iteration records and batch snapshots.
 	Batch Batch
+	// Profiles are the Nsight profiles' records (ranges and CPU samples
+	// stay in detail shards).
+	Profiles []ProfileRecord
 }
 
 // Server is the request_server table: one row per request with server evidence.
@@ -317,6 +320,7 @@ func Open(s *shard.Shard) (*Core, error) {
 	}
 	o.metrics(c)
 	o.batch(c)
+	o.profiles(c)
 	if o.err != nil {
 		return nil, o.err
 	}

@@ -26,6 +26,12 @@ type Options struct {
 	// IterationTimezone aligns naive local worker-log timestamps for log
 	// metrics; nil omits those metrics with a warning.
 	IterationTimezone *time.Location
+	// NsysSQLite are explicit Nsight exports (files or directories searched
+	// recursively), read besides the *.sqlite files under the log directory.
+	NsysSQLite []string
+	// MaxProfileEvents bounds the NVTX ranges kept per profile (0: the
+	// default of nsys.DefaultMaxEvents).
+	MaxProfileEvents int64
 
 	open func(path string) (file, error) // opens every source file; nil is os.Open
 }
@@ -125,11 +131,16 @@ func Import(opt Options) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		if mok {
-			if !ok {
-				origin, last = mlo, mhi
+		for _, w := range []struct {
+			lo, hi int64
+			ok     bool
+		}{{mlo, mhi, mok}, b.profileWindow} {
+			if w.ok {
+				if !ok {
+					origin, last = w.lo, w.hi
+				}
+				origin, last, ok = min(origin, w.lo), max(last, w.hi), true
 			}
-			origin, last, ok = min(origin, mlo), max(last, mhi), true
 		}
 		if !ok || last <= origin {
 			return nil, fmt.Errorf("no positive recorded time range: %s", describeEmpty(root, b.clients))

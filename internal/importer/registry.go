@@ -71,6 +71,13 @@ var sourceKinds = []sourceKind{
 		read: readOTel,
 	},
 	{
+		// Nsight Systems export: every *.sqlite in the run and each
+		// --nsys-sqlite path (a file, or a directory searched recursively).
+		// Its capture window frames a run without a client export.
+		discover: discoverNsight,
+		read:     readNsight,
+	},
+	{
 		// Tachometer capture: the capture leaf below tachometer/local or
 		// the --metrics path (metrics.Sources.FindCapture), with the log
 		// directory's tachometer_config.toml when there is a capture. Read
@@ -97,8 +104,10 @@ type build struct {
 	requests []model.Request // client requests, absolute times
 	server   serverEvidence  // the server evidence for the join
 	metrics  metrics.Sources // the capture found and the log metrics read, for the window and the metrics
-	origin   int64           // the run window, absolute ns, once known
-	last     int64
+	// profileWindow is the union of the Nsight capture windows read.
+	profileWindow window
+	origin        int64 // the run window, absolute ns, once known
+	last          int64
 }
 
 // namedLogs are the worker logs (or frontend logs) of the run: .out files whose

@@ -27,6 +27,8 @@ type Dataset struct {
 	// worker logs, aligned ones in (start, worker, rank, line) order, then
 	// the unaligned ones in file and line order.
 	BatchObservations []BatchObservation
+	// Profiles are the Nsight exports, in path order.
+	Profiles []Profile
 	// Unread lists files found in the run that no reader consumed, relative to
 	// Meta.SourceRoot, so that nothing is dropped without the user knowing.
 	Unread []string

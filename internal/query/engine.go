@@ -54,6 +54,9 @@ type Engine struct {
 	frameOnce  sync.Once
 	evFrame    frame
 
+	// nsight caches the Nsight detail shards (detailcache.go).
+	nsight detailStore
+
 	searchOnce sync.Once
 	searchText []string // request index → lower-cased identities, built on first search
 }
@@ -145,6 +148,10 @@ func (e *Engine) serverList(i int, col []string) []string {
 // FromDataset indexes an in-memory dataset, laying it out exactly as a
 // report's core shard does, so every surface runs the same code.
 func FromDataset(d *model.Dataset) (*Engine, error) {
+	d, details, err := profileDetails(d)
+	if err != nil {
+		return nil, err
+	}
 	c, err := catalog.Open(catalog.Encode(d))
 	if err != nil {
 		return nil, err
@@ -154,7 +161,16 @@ func FromDataset(d *model.Dataset) (*Engine, error) {
 			return nil, err
 		}
 	}
-	return New(c)
+	e, err := New(c)
+	if err != nil {
+		return nil, err
+	}
+	for id, raw := range details {
+		if err := e.Give(id, raw); err != nil {
+			return nil, err
+		}
+	}
+	return e, nil
 }
 
 // bucket groups row indexes by a group column with a counting sort: one

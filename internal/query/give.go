@@ -28,10 +28,13 @@ func Open(raw []byte) (*Engine, error) {
 const GiveEvidence = "evidence"
 
 // Give hands the engine the uncompressed bytes of a shard: the evidence
-// shard (name GiveEvidence) or a metric shard (name: its id, see
-// LoadShard).
+// shard (name GiveEvidence), a metric shard (name: its id, see
+// LoadShard) or a profile's detail shard (name: its id).
 func (e *Engine) Give(name string, raw []byte) error {
 	if name != GiveEvidence {
+		if e.isDetailShard(name) {
+			return e.loadDetail(name, raw)
+		}
 		return e.LoadShard(name, raw)
 	}
 	s, err := shard.Decode(raw)

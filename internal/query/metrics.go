@@ -142,6 +142,9 @@ type ShardNeed struct {
 	Series []int             `json:"series"`
 	Bytes  int               `json:"bytes"`
 	Parts  []ShardPartRecord `json:"parts"`
+	// DecodedBytes is the payload's size once decompressed, which a
+	// reader checks; named for Nsight detail shards.
+	DecodedBytes int `json:"decoded_bytes,omitempty"`
 }
 
 // MetricPlan is the answer of "metric_plan".

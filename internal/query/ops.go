@@ -49,6 +49,7 @@ var allArgs = []Arg{
 	{Name: "expanded", Type: Strings, Help: "sessions whose agents and request bars to include", field: func(a *Args) any { return &a.Expanded }},
 	{Name: "series", Type: Integers, Help: "metric series ids, in drawing order", field: func(a *Args) any { return &a.Series }},
 	{Name: "max_bytes", Type: Integer, Min: bound(0), Max: bound(1 << 53), Help: "metric cache budget in decoded bytes", field: func(a *Args) any { return &a.MaxBytes }},
+	{Name: "profile", Type: Integer, Min: bound(0), Max: bound(math.MaxInt32), Help: "Nsight profile id", field: func(a *Args) any { return &a.Profile }},
 	{Name: "max_points", Type: Integer, Min: bound(0), Max: bound(1 << 53), Help: "metric cache budget in exact rows", field: func(a *Args) any { return &a.MaxPoints }},
 }
 
@@ -86,6 +87,11 @@ var requestFilters = []string{"from", "to", "session", "agent", "worker", "min_t
 // metricFilters are the series filters of the metric ops.
 func metricFilters() []Arg {
 	return []Arg{arg("worker", help("metric worker")), arg("host"), arg("gpu"), arg("rank"), arg("name")}
+}
+
+// profileFilters select Nsight profiles.
+func profileFilters() []Arg {
+	return []Arg{arg("profile"), arg("worker", help("profile worker (\"frontend\", \"decode-0\", \"unmapped\")")), arg("rank", help("profile distributed rank (compared as a string)"))}
 }
 
 func withArgs(base []string, extra ...Arg) []Arg { return append(args(base...), extra...) }
@@ -151,6 +157,19 @@ func init() {
 		{Name: "metric_cache", Help: "the metric shards the engine holds and its budget; given a budget, sets it first", Internal: true,
 			Args: args("max_bytes", "max_points"),
 			run:  func(e *Engine, a Args) (any, error) { return e.metricCacheOp(a) }},
+		{Name: "profiles", Help: "Nsight profiles: identity, capture, counts, truncation, threads and the overview density",
+			Args: append(profileFilters(), arg("offset"), arg("limit")),
+			run:  func(e *Engine, a Args) (any, error) { return e.profiles(a) }},
+		{Name: "nsys", Help: "exact NVTX ranges overlapping the range, in (start, profile, range) order",
+			Args: append(append(args("from", "to"), profileFilters()...), arg("name", help("NVTX name substring (case-insensitive)")), arg("offset"),
+				arg("limit", func(g *Arg) { g.Max = bound(MaxNsysLimit) })),
+			run: func(e *Engine, a Args) (any, error) { return e.nsys(a) }},
+		{Name: "cpu", Help: "CPU hotspots in the range: a symbol counts once per sample (inclusive)",
+			Args: append(append(args("from", "to"), profileFilters()...), arg("limit", limitDefault(30), func(g *Arg) { g.Max = bound(MaxCPULimit) })),
+			run:  func(e *Engine, a Args) (any, error) { return e.cpu(a) }},
+		{Name: "detail_cache", Help: "the Nsight detail shards the engine holds and its budget; given a budget, sets it first", Internal: true,
+			Args: []Arg{arg("max_bytes", help("detail cache budget in decoded bytes"))},
+			run:  func(e *Engine, a Args) (any, error) { return e.detailCacheOp(a) }},
 		{Name: "ops", Help: "this table: every operation with its arguments", Internal: true,
 			run: func(e *Engine, a Args) (any, error) { return table, nil }},
 	}

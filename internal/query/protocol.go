@@ -47,6 +47,8 @@ type Args struct {
 	// MaxBytes and MaxPoints set the metric cache budget.
 	MaxBytes  *int64 `json:"max_bytes,omitempty"`
 	MaxPoints *int64 `json:"max_points,omitempty"`
+	// Profile is an Nsight profile id.
+	Profile *int `json:"profile,omitempty"`
 }
 
 // wire is a Request as it crosses the JS↔Go boundary or comes from the

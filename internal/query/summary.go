@@ -81,7 +81,7 @@ func (e *Engine) Summary() Summary {
 		},
 		Audit:        audit,
 		Capabilities: e.capabilities(),
-		Counts:       Counts{Requests: e.r.N, Sessions: len(e.c.Sessions.ID), Workers: len(e.workers()), Metrics: len(e.c.Metrics), Iterations: e.c.Batch.N},
+		Counts:       Counts{Requests: e.r.N, Sessions: len(e.c.Sessions.ID), Workers: len(e.workers()), Metrics: len(e.c.Metrics), Iterations: e.c.Batch.N, Profiles: len(e.c.Profiles)},
 	}
 }
 
@@ -224,6 +224,11 @@ func (e *Engine) capabilities() Capabilities {
 		c.WorkerMetrics = c.WorkerMetrics || m.Samples > 0 && m.Component == "Workers"
 		c.HardwareMetrics = c.HardwareMetrics || m.Component == "GPU" || m.Component == "Host"
 	}
+	for _, p := range e.c.Profiles {
+		c.NVTX = c.NVTX || p.Counts.Kept > 0
+		c.CPUSamples = c.CPUSamples || p.CPU != nil && p.CPU.Samples > 0
+	}
+	c.Nsight = c.NVTX || c.CPUSamples
 	return c
 }
 

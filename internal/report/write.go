@@ -103,6 +103,10 @@ func render(d *model.Dataset, assets fs.FS, out *stageFiles) (*Manifest, error) 
 	if err != nil {
 		return nil, err
 	}
+	d, err = addProfileShards(out, d)
+	if err != nil {
+		return nil, err
+	}
 	coreShard := catalog.Encode(d)
 	raw, err := shard.Encode(coreShard)
 	if err != nil {

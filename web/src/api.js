@@ -11,6 +11,7 @@
 import { ask, opArg } from "./engine.js";
 import { snapshot, checkRange, agentKey } from "./state.js";
 import { queryMetrics, metricArgs, metricDataStatus } from "./metricdata.js";
+import { askDetail, browserNsys, detailDataStatus } from "./nsightdata.js";
 
 const REQUESTS_PAGE = 50;
 
@@ -131,6 +132,39 @@ export function createAPI(view) {
 
     metricDataStatus() {
       return metricDataStatus();
+    },
+
+    // Nsight: one engine answers the page and the CLI (kinds profiles,
+    // nsys, cpu); only the NVTX row's thread id is renamed (globalTid).
+    listProfiles() {
+      return ask("profiles", { limit: opArg("profiles", "limit").max }).items;
+    },
+
+    async queryNsys(o = {}) {
+      const str = (v) => (v === undefined || v === null ? undefined : String(v));
+      const profile = o.profile ?? s().profile ?? undefined;
+      return browserNsys(await askDetail("nsys", { ...rangeArgs(o), profile, worker: str(o.worker), rank: str(o.rank), name: o.name || undefined, offset: o.offset, limit: clampLimit("nsys", o.limit ?? 100) }));
+    },
+
+    async queryCpu(o = {}) {
+      const str = (v) => (v === undefined || v === null ? undefined : String(v));
+      const profile = o.profile ?? s().profile ?? undefined;
+      return askDetail("cpu", { ...rangeArgs(o), profile, worker: str(o.worker), rank: str(o.rank), limit: clampLimit("cpu", o.limit ?? 30) });
+    },
+
+    detailDataStatus() {
+      return detailDataStatus();
+    },
+
+    // whenDetailsReady awaits the latest Nsight rendering, as
+    // whenMetricsReady does for charts; with no Nsight view drawn it
+    // resolves at once.
+    async whenDetailsReady() {
+      for (;;) {
+        const p = view.detailsRendering;
+        await p;
+        if (p === view.detailsRendering) return;
+      }
     },
 
     // whenMetricsReady awaits the latest chart rendering, looping until no

@@ -60,6 +60,9 @@ type Config struct {
 	// run; to reach Samples it also scrapes the DCGM exporters of idle nodes
 	// of the allocation. Zero keeps the deployment's own endpoints.
 	Samples int64
+	// NsightRanges is the NVTX range count of each worker's Nsight export;
+	// zero records one scheduler iteration every 20 ms of the run.
+	NsightRanges int64
 }
 
 // Resolve returns c with defaults filled in, or an error for values no run

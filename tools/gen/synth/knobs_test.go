@@ -175,7 +175,7 @@ func TestGoldenSourcesHead(t *testing.T) {
 		Sources: AllSources() &^ SourceAgentPerf, Timezone: "Europe/Paris"})
 	var doc bytes.Buffer
 	for _, f := range s.Files {
-		if f.Kind == KindTachometerFinal || f.Kind == KindTachometerTail {
+		if f.Kind == KindTachometerFinal || f.Kind == KindTachometerTail || f.Kind == KindNsight {
 			fmt.Fprintf(&doc, "== %s: %d rows\n", f.Path, f.Rows)
 			continue
 		}

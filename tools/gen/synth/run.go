@@ -63,6 +63,8 @@ const (
 type output struct {
 	kind, rel string
 	write     func(w io.Writer, f *File) error
+	// toPath writes a file that must be written by name (SQLite) instead.
+	toPath func(path string, f *File) error
 }
 
 // WriteRun plans the run c describes and writes every selected source
@@ -98,6 +100,17 @@ func WriteRun(dir string, c Config) (Summary, error) {
 	}
 	for _, out := range outs {
 		f := File{Path: out.rel, Kind: out.kind}
+		if out.toPath != nil {
+			if err := writeByName(filepath.Join(dir, filepath.FromSlash(out.rel)), func(p string) error { return out.toPath(p, &f) }); err != nil {
+				return s, err
+			}
+			if st, err := os.Stat(filepath.Join(dir, filepath.FromSlash(out.rel))); err == nil {
+				f.Bytes = st.Size()
+			}
+			s.Files = append(s.Files, f)
+			s.Bytes += f.Bytes
+			continue
+		}
 		err := writeFile(filepath.Join(dir, filepath.FromSlash(out.rel)), func(w io.Writer) error {
 			cw := &countingWriter{w: w}
 			err := out.write(cw, &f)
@@ -122,7 +135,7 @@ func outputs(p *Plan, s *Summary) ([]output, error) {
 		outs = append(outs, output{kind, rel, func(w io.Writer, f *File) (err error) {
 			f.Lines, err = write(w)
 			return err
-		}})
+		}, nil})
 	}
 	if src.Has(SourceAIPerf) {
 		text(KindAIPerf, AIPerfPath(c.Benchmark), func(w io.Writer) (int64, error) {
@@ -202,13 +215,16 @@ func outputs(p *Plan, s *Summary) ([]output, error) {
 			f.Rows, err = captureOnce().writeFinal(w)
 			s.MetricRows = f.Rows
 			return err
-		}}, output{KindTachometerTail, path.Join(TachometerDir(), "current.arrow"), func(w io.Writer, f *File) (err error) {
+		}, nil}, output{KindTachometerTail, path.Join(TachometerDir(), "current.arrow"), func(w io.Writer, f *File) (err error) {
 			f.Rows, err = captureOnce().writeTail(w)
 			return err
-		}})
+		}, nil})
 		text(KindTachometerConfig, TachometerConfigPath(), func(w io.Writer) (int64, error) {
 			return captureOnce().writeConfig(w)
 		})
+	}
+	if src.Has(SourceNsight) {
+		outs = append(outs, nsightOutputs(sv)...)
 	}
 	return outs, nil
 }
@@ -264,6 +280,20 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	n, err := c.w.Write(p)
 	c.n += int64(n)
 	return n, err
+}
+
+// writeByName is writeFile for a writer that needs a path: it writes a
+// hidden temporary name beside name and renames it into place.
+func writeByName(name string, write func(path string) error) error {
+	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+		return err
+	}
+	tmp := filepath.Join(filepath.Dir(name), "."+filepath.Base(name)+".tmp")
+	if err := write(tmp); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return os.Rename(tmp, name)
 }
 
 func writeFile(name string, write func(io.Writer) error) (err error) {

@@ -21,6 +21,7 @@ const (
 	SourceTokenSpeed                     // TokenSpeed batch and scheduler-config lines in the worker logs
 	SourceTachometer                     // logs/tachometer/local/<capture>/final.parquet + current.arrow
 	SourceTRTLLM                         // TRT-LLM iteration records (print_iter_log) in the logs of workers that log no SGLang/TokenSpeed batches
+	SourceNsight                         // logs/nsys/*.sqlite: Nsight Systems SQLite exports
 )
 
 // DefaultSources is what a run holds unless told otherwise: one client and
@@ -33,7 +34,7 @@ var sourceNames = []struct {
 }{
 	{SourceAIPerf, "aiperf"}, {SourceAgentPerf, "agentperf"}, {SourceFrontend, "frontend"},
 	{SourceOTel, "otel"}, {SourceWorkers, "workers"}, {SourceSGLang, "sglang"},
-	{SourceTokenSpeed, "tokenspeed"}, {SourceTachometer, "tachometer"}, {SourceTRTLLM, "trtllm"},
+	{SourceTokenSpeed, "tokenspeed"}, {SourceTachometer, "tachometer"}, {SourceTRTLLM, "trtllm"}, {SourceNsight, "nsight"},
 }
 
 // ParseSources reads a comma-separated list of source names, such as

@@ -253,6 +253,7 @@ func renderIndex(assets fs.FS, d *model.Dataset, entry Entry, summary query.Summ
 		"Job":    d.Meta.Job,
 		"Boot":   boot{Generator: Generator, FormatVersion: FormatVersion, Schema: model.Schema, Job: d.Meta.Job, Entry: entry, Counts: summary.Counts, FirstChart: first},
 		"Script": template.JS(script),
+		"CSP":    ContentSecurityPolicy(script),
 		"Style":  template.CSS(style),
 	})
 	if err != nil {

@@ -104,6 +104,9 @@ func render(d *model.Dataset, assets fs.FS, out *stageFiles) (*Manifest, error) 
 		return nil, err
 	}
 	coreShard := catalog.Encode(d)
+	if err := checkChunkLimits(d, coreShard); err != nil {
+		return nil, err
+	}
 	raw, err := shard.Encode(coreShard)
 	if err != nil {
 		return nil, fmt.Errorf("encode core shard: %w", err)
@@ -114,6 +117,9 @@ func render(d *model.Dataset, assets fs.FS, out *stageFiles) (*Manifest, error) 
 	}
 	entry := Entry{Engine: engine, Core: core}
 	if ev := catalog.EncodeEvidence(d); ev != nil {
+		if err := checkChunkLimits(d, ev); err != nil {
+			return nil, err
+		}
 		raw, err := shard.Encode(ev)
 		if err != nil {
 			// The joined server evidence is about 0.85 KB per traced

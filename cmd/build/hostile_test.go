@@ -1,0 +1,93 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// lifecycleRun writes the reference's traced run (join/testdata/write_run
+// under logs/, with its client export) and returns its directory.
+func lifecycleRun(t *testing.T) string {
+	t.Helper()
+	root := filepath.Join(t.TempDir(), "run")
+	src := "../../internal/importer/join/testdata/write_run"
+	err := filepath.WalkDir(src, func(p string, e os.DirEntry, err error) error {
+		if err != nil || e.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		writeFile(t, filepath.Join(root, "logs", rel), string(b))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(root, "logs/agentic/conc_2/aiperf_artifacts/profile_export.jsonl"), `{"metadata":{"x_request_id":"11111111-1111-4111-8111-111111111111","x_correlation_id":"agent-a","root_correlation_id":"session-a","request_start_ns":1789642711000000000,"request_end_ns":1789642719000000000,"benchmark_phase":"profiling"},"metrics":{"time_to_first_token":{"value":3000,"unit":"ms"}}}
+{"metadata":{"x_request_id":"client-only","x_correlation_id":"session-b","request_start_ns":1789642720000000000,"request_end_ns":1789642721000000000,"benchmark_phase":"profiling","was_cancelled":true},"metrics":{}}
+`)
+	return root
+}
+
+func writeFile(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func appendFile(t *testing.T, path, text string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(text); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// buildError runs a build that must fail and returns its error message.
+func buildError(t *testing.T, args ...string) string {
+	t.Helper()
+	code, _, stderr := dsight(t, append([]string{"build"}, args...)...)
+	if code != 1 {
+		t.Fatalf("build %v: exit %d, want 1 (stderr %q)", args, code, stderr)
+	}
+	var e struct {
+		Error string `json:"error"`
+	}
+	if err := json.Unmarshal([]byte(stderr), &e); err != nil {
+		t.Fatalf("error output is not the JSON error record: %q", stderr)
+	}
+	return e.Error
+}
+
+// A build must not publish a report its own readers refuse: server
+// evidence whose chunk exceeds the readers' bound is refused at build time,
+// naming the span that makes it large.
+func TestBuildRefusesEvidenceOverReaderLimits(t *testing.T) {
+	needAssets(t)
+	run := lifecycleRun(t)
+	traces := filepath.Join(run, "logs/otel/collector/traces.jsonl")
+	for i, id := range []string{"big1", "big2"} {
+		// Two distinct values: the chunk's string table would share equal ones.
+		big := strings.Repeat(string(rune('a'+i)), 40<<20)
+		span := `{"spanId":"` + id + `","traceId":"1234567890abcdef1234567890abcdef","parentSpanId":"root","name":"big.attribute","startTimeUnixNano":"17896427110` + string(rune('2'+i)) + `0000000","endTimeUnixNano":"1789642711300000000","attributes":[{"key":"dynamo.request.id","value":{"stringValue":"22222222-2222-4222-8222-222222222222"}},{"key":"blob","value":{"stringValue":"` + big + `"}}]}`
+		appendFile(t, traces, `{"resourceSpans":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"dynamo"}}]},"scopeSpans":[{"spans":[`+span+`]}]}]}`+"\n")
+	}
+	msg := buildError(t, run, "-o", filepath.Join(t.TempDir(), "report"))
+	if !strings.Contains(msg, "logs/otel/collector/traces.jsonl:") || !strings.Contains(msg, "over the 67108864") {
+		t.Fatalf("error %q does not name the file:line and the readers' limit", msg)
+	}
+}

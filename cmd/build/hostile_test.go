@@ -4,8 +4,11 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // lifecycleRun writes the reference's traced run (join/testdata/write_run
@@ -89,5 +92,58 @@ func TestBuildRefusesEvidenceOverReaderLimits(t *testing.T) {
 	msg := buildError(t, run, "-o", filepath.Join(t.TempDir(), "report"))
 	if !strings.Contains(msg, "logs/otel/collector/traces.jsonl:") || !strings.Contains(msg, "over the 67108864") {
 		t.Fatalf("error %q does not name the file:line and the readers' limit", msg)
+	}
+}
+
+// buildErrorWithin is buildError that fails instead of blocking when the
+// build does not finish in time.
+func buildErrorWithin(t *testing.T, d time.Duration, args ...string) string {
+	t.Helper()
+	done := make(chan string, 1)
+	go func() {
+		code, _, stderr := dsight(t, append([]string{"build"}, args...)...)
+		if code != 1 {
+			stderr = "exit " + strconv.Itoa(code) + ": " + stderr
+		}
+		done <- stderr
+	}()
+	select {
+	case stderr := <-done:
+		var e struct {
+			Error string `json:"error"`
+		}
+		if err := json.Unmarshal([]byte(stderr), &e); err != nil {
+			t.Fatalf("build %v: not the JSON error record: %q", args, stderr)
+		}
+		return e.Error
+	case <-time.After(d):
+		t.Fatalf("build %v still running after %v: it blocks", args, d)
+		return ""
+	}
+}
+
+// A named pipe at an input path is refused with its path, never read
+// (reading one blocks until something writes to it).
+func TestBuildRefusesNamedPipes(t *testing.T) {
+	needAssets(t)
+	for _, rel := range []string{
+		"logs/agentic/conc_2/aiperf_artifacts/profile_export.jsonl",
+		"logs/otel/collector/traces.jsonl",
+		"logs/decode-host_decode_w0.out",
+	} {
+		t.Run(filepath.Base(rel), func(t *testing.T) {
+			run := lifecycleRun(t)
+			p := filepath.Join(run, rel)
+			if err := os.Remove(p); err != nil {
+				t.Fatal(err)
+			}
+			if err := syscall.Mkfifo(p, 0o644); err != nil {
+				t.Skip("no named pipes here:", err)
+			}
+			msg := buildErrorWithin(t, 60*time.Second, run, "-o", filepath.Join(t.TempDir(), "report"))
+			if !strings.Contains(msg, filepath.Base(rel)) || !strings.Contains(msg, "named pipe") {
+				t.Fatalf("error %q does not name the pipe", msg)
+			}
+		})
 	}
 }

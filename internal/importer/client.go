@@ -12,6 +12,7 @@ import (
 
 	"github.com/dsight/dsight/internal/agentperf"
 	"github.com/dsight/dsight/internal/aiperf"
+	"github.com/dsight/dsight/internal/lineread"
 	"github.com/dsight/dsight/internal/model"
 )
 
@@ -132,7 +133,7 @@ func (res *Result) readAgentPerf(d *model.Dataset, root, path, phase string, cla
 // isAgentPerf reports whether the export's first record is a native
 // AgentPerf row.
 func isAgentPerf(path string) (bool, error) {
-	f, err := os.Open(path)
+	f, err := lineread.Open(path)
 	if err != nil {
 		return false, err
 	}
@@ -168,7 +169,7 @@ type source struct {
 }
 
 func (res *Result) open(d *model.Dataset, root, path, kind string) (*source, error) {
-	f, err := os.Open(path)
+	f, err := lineread.Open(path)
 	if err != nil {
 		return nil, err
 	}

@@ -26,7 +26,9 @@ type serverFiles struct {
 func discoverServer(logDir string, withOTel bool) (serverFiles, error) {
 	var f serverFiles
 	err := filepath.WalkDir(logDir, func(p string, e fs.DirEntry, err error) error {
-		if err != nil || !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".out") {
+		// A pipe or device named like a log is kept, so that opening it
+		// refuses it by name rather than skipping it without a word.
+		if err != nil || e.IsDir() || e.Type()&fs.ModeSymlink != 0 || !strings.HasSuffix(e.Name(), ".out") {
 			return err
 		}
 		id, ok := sourcename.Parse(e.Name())

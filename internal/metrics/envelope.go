@@ -1,9 +1,9 @@
 package metrics
 
 import (
-	"os"
 	"path/filepath"
 
+	"github.com/dsight/dsight/internal/lineread"
 	"github.com/dsight/dsight/internal/logmetric"
 	"github.com/dsight/dsight/internal/sglang"
 	"github.com/dsight/dsight/internal/sourcename"
@@ -50,7 +50,7 @@ func Envelope(opt Options) (lo, hi int64, ok bool, err error) {
 		if !named || id.IsFrontend() {
 			continue
 		}
-		f, err := os.Open(path)
+		f, err := lineread.Open(path)
 		if err != nil {
 			return 0, 0, false, err
 		}

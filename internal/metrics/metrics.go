@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -12,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dsight/dsight/internal/lineread"
 	"github.com/dsight/dsight/internal/logmetric"
 	"github.com/dsight/dsight/internal/model"
 	"github.com/dsight/dsight/internal/pyramid"
@@ -260,7 +260,7 @@ func readLogs(opt Options, res *Result, capFams []model.MetricFamily) ([]model.M
 		if err != nil {
 			return nil, nil, err
 		}
-		f, err := os.Open(path)
+		f, err := lineread.Open(path)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -12,6 +12,8 @@ import (
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/ipc"
+
+	"github.com/dsight/dsight/internal/lineread"
 )
 
 // Encoding is how a capture file is stored, detected from its first bytes.
@@ -53,7 +55,7 @@ type batchSource interface {
 
 // openSource opens a capture file and reads its schema.
 func openSource(path string) (src batchSource, enc Encoding, err error) {
-	f, err := os.Open(path)
+	f, err := lineread.Open(path)
 	if err != nil {
 		return nil, "", err
 	}

@@ -64,17 +64,32 @@ func checkOwned(dir string) error {
 	return nil
 }
 
-// swap moves the staged report into place. The old report is first renamed
-// aside and restored if the final rename fails, so at every instant either
-// the old or the new report is complete.
+// swap moves the staged report into place. On Linux the two directories
+// are exchanged in one atomic step and the old report, now at stage, is
+// removed. Elsewhere the old report is first renamed aside and restored if
+// the final rename fails (or by the next build, if this one is killed in
+// between), so at every instant either the old or the new report is
+// complete, though for an instant not at dir.
 func swap(stage, dir string) error {
 	if _, err := os.Lstat(dir); os.IsNotExist(err) {
 		return os.Rename(stage, dir)
 	}
+	if ok, err := exchange(stage, dir); ok {
+		if err != nil {
+			return fmt.Errorf("publish report: %w", err)
+		}
+		return os.RemoveAll(stage)
+	}
+	return swapByRenames(stage, dir)
+}
+
+// swapByRenames is swap without an atomic exchange.
+func swapByRenames(stage, dir string) error {
 	previous := stage + "-previous"
 	if err := os.Rename(dir, previous); err != nil {
 		return fmt.Errorf("move previous report aside: %w", err)
 	}
+	betweenRenames(dir)
 	if err := os.Rename(stage, dir); err != nil {
 		if rerr := os.Rename(previous, dir); rerr != nil {
 			return fmt.Errorf("publish report: %v; restoring the previous report also failed: %v (it is at %s)", err, rerr, previous)
@@ -83,6 +98,10 @@ func swap(stage, dir string) error {
 	}
 	return os.RemoveAll(previous)
 }
+
+// betweenRenames is called when the old report has been moved aside and
+// the new one is not yet in place; tests observe the output path there.
+var betweenRenames = func(dir string) {}
 
 // stagePrefix names the staging directories of builds into dir; each adds
 // its process id so a later build can tell an abandoned stage from a live one.

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"strconv"
 	"testing"
 )
 
@@ -55,5 +56,50 @@ func TestSwapFallbackRestores(t *testing.T) {
 	}
 	if after := tree(t, dir); !reflect.DeepEqual(before, after) {
 		t.Fatal("the previous report was not restored")
+	}
+}
+
+// A stage is abandoned when no build holds its lock, whatever process id
+// its name carries: in a container every build may run as PID 1.
+func TestAbandonedStageOfALiveProcessIDIsCleaned(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "report")
+	for _, pid := range []string{"1", strconv.Itoa(os.Getpid())} {
+		stale := filepath.Join(root, stagePrefix(dir)+pid+"-x")
+		if err := os.MkdirAll(filepath.Join(stale, "detail"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(stale+".lock", nil, 0o644)
+	}
+	if _, err := Write(dataset("job"), assets(t), dir, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(root, ".report.dsight-stage-*")); len(left) != 0 {
+		t.Fatalf("abandoned stages kept: %v", left)
+	}
+}
+
+// A stage whose lock is held belongs to a running build and is kept, even
+// when its name carries the id of a process that no longer exists.
+func TestLockedStageIsKept(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "report")
+	live := filepath.Join(root, stagePrefix(dir)+"999999999-y")
+	if err := os.Mkdir(live, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	lock, err := os.Create(live + ".lock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Close()
+	if err := lockFile(lock); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Write(dataset("job"), assets(t), dir, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(live); err != nil {
+		t.Fatalf("a live build's stage was removed: %v", err)
 	}
 }

@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/dsight/dsight/internal/catalog"
@@ -39,14 +38,11 @@ func Write(d *model.Dataset, assets fs.FS, dir string, opt Options) (*Manifest, 
 		return nil, err
 	}
 	removeAbandonedStages(dir)
-	stage, err := os.MkdirTemp(filepath.Dir(dir), stagePrefix(dir)+strconv.Itoa(os.Getpid())+"-")
+	stage, release, err := newStage(dir)
 	if err != nil {
 		return nil, fmt.Errorf("stage report: %w", err)
 	}
-	defer os.RemoveAll(stage)
-	if err := os.Chmod(stage, 0o755); err != nil { // MkdirTemp is private; a report is for publishing
-		return nil, err
-	}
+	defer release()
 	m, err := render(d, assets, &stageFiles{dir: stage})
 	if err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -145,5 +146,63 @@ func TestBuildRefusesNamedPipes(t *testing.T) {
 				t.Fatalf("error %q does not name the pipe", msg)
 			}
 		})
+	}
+}
+
+// An output inside the run would be read as input by the run's next build.
+func TestBuildRefusesOutputInsideRun(t *testing.T) {
+	needAssets(t)
+	run := lifecycleRun(t)
+	for _, out := range []string{filepath.Join(run, "report"), filepath.Join(run, "logs", "deep", "report")} {
+		msg := buildError(t, run, "-o", out)
+		if !strings.Contains(msg, "inside the run directory") {
+			t.Fatalf("output %s: %q", out, msg)
+		}
+	}
+	// Reached through a symlink into the run, too.
+	link := filepath.Join(t.TempDir(), "into-run")
+	if err := os.Symlink(filepath.Join(run, "logs"), link); err != nil {
+		t.Fatal(err)
+	}
+	if msg := buildError(t, run, "-o", filepath.Join(link, "report")); !strings.Contains(msg, "inside the run directory") {
+		t.Fatalf("output through a link: %q", msg)
+	}
+}
+
+// smallDisk mounts a tmpfs of size bytes for the test, or skips.
+func smallDisk(t *testing.T, size string) string {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("mounting a small file system needs root")
+	}
+	dir := t.TempDir()
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size="+size, "tmpfs", dir).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a tmpfs: %v %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("umount", dir).Run() })
+	return dir
+}
+
+// A full disk is found before the import, not after it.
+func TestBuildChecksOutputBeforeImport(t *testing.T) {
+	needAssets(t)
+	disk := smallDisk(t, "16k")
+	run := lifecycleRun(t)
+	// The export is broken too: the output is checked first.
+	appendFile(t, filepath.Join(run, "logs/agentic/conc_2/aiperf_artifacts/profile_export.jsonl"), "{\"metadata\": {truncated\n")
+	msg := buildError(t, run, "-o", filepath.Join(disk, "report"))
+	if !strings.Contains(msg, "not writable") || !strings.Contains(msg, "no space left on device") {
+		t.Fatalf("error %q does not say the output disk is full", msg)
+	}
+}
+
+// When the disk fills during the write, the first write error is the one
+// reported, not the missing file it leaves behind.
+func TestBuildReportsFirstWriteError(t *testing.T) {
+	needAssets(t)
+	disk := smallDisk(t, "1m")
+	msg := buildError(t, genRun(t), "-o", filepath.Join(disk, "report"), "--iteration-timezone", "UTC")
+	if !strings.Contains(msg, "no space left on device") || strings.Contains(msg, "no such file") {
+		t.Fatalf("error %q is not the first write error", msg)
 	}
 }

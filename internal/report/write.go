@@ -74,7 +74,7 @@ func (f *stageFiles) put(name string, b []byte) {
 	}
 	p := filepath.Join(f.dir, filepath.FromSlash(name))
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		f.err = err
+		f.err = fmt.Errorf("stage report: %w", err)
 		return
 	}
 	if err := os.WriteFile(p, b, 0o644); err != nil {
@@ -137,6 +137,11 @@ func render(d *model.Dataset, assets fs.FS, out *stageFiles) (*Manifest, error) 
 		return nil, err
 	}
 	summary := eng.Summary()
+	// The first chart reads staged shards back: a failed write (a full
+	// disk) must be reported as itself, not as the missing file it leaves.
+	if out.err != nil {
+		return nil, out.err
+	}
 	first, err := firstChart(eng, view, out.dir, summary.Meta.Duration)
 	if err != nil {
 		return nil, err
@@ -264,6 +269,72 @@ func renderIndex(assets fs.FS, d *model.Dataset, entry Entry, summary query.Summ
 	return b.Bytes(), nil
 }
 
+// within reports whether path lies inside root (both absolute and clean).
+func within(path, root string) bool {
+	rel, err := filepath.Rel(root, path)
+	return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, "../")
+}
+
+// resolved is path with the symlinks of its longest existing prefix
+// resolved, so an output reached through a link into the run is seen
+// inside it.
+func resolved(path string) string {
+	var rest []string
+	for p := path; ; p = filepath.Dir(p) {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return filepath.Join(append([]string{r}, rest...)...)
+		}
+		if filepath.Dir(p) == p {
+			return path
+		}
+		rest = append([]string{filepath.Base(p)}, rest...)
+	}
+}
+
+// CheckOutput refuses an output the build could not publish to, before
+// the import spends its time: what checkTarget refuses, an output inside
+// the run, and a parent directory where a few KB cannot be written (a full
+// or read-only disk).
+func CheckOutput(dir, run string) error {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	if run, err = filepath.Abs(run); err != nil {
+		return err
+	}
+	if err := checkTarget(dir, run); err != nil {
+		return err
+	}
+	return probeWritable(filepath.Dir(dir))
+}
+
+// probeBytes is what the probe writes: enough that a disk with no room
+// left fails it, small enough to cost nothing.
+const probeBytes = 64 << 10
+
+func probeWritable(parent string) error {
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return fmt.Errorf("output directory %s cannot be created: %w", parent, err)
+	}
+	f, err := os.CreateTemp(parent, ".dsight-probe-*")
+	if err != nil {
+		return fmt.Errorf("output directory %s is not writable: %w", parent, err)
+	}
+	defer os.Remove(f.Name())
+	_, err = f.Write(make([]byte, probeBytes))
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("output directory %s is not writable: %w", parent, err)
+	}
+	return nil
+}
+
 // checkTarget refuses outputs that would destroy something that is not a
 // report: a symlink, the run itself or one of its parents, or a directory
 // holding files this writer did not generate.
@@ -271,6 +342,9 @@ func checkTarget(dir, sourceRoot string) error {
 	if sourceRoot != "" {
 		if rel, err := filepath.Rel(dir, sourceRoot); err == nil && (rel == "." || !strings.HasPrefix(rel, "..")) {
 			return fmt.Errorf("output %s would contain or replace the run directory %s", dir, sourceRoot)
+		}
+		if within(resolved(dir), resolved(sourceRoot)) {
+			return fmt.Errorf("output %s is inside the run directory %s: the next build of the run would read the report as input; choose a directory outside the run", dir, sourceRoot)
 		}
 	}
 	st, err := os.Lstat(dir)

@@ -196,7 +196,7 @@ func (res *Result) finishSource(d *model.Dataset, s *source) error {
 		return err
 	}
 	res.pending--
-	res.stamps = append(res.stamps, stamp{path: s.path, size: s.st.Size(), modTime: s.st.ModTime().UnixNano()})
+	res.stamps = append(res.stamps, stamp{path: s.path, size: s.st.Size(), modTime: s.st.ModTime().UnixNano(), changeTime: changeTime(s.st)})
 	d.Sources = append(d.Sources, model.Source{ID: s.id, Path: s.rel, Kind: s.kind, Bytes: s.st.Size(), SHA256: hex.EncodeToString(s.h.Sum(nil))})
 	return nil
 }

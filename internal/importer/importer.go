@@ -41,6 +41,9 @@ type stamp struct {
 	path    string
 	size    int64
 	modTime int64
+	// changeTime is the inode change time: a rewrite that keeps the size
+	// and puts the modification time back still moves it.
+	changeTime int64
 }
 
 // clientGlobs are the client export locations, relative to the log
@@ -258,7 +261,7 @@ func (res *Result) Verify() error {
 		if err != nil {
 			return fmt.Errorf("source %s disappeared during the build: %w", s.path, err)
 		}
-		if st.Size() != s.size || st.ModTime().UnixNano() != s.modTime {
+		if st.Size() != s.size || st.ModTime().UnixNano() != s.modTime || changeTime(st) != s.changeTime {
 			return fmt.Errorf("source %s changed during the build; build from a preserved run", s.path)
 		}
 	}

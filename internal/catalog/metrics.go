@@ -26,12 +26,37 @@ const (
 	TableMetricShardParts = "metric_series_shard_parts"
 )
 
-// encodeMetrics lays out the metric tables. Family records hold strings,
-// integers and booleans, which json.Marshal always encodes.
+// familyRecord is how the core stores a metric family: one JSON object
+// per family, with these keys. It holds strings, integers and booleans,
+// which json.Marshal always encodes.
+type familyRecord struct {
+	Name            string   `json:"name"`
+	Component       string   `json:"component"`
+	Group           string   `json:"group"`
+	GroupOrder      int      `json:"group_order"`
+	Title           string   `json:"title"`
+	Unit            string   `json:"unit"`
+	RateUnit        string   `json:"rate_unit"`
+	Counter         bool     `json:"counter"`
+	Description     string   `json:"description"`
+	Quality         string   `json:"quality"`
+	Featured        bool     `json:"featured"`
+	Order           int      `json:"order"`
+	ValueKind       string   `json:"value_kind"`
+	ObservationUnit string   `json:"observation_unit,omitempty"`
+	SeriesCount     int      `json:"series_count"`
+	Samples         int64    `json:"samples"`
+	Endpoints       []string `json:"endpoints"`
+	SourceKind      string   `json:"source_kind,omitempty"`
+	Generator       string   `json:"generator,omitempty"`
+	Temporal        string   `json:"temporal,omitempty"`
+}
+
+// encodeMetrics lays out the metric tables.
 func encodeMetrics(d *model.Dataset) []shard.Table {
 	fams := make([]string, len(d.MetricFamilies))
 	for i, f := range d.MetricFamilies {
-		b, _ := json.Marshal(f)
+		b, _ := json.Marshal(familyRecord(f))
 		fams[i] = string(b)
 	}
 	n := len(fams)
@@ -208,11 +233,11 @@ func (o *opener) metrics(c *Core) {
 	if t, ok := o.s.Table(TableMetricFamilies); ok {
 		recs := o.strs(t, "record")
 		for i := range recs {
-			var f model.MetricFamily
+			var f familyRecord
 			if err := json.Unmarshal([]byte(recs[i]), &f); err != nil && o.err == nil {
 				o.err = fmt.Errorf("metric family %d: %w", i, err)
 			}
-			c.MetricFamilies = append(c.MetricFamilies, f)
+			c.MetricFamilies = append(c.MetricFamilies, model.MetricFamily(f))
 		}
 	}
 	t, ok := o.s.Table(TableMetricSeries)

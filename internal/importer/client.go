@@ -3,16 +3,11 @@ package importer
 import (
 	"bufio"
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
-	"hash"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/dsight/dsight/internal/agentperf"
 	"github.com/dsight/dsight/internal/aiperf"
-	"github.com/dsight/dsight/internal/lineread"
 	"github.com/dsight/dsight/internal/model"
 )
 
@@ -22,11 +17,30 @@ type clientCounts struct {
 	warnings                                    []string
 }
 
+// readClients reads the client export (at most one is discovered).
+func readClients(b *build, files []string) error {
+	b.clients = files
+	for _, path := range files {
+		rs, err := b.readClient(path)
+		if err != nil {
+			return err
+		}
+		b.requests = append(b.requests, rs...)
+	}
+	return nil
+}
+
 // readClient reads one client export, AIPerf or native AgentPerf (told
 // apart by the first record's shape, not the file name), registers every
 // file it reads as a source, and counts what the parser kept and dropped.
-func (res *Result) readClient(d *model.Dataset, root, path, phase string, claimed map[string]bool) ([]model.Request, error) {
-	native, err := isAgentPerf(path)
+func (b *build) readClient(path string) ([]model.Request, error) {
+	d := b.d
+	src, err := b.openSource(path, "client")
+	if err != nil {
+		return nil, err
+	}
+	defer src.close()
+	native, r, err := sniffAgentPerf(src.reader())
 	if err != nil {
 		return nil, err
 	}
@@ -35,10 +49,9 @@ func (res *Result) readClient(d *model.Dataset, root, path, phase string, claime
 		counts   clientCounts
 	)
 	if native {
-		requests, counts, err = res.readAgentPerf(d, root, path, phase, claimed)
+		requests, counts, err = b.readAgentPerf(src, r)
 	} else {
-		requests, counts, err = res.readAIPerf(d, root, path, phase)
-		claimed[path] = true
+		requests, counts, err = b.readAIPerf(src, r)
 	}
 	if err != nil {
 		return nil, err
@@ -52,17 +65,14 @@ func (res *Result) readClient(d *model.Dataset, root, path, phase string, claime
 	return requests, nil
 }
 
-func (res *Result) readAIPerf(d *model.Dataset, root, path, phase string) ([]model.Request, clientCounts, error) {
-	src, err := res.open(d, root, path, "client")
+// readAIPerf parses an AIPerf export from r, the opened src from its start.
+func (b *build) readAIPerf(src *source, r io.Reader) ([]model.Request, clientCounts, error) {
+	d := b.d
+	out, err := aiperf.Parse(r, aiperf.Options{File: src.rel, SourceID: src.id, Phase: b.opt.Phase})
 	if err != nil {
 		return nil, clientCounts{}, err
 	}
-	defer src.close()
-	out, err := aiperf.Parse(src.reader(), aiperf.Options{File: src.rel, SourceID: src.id, Phase: phase})
-	if err != nil {
-		return nil, clientCounts{}, err
-	}
-	if err := res.finishSource(d, src); err != nil {
+	if err := b.finishSource(src); err != nil {
 		return nil, clientCounts{}, err
 	}
 	switch out.Schema {
@@ -74,31 +84,29 @@ func (res *Result) readAIPerf(d *model.Dataset, root, path, phase string) ([]mod
 	return out.Requests, clientCounts{out.Rows, out.Excluded, out.WithoutPhase, out.FirstAfterEnd, out.Warnings}, nil
 }
 
-// readAgentPerf reads a native AgentPerf request log with its phase
-// manifest and phase-analysis files, each registered as its own source.
-func (res *Result) readAgentPerf(d *model.Dataset, root, path, phase string, claimed map[string]bool) ([]model.Request, clientCounts, error) {
-	manifest, analyses, err := agentperf.Companions(path)
+// readAgentPerf reads a native AgentPerf request log (reqs, read from r)
+// with its phase manifest and phase-analysis files, each registered as its
+// own source.
+func (b *build) readAgentPerf(reqs *source, r io.Reader) ([]model.Request, clientCounts, error) {
+	d := b.d
+	manifest, analyses, err := agentperf.Companions(reqs.path)
 	if err != nil {
 		return nil, clientCounts{}, err
 	}
-	var opened []*source
+	opened := []*source{reqs}
 	defer func() {
-		for _, s := range opened {
+		for _, s := range opened[1:] {
 			s.close()
 		}
 	}()
 	open := func(p, kind string) (*source, error) {
-		s, err := res.open(d, root, p, kind)
+		s, err := b.openSource(p, kind)
 		if err == nil {
 			opened = append(opened, s)
 		}
 		return s, err
 	}
-	reqs, err := open(path, "client")
-	if err != nil {
-		return nil, clientCounts{}, err
-	}
-	in := agentperf.Inputs{Requests: agentperf.Input{Path: reqs.rel, SourceID: reqs.id, Reader: reqs.reader()}}
+	in := agentperf.Inputs{Requests: agentperf.Input{Path: reqs.rel, SourceID: reqs.id, Reader: r}}
 	if manifest != "" {
 		m, err := open(manifest, "agentperf_phase_manifest")
 		if err != nil {
@@ -114,15 +122,14 @@ func (res *Result) readAgentPerf(d *model.Dataset, root, path, phase string, cla
 		}
 		in.Analyses = append(in.Analyses, agentperf.Analysis{Input: agentperf.Input{Path: s.rel, SourceID: s.id, Reader: s.reader()}, Phase: n})
 	}
-	out, err := agentperf.Parse(in, agentperf.Options{Phase: phase})
+	out, err := agentperf.Parse(in, agentperf.Options{Phase: b.opt.Phase})
 	if err != nil {
 		return nil, clientCounts{}, err
 	}
 	for _, s := range opened {
-		if err := res.finishSource(d, s); err != nil {
+		if err := b.finishSource(s); err != nil {
 			return nil, clientCounts{}, err
 		}
-		claimed[s.path] = true
 	}
 	d.Meta.ClientKind = agentperf.ClientKind
 	d.Audit["liveness_only_client_timings"] += int64(out.LivenessOnly)
@@ -130,22 +137,21 @@ func (res *Result) readAgentPerf(d *model.Dataset, root, path, phase string, cla
 	return out.Requests, clientCounts{out.Rows, out.Excluded, out.WithoutPhase, out.FirstAfterEnd, out.Warnings}, nil
 }
 
-// isAgentPerf reports whether the export's first record is a native
-// AgentPerf row.
-func isAgentPerf(path string) (bool, error) {
-	f, err := lineread.Open(path)
-	if err != nil {
-		return false, err
-	}
-	defer f.Close()
-	r := bufio.NewReaderSize(f, 1<<16)
+// sniffAgentPerf reports whether the export's first record is a native
+// AgentPerf row. It reads through r, which the caller opened for the
+// parser, and returns a reader that replays what it consumed, so the file
+// is read once.
+func sniffAgentPerf(r io.Reader) (bool, io.Reader, error) {
+	br := bufio.NewReaderSize(r, 1<<16)
+	var head []byte
 	for {
-		line, err := r.ReadSlice('\n')
+		line, err := br.ReadSlice('\n')
+		head = append(head, line...)
 		if t := bytes.TrimSpace(line); len(t) > 0 || err != nil {
 			if err == bufio.ErrBufferFull {
 				err = nil // a long first line: its start is enough to tell
 			}
-			return len(t) > 0 && agentperf.IsNativeRow(t), ignoreEOF(err)
+			return len(t) > 0 && agentperf.IsNativeRow(t), io.MultiReader(bytes.NewReader(head), br), ignoreEOF(err)
 		}
 	}
 }
@@ -155,48 +161,4 @@ func ignoreEOF(err error) error {
 		return nil
 	}
 	return err
-}
-
-// source is one evidence file being read: it is hashed while the parser
-// reads it and registered once the parser is done.
-type source struct {
-	id        int
-	path, rel string
-	kind      string
-	f         *os.File
-	st        os.FileInfo
-	h         hash.Hash
-}
-
-func (res *Result) open(d *model.Dataset, root, path, kind string) (*source, error) {
-	f, err := lineread.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	// Ids are handed out at open time so evidence refers to them while
-	// parsing; the record itself is appended in finish, in id order.
-	id := len(d.Sources) + res.pending
-	res.pending++
-	return &source{id: id, path: path, rel: relative(root, path), kind: kind, f: f, st: st, h: sha256.New()}, nil
-}
-
-func (s *source) reader() io.Reader { return io.TeeReader(s.f, s.h) }
-
-func (s *source) close() { s.f.Close() }
-
-// finish hashes whatever the parser did not need to read and registers the
-// source with the size and time it had when opened (Verify rechecks them).
-func (res *Result) finishSource(d *model.Dataset, s *source) error {
-	if _, err := io.Copy(s.h, s.f); err != nil {
-		return err
-	}
-	res.pending--
-	res.stamps = append(res.stamps, stamp{path: s.path, size: s.st.Size(), modTime: s.st.ModTime().UnixNano(), changeTime: changeTime(s.st)})
-	d.Sources = append(d.Sources, model.Source{ID: s.id, Path: s.rel, Kind: s.kind, Bytes: s.st.Size(), SHA256: hex.EncodeToString(s.h.Sum(nil))})
-	return nil
 }

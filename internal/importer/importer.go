@@ -3,14 +3,12 @@ package importer
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"time"
 
-	"github.com/dsight/dsight/internal/metrics"
 	"github.com/dsight/dsight/internal/model"
 )
 
@@ -27,6 +25,8 @@ type Options struct {
 	// IterationTimezone aligns naive local worker-log timestamps for log
 	// metrics; nil omits those metrics with a warning.
 	IterationTimezone *time.Location
+
+	open func(path string) (file, error) // opens every source file; nil is os.Open
 }
 
 // Result is an imported dataset plus what is needed to verify, just before
@@ -46,18 +46,6 @@ type stamp struct {
 	changeTime int64
 }
 
-// clientGlobs are the client export locations, relative to the log
-// directory: AIPerf/AgentX profile exports and native AgentPerf request logs.
-var clientGlobs = []string{
-	"profile_export.jsonl",
-	"agentic/*/profile_export.jsonl",
-	"agentic/*/aiperf_artifacts/profile_export.jsonl",
-	"artifacts/*/profile_export.jsonl",
-	"requests.jsonl",
-	"agentperf/requests.jsonl",
-	"agentperf/*/requests.jsonl",
-}
-
 // Import reads the run described by opt.
 func Import(opt Options) (*Result, error) {
 	if opt.Phase == "" {
@@ -70,9 +58,22 @@ func Import(opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	clients, err := discoverClients(logDir, opt.Client)
+	inv, err := walkRun(logDir)
 	if err != nil {
 		return nil, err
+	}
+	open := opt.open
+	if open == nil {
+		open = openOS
+	}
+	b := &build{opt: opt, root: root, logDir: logDir, inv: inv, open: open, registered: map[string]int{}, held: map[string]*held{}}
+	defer b.closeHeld()
+	// Discovery, once: each kind claims its files from the inventory.
+	files := make([][]string, len(sourceKinds))
+	for i, k := range sourceKinds {
+		if files[i], err = k.discover(b); err != nil {
+			return nil, err
+		}
 	}
 	job := opt.Job
 	if job == "" {
@@ -94,26 +95,18 @@ func Import(opt Options) (*Result, error) {
 	if opt.IterationTimezone != nil {
 		d.Meta.IterationTimezone = opt.IterationTimezone.String()
 	}
-	res := &Result{Dataset: d}
-	claimed := map[string]bool{}
-
-	var requests []model.Request
-	for _, path := range clients {
-		rs, err := res.readClient(d, root, path, opt.Phase, claimed)
-		if err != nil {
-			return nil, err
-		}
-		requests = append(requests, rs...)
-	}
-	files, err := discoverServer(logDir, !opt.NoOTel)
-	if err != nil {
-		return nil, err
-	}
 	d.Meta.OTelEnabled = !opt.NoOTel
-	server, err := res.readServer(d, root, files, claimed)
-	if err != nil {
-		return nil, err
+	b.d, b.res = d, &Result{Dataset: d}
+	// Every kind that frames nothing is read before the window...
+	for i, k := range sourceKinds {
+		if !k.framed {
+			if err := k.read(b, files[i]); err != nil {
+				return nil, err
+			}
+		}
 	}
+	requests := b.requests
+	server := &b.server
 	var origin, last int64
 	if len(requests) > 0 {
 		origin, last = requests[0].StartNS, requests[0].EndNS
@@ -126,7 +119,7 @@ func Import(opt Options) (*Result, error) {
 		// no request or TTFT is synthesized.
 		var ok bool
 		origin, last, ok = server.window()
-		mlo, mhi, mok, err := metrics.Envelope(metrics.Options{LogDir: logDir, Capture: opt.Metrics, WorkerLogs: files.workers, Location: opt.IterationTimezone})
+		mlo, mhi, mok, err := b.metrics.Envelope() // the capture inspected, the logs already read
 		if err != nil {
 			return nil, err
 		}
@@ -137,23 +130,31 @@ func Import(opt Options) (*Result, error) {
 			origin, last, ok = min(origin, mlo), max(last, mhi), true
 		}
 		if !ok || last <= origin {
-			return nil, fmt.Errorf("no positive recorded time range: %s", describeEmpty(root, clients))
+			return nil, fmt.Errorf("no positive recorded time range: %s", describeEmpty(root, b.clients))
 		}
 		d.Meta.TimeBasis = "available source timestamps; no client measurement window"
 	}
+	res := b.res
 	if err := res.join(d, server, requests, origin, last); err != nil {
 		return nil, err
 	}
+	// Joined: what the dataset did not keep (bridges, worker-log records) is
+	// free for the metrics. The spans stay, with the evidence that holds them.
+	b.server = serverEvidence{}
 	if err := align(d, requests, origin, last); err != nil {
 		return nil, err
 	}
-	if err := res.readMetrics(d, root, logDir, files.workers, opt, origin, last, claimed); err != nil {
-		return nil, err
+	// ... and the framed kinds after it.
+	b.origin, b.last = origin, last
+	for i, k := range sourceKinds {
+		if k.framed {
+			if err := k.read(b, files[i]); err != nil {
+				return nil, err
+			}
+		}
 	}
 	d.Audit["sessions"] = int64(len(model.GroupSessions(d.Requests)))
-	if d.Unread, err = unread(root, logDir, claimed); err != nil {
-		return nil, err
-	}
+	d.Unread = inv.unread(root, b.registered)
 	if n := len(d.Unread); n > 0 {
 		d.Meta.Warnings = append(d.Meta.Warnings, fmt.Sprintf("%d file(s) in the run were not read (no reader for them, or skipped by a flag such as --no-otel), e.g. %s; manifest.json lists them all", n, strings.Join(d.Unread[:min(3, n)], ", ")))
 	}
@@ -180,42 +181,6 @@ func locate(run string) (root, logDir string, err error) {
 		return abs, filepath.Join(abs, "logs"), nil
 	}
 	return abs, abs, nil
-}
-
-func discoverClients(logDir, explicit string) ([]string, error) {
-	if explicit != "" {
-		abs, err := filepath.Abs(explicit)
-		if err != nil {
-			return nil, err
-		}
-		st, err := os.Stat(abs)
-		if err != nil {
-			return nil, fmt.Errorf("--client: %w", err)
-		}
-		if st.IsDir() {
-			return nil, fmt.Errorf("--client %s is a directory; name the profile_export.jsonl file", explicit)
-		}
-		return []string{abs}, nil
-	}
-	seen := map[string]bool{}
-	var found []string
-	for _, g := range clientGlobs {
-		matches, err := filepath.Glob(filepath.Join(logDir, g))
-		if err != nil {
-			return nil, err
-		}
-		for _, m := range matches {
-			if st, err := os.Stat(m); err == nil && !st.IsDir() && !seen[m] {
-				seen[m] = true
-				found = append(found, m)
-			}
-		}
-	}
-	sort.Strings(found)
-	if len(found) > 1 {
-		return nil, fmt.Errorf("found %d client exports; select one with --client:\n  %s", len(found), strings.Join(found, "\n  "))
-	}
-	return found, nil
 }
 
 // align rebases every request time to the run origin and sorts requests
@@ -280,20 +245,4 @@ func relative(root, path string) string {
 		return filepath.ToSlash(rel)
 	}
 	return filepath.ToSlash(path)
-}
-
-// unread lists regular files under the log directory that no reader claimed.
-func unread(root, logDir string, claimed map[string]bool) ([]string, error) {
-	var out []string
-	err := filepath.WalkDir(logDir, func(p string, e fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if e.Type().IsRegular() && !claimed[p] {
-			out = append(out, relative(root, p))
-		}
-		return nil
-	})
-	sort.Strings(out)
-	return out, err
 }

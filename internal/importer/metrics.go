@@ -1,34 +1,22 @@
 package importer
 
 import (
+	"fmt"
+	"io"
+	"io/fs"
+	"path/filepath"
+
 	"github.com/dsight/dsight/internal/metrics"
-	"github.com/dsight/dsight/internal/model"
 )
 
-// readMetrics reads Tachometer captures and log-derived metrics over the
-// run window [origin, last] (absolute ns), registering every file read.
-func (res *Result) readMetrics(d *model.Dataset, root, logDir string, workers []string, opt Options, origin, last int64, claimed map[string]bool) error {
-	register := func(path, kind string) (int, string, error) {
-		rel := relative(root, path)
-		for _, s := range d.Sources {
-			if s.Path == rel {
-				return s.ID, rel, nil
-			}
-		}
-		src, err := res.open(d, root, path, kind)
-		if err != nil {
-			return 0, "", err
-		}
-		defer src.close()
-		if err := res.finishSource(d, src); err != nil {
-			return 0, "", err
-		}
-		claimed[path] = true
-		return src.id, src.rel, nil
-	}
+// readMetrics reads the Tachometer capture (with its collector
+// configuration) and builds it and the log metrics over the run window
+// [b.origin, b.last] (absolute ns), registering every file read.
+func readMetrics(b *build, _ []string) error {
+	d := b.d
 	r, err := metrics.Read(metrics.Options{
-		LogDir: logDir, Capture: opt.Metrics, WorkerLogs: workers, Location: opt.IterationTimezone,
-		OriginNS: origin, LastNS: last, Register: register,
+		LogDir: b.logDir, Location: b.opt.IterationTimezone, OriginNS: b.origin, LastNS: b.last,
+		Sources: &b.metrics, Register: b.register, ReadFile: b.readConfig,
 	})
 	if err != nil {
 		return err
@@ -39,4 +27,14 @@ func (res *Result) readMetrics(d *model.Dataset, root, logDir string, workers []
 	}
 	d.Meta.Warnings = append(d.Meta.Warnings, r.Warnings...)
 	return nil
+}
+
+// readConfig reads the collector configuration for the metrics, once and
+// only if the inventory holds it.
+func (b *build) readConfig(path, kind string, read func(io.Reader) error) error {
+	if rel, err := filepath.Rel(b.logDir, path); err != nil || b.inv.entries[filepath.ToSlash(rel)] == nil {
+		return fmt.Errorf("%s: %w", path, fs.ErrNotExist)
+	}
+	_, err := b.readFile(path, kind, func(src *source) error { return read(src.reader()) })
+	return err
 }

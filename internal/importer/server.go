@@ -2,11 +2,8 @@ package importer
 
 import (
 	"fmt"
-	"io/fs"
-	"os"
+	"io"
 	"path/filepath"
-	"sort"
-	"strings"
 
 	"github.com/dsight/dsight/internal/dynamolog"
 	"github.com/dsight/dsight/internal/importer/join"
@@ -16,102 +13,63 @@ import (
 	"github.com/dsight/dsight/internal/sourcename"
 )
 
-// serverFiles are the server-side evidence files of a run.
-type serverFiles struct {
-	frontends, workers, otel []string // absolute paths, sorted
-}
-
-// discoverServer finds frontend logs, worker logs (by the shared filename
-// grammar) and OTel exports (otel/traces.jsonl, otel/*/traces.jsonl).
-func discoverServer(logDir string, withOTel bool) (serverFiles, error) {
-	var f serverFiles
-	err := filepath.WalkDir(logDir, func(p string, e fs.DirEntry, err error) error {
-		// A pipe or device named like a log is kept, so that opening it
-		// refuses it by name rather than skipping it without a word.
-		if err != nil || e.IsDir() || e.Type()&fs.ModeSymlink != 0 || !strings.HasSuffix(e.Name(), ".out") {
-			return err
-		}
-		id, ok := sourcename.Parse(e.Name())
-		switch {
-		case !ok:
-		case id.Role == "frontend":
-			f.frontends = append(f.frontends, p)
-		default:
-			f.workers = append(f.workers, p)
-		}
-		return nil
-	})
-	if err != nil {
-		return f, err
-	}
-	if withOTel {
-		rel, err := otlp.Discover(os.DirFS(logDir))
-		if err != nil {
-			return f, err
-		}
-		for _, r := range rel {
-			f.otel = append(f.otel, filepath.Join(logDir, filepath.FromSlash(r)))
-		}
-	}
-	sort.Strings(f.frontends)
-	sort.Strings(f.workers)
-	sort.Strings(f.otel)
-	return f, nil
-}
-
 // serverEvidence is the parsed server-side evidence of a run.
 type serverEvidence struct {
 	in join.Input
 }
 
-// readServer parses every server evidence file, registering each as a source.
-func (res *Result) readServer(d *model.Dataset, root string, files serverFiles, claimed map[string]bool) (*serverEvidence, error) {
-	var in join.Input
-	read := func(path, kind string, parse func(src *source) error) error {
-		src, err := res.open(d, root, path, kind)
-		if err != nil {
-			return err
-		}
-		defer src.close()
-		if err := parse(src); err != nil {
-			return err
-		}
-		if err := res.finishSource(d, src); err != nil {
-			return err
-		}
-		claimed[path] = true
-		return nil
-	}
+// readFrontends scans every frontend log for its bridge lines.
+func readFrontends(b *build, files []string) error {
+	in := &b.server.in
 	var frontends []*dynamolog.FrontendLog
-	for _, p := range files.frontends {
-		if err := read(p, "frontend_log", func(src *source) error {
+	for _, p := range files {
+		if _, err := b.readFile(p, "frontend_log", func(src *source) error {
 			log, err := dynamolog.ScanFrontend(src.reader(), src.rel)
 			frontends = append(frontends, log)
 			return err
 		}); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	for _, log := range frontends {
 		in.Bridges = append(in.Bridges, log.Bridges...)
 	}
 	dynamolog.MarkAmbiguity(in.Bridges)
-	for _, p := range files.workers {
+	return nil
+}
+
+// readWorkers reads every worker log once: the one pass feeds both the
+// scan for worker bindings and engine id maps and the log-metric
+// generators, whose results wait for the run window (a log-metric error
+// waits too, so that it is reported where the metrics are built).
+func readWorkers(b *build, files []string) error {
+	in := &b.server.in
+	for _, p := range files {
 		id, _ := sourcename.Parse(filepath.Base(p))
-		if err := read(p, "worker_log", func(src *source) error {
-			log, err := dynamolog.ScanWorker(src.reader(), src.rel)
-			if log != nil {
-				in.WorkerLogs = append(in.WorkerLogs, join.WorkerLog{Name: id, Bindings: log.Bindings, EngineMaps: log.EngineMaps})
-			}
-			return err
+		if _, err := b.readFile(p, "worker_log", func(src *source) error {
+			return fanOut(src.reader(), func(r io.Reader) error {
+				log, err := dynamolog.ScanWorker(r, src.rel)
+				if log != nil {
+					in.WorkerLogs = append(in.WorkerLogs, join.WorkerLog{Name: id, Bindings: log.Bindings, EngineMaps: log.EngineMaps})
+				}
+				return err
+			}, func(r io.Reader) error {
+				return b.metrics.ReadLog(r, src.rel, src.id, id, b.opt.IterationTimezone)
+			})
 		}); err != nil {
-			return nil, err
+			return err
 		}
 	}
+	return nil
+}
+
+// readOTel collects the spans of every OTel export.
+func readOTel(b *build, files []string) error {
+	d, in := b.d, &b.server.in
 	var spans otlp.Collector
-	for _, p := range files.otel {
-		if err := read(p, "otel", func(src *source) error { return spans.Add(src.rel, src.reader()) }); err != nil {
-			return nil, err
+	for _, p := range files {
+		if _, err := b.readFile(p, "otel", func(src *source) error { return spans.Add(src.rel, src.reader()) }); err != nil {
+			return err
 		}
 	}
 	otel := spans.Result()
@@ -125,7 +83,7 @@ func (res *Result) readServer(d *model.Dataset, root string, files serverFiles, 
 	if n := len(otel.Invalid); n > 0 {
 		d.Meta.Warnings = append(d.Meta.Warnings, fmt.Sprintf("%d OTel span(s) end before they start; they are counted and never joined (first: %s:%d)", n, otel.Invalid[0].Ref.Path, otel.Invalid[0].Ref.Line))
 	}
-	return &serverEvidence{in: in}, nil
+	return nil
 }
 
 // window is the union of the recorded server timestamps that carry an

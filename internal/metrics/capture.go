@@ -3,6 +3,7 @@ package metrics
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"path/filepath"
 	"runtime"
@@ -24,17 +25,22 @@ func readCapture(opt Options, res *Result) ([]model.MetricFamily, []*built, erro
 // summarizes its series one at a time (one per core at once), so only the
 // encoded summaries stay in memory.
 func readCaptureInto(opt Options, res *Result, newStore func() (pointStore, error)) (_ []model.MetricFamily, _ []*built, err error) {
-	root, explicit := filepath.Join(opt.LogDir, filepath.FromSlash(tachometer.DefaultRoot)), false
-	if opt.Capture != "" {
-		abs, err := filepath.Abs(opt.Capture)
-		if err != nil {
-			return nil, nil, err
-		}
-		root, explicit = abs, true
+	var c *tachometer.Capture
+	if opt.Sources != nil {
+		c = opt.Sources.capture
 	}
-	c, err := tachometer.Discover(root, explicit)
-	if err != nil {
-		return nil, nil, fmt.Errorf("--metrics: %w", err)
+	if c == nil {
+		root, explicit := filepath.Join(opt.LogDir, filepath.FromSlash(tachometer.DefaultRoot)), false
+		if opt.Capture != "" {
+			abs, err := filepath.Abs(opt.Capture)
+			if err != nil {
+				return nil, nil, err
+			}
+			root, explicit = abs, true
+		}
+		if c, err = tachometer.Discover(root, explicit); err != nil {
+			return nil, nil, fmt.Errorf("--metrics: %w", err)
+		}
 	}
 	// Before registering: files that cannot be read are left out of Files
 	// (and so reported as unread), with a warning.
@@ -119,6 +125,17 @@ func readCollectorConfig(opt Options) (map[string]tachometer.Endpoint, error) {
 		return nil, nil
 	}
 	path := filepath.Join(opt.LogDir, tachometer.ConfigName)
+	if opt.ReadFile != nil {
+		var endpoints map[string]tachometer.Endpoint
+		err := opt.ReadFile(path, KindCollectorConfig, func(r io.Reader) (err error) {
+			endpoints, err = tachometer.ParseConfig(path, r)
+			return err
+		})
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		return endpoints, err
+	}
 	endpoints, err := tachometer.ReadConfig(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil

@@ -6,12 +6,19 @@
 // It owns the choices that join the two sources: which files are read
 // (tachometer/local below the log directory or an explicit --metrics path,
 // with the log directory's tachometer_config.toml as a collector_config
-// source; worker logs named by the importer), the time frame (points are rebased
+// source; worker logs named by the importer), the log-metric generators
+// (Generators, the one list), the time frame (points are rebased
 // onto the run origin; points outside the window are catalogued but not
 // kept, except the setting held when the window starts), series ids and
 // display order, and the pairing of capacity series with their limits
 // (built with pyramid Options.Limit so usage stays exact at any zoom).
 // Registering files as sources stays with the importer, through a callback.
+// The importer also opens the files itself, so that each is opened once per
+// build: it finds the capture by these rules among the files of its one walk
+// of the run and reads each worker log's log metrics in its one pass over
+// the log (Sources), and reads the collector configuration through
+// Options.ReadFile; Read alone finds and opens them for callers that have
+// not.
 //
 // A capture is read in two passes (spill.go): the read spills each series'
 // points, compactly encoded, to a file in its own os.MkdirTemp directory

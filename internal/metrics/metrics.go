@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -56,6 +57,19 @@ type Options struct {
 	// and its path as shown in evidence. The importer owns ids, hashes and
 	// change stamps; a file registered earlier keeps its id.
 	Register func(path, kind string) (id int, rel string, err error)
+
+	// A caller that discovers and opens the run's files itself (the
+	// importer, which walks the run once and opens every file once) hands
+	// over what it found and read with the two fields below; left empty,
+	// Read finds and opens the files on its own.
+
+	// Sources are the capture and log metrics the caller found and read;
+	// with them, Capture and WorkerLogs are not looked at.
+	Sources *Sources
+	// ReadFile reads the collector configuration at path once through read
+	// and registers it as kind, like Register; a missing file is an error
+	// wrapping fs.ErrNotExist. nil opens the file here and calls Register.
+	ReadFile func(path, kind string, read func(io.Reader) error) error
 }
 
 // Result is the catalog and series of a run.
@@ -110,6 +124,9 @@ func (a displayOrder) compare(b displayOrder) int {
 func Read(opt Options) (*Result, error) {
 	if opt.Register == nil {
 		return nil, errors.New("metrics: no source registration")
+	}
+	if opt.Sources != nil && opt.Sources.err != nil {
+		return nil, opt.Sources.err
 	}
 	res := &Result{Audit: map[string]int64{}}
 	var all []*built
@@ -234,9 +251,16 @@ func strPtr(s string) *string {
 	return &s
 }
 
-// readLogs applies the registered generators to every worker log.
+// Generators are the worker-log metric generators, in catalog order. This
+// is the one list: the importer applies it when it reads a worker log.
+func Generators() []logmetric.Generator {
+	return []logmetric.Generator{sglang.Generator{}, tokenspeed.Generator{}}
+}
+
+// readLogs applies the generators to every worker log (or takes the
+// caller's reads of them, Options.Logs) and builds their series.
 func readLogs(opt Options, res *Result, capFams []model.MetricFamily) ([]model.MetricFamily, []*built, error) {
-	gens := []logmetric.Generator{sglang.Generator{}, tokenspeed.Generator{}}
+	gens := Generators()
 	defs, err := logmetric.Catalog(gens...)
 	if err != nil {
 		return nil, nil, err
@@ -251,7 +275,11 @@ func readLogs(opt Options, res *Result, capFams []model.MetricFamily) ([]model.M
 		}
 	}
 	var parts []*logmetric.Result
-	for _, path := range opt.WorkerLogs {
+	workers := opt.WorkerLogs
+	if opt.Sources != nil {
+		parts, workers = opt.Sources.logs, nil
+	}
+	for _, path := range workers {
 		id, ok := sourcename.Parse(filepath.Base(path))
 		if !ok || id.IsFrontend() {
 			continue

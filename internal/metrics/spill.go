@@ -63,7 +63,8 @@ type pointStore interface {
 	// sc is used again. load may be called concurrently with distinct
 	// scratches and distinct i, once the read has ended.
 	load(i int, sc *loadScratch) (times []int64, values []float64, err error)
-	// release forgets series i's pairs once it is summarized.
+	// release forgets series i's pairs once it is summarized; like load, it
+	// may be called concurrently for distinct i.
 	release(i int)
 	// close releases the store; it is safe to call more than once.
 	close() error
@@ -365,8 +366,9 @@ func (s *spillStore) load(i int, sc *loadScratch) ([]int64, []float64, error) {
 	return times, values, nil
 }
 
+// release touches series i alone: the pending-bytes count is the read's,
+// and summaries release series on several goroutines at once.
 func (s *spillStore) release(i int) {
-	s.pending -= cap(s.series[i].pending)
 	s.series[i] = spilledSeries{}
 }
 

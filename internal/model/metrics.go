@@ -4,82 +4,82 @@ package model
 // how much of it the run holds. Every captured family is listed, even one
 // with no sample inside the window.
 type MetricFamily struct {
-	Name            string   `json:"name"`
-	Component       string   `json:"component"`
-	Group           string   `json:"group"`
-	GroupOrder      int      `json:"group_order"`
-	Title           string   `json:"title"`
-	Unit            string   `json:"unit"`
-	RateUnit        string   `json:"rate_unit"`
-	Counter         bool     `json:"counter"`
-	Description     string   `json:"description"`
-	Quality         string   `json:"quality"`
-	Featured        bool     `json:"featured"`
-	Order           int      `json:"order"`
-	ValueKind       string   `json:"value_kind"`
-	ObservationUnit string   `json:"observation_unit,omitempty"`
-	SeriesCount     int      `json:"series_count"`
-	Samples         int64    `json:"samples"`
-	Endpoints       []string `json:"endpoints"`
+	Name            string
+	Component       string
+	Group           string
+	GroupOrder      int
+	Title           string
+	Unit            string
+	RateUnit        string
+	Counter         bool
+	Description     string
+	Quality         string
+	Featured        bool
+	Order           int
+	ValueKind       string
+	ObservationUnit string
+	SeriesCount     int
+	Samples         int64
+	Endpoints       []string
 	// SourceKind is "worker_log" for log-derived families, "" for captures.
-	SourceKind string `json:"source_kind,omitempty"`
-	Generator  string `json:"generator,omitempty"`
-	Temporal   string `json:"temporal,omitempty"`
+	SourceKind string
+	Generator  string
+	Temporal   string
 }
 
 // MetricLabel is one identity label of a series.
 type MetricLabel struct {
-	Key   string `json:"key"`
-	Value string `json:"value"`
+	Key   string
+	Value string
 }
 
 // MetricReference pairs an observed series with its limit or pool series;
 // SeriesID is nil when no series exists in exactly the same scope.
 type MetricReference struct {
-	Name     string `json:"name"`
-	Label    string `json:"label"`
-	SeriesID *int   `json:"series_id"`
+	Name     string
+	Label    string
+	SeriesID *int
 }
 
 // MetricSeries is the metadata of one metric series. Its samples live in a
 // separate multi-resolution summary (Summary at build time, a detail shard
 // in a report), so the core stays small whatever the capture size.
 type MetricSeries struct {
-	ID              int              `json:"id"`
-	Name            string           `json:"name"`
-	Label           string           `json:"label"`
-	Unit            string           `json:"unit"`
-	ValueKind       string           `json:"value_kind"`
-	Component       string           `json:"component"`
-	Group           string           `json:"group"`
-	Description     string           `json:"description"`
-	RawName         string           `json:"raw_name"`
-	Endpoint        string           `json:"endpoint"`
-	Host            *string          `json:"host"`
-	GPU             *string          `json:"gpu"`
-	Worker          *string          `json:"worker"`
-	Rank            *string          `json:"rank"`
-	RankKind        *string          `json:"rank_kind"`
-	WorkerProcess   *string          `json:"worker_process"`
-	Labels          []MetricLabel    `json:"labels"`
-	SourceKind      string           `json:"source_kind,omitempty"`
-	Generator       string           `json:"generator,omitempty"`
-	Temporal        string           `json:"temporal"`
-	TimeResolutionS *float64         `json:"time_resolution_s,omitempty"`
-	Reference       *MetricReference `json:"reference,omitempty"`
-	SourceIDs       []int            `json:"source_ids"`
+	ID              int
+	Name            string
+	Label           string
+	Unit            string
+	ValueKind       string
+	Component       string
+	Group           string
+	Description     string
+	RawName         string
+	Endpoint        string
+	Host            *string
+	GPU             *string
+	Worker          *string
+	Rank            *string
+	RankKind        *string
+	WorkerProcess   *string
+	Labels          []MetricLabel
+	SourceKind      string
+	Generator       string
+	Temporal        string
+	TimeResolutionS *float64
+	Reference       *MetricReference
+	SourceIDs       []int
 	// Samples counts finite in-window values; Rows counts the rows the
 	// summary holds (gaps and a setting carried from before the window
 	// included).
-	Samples int64 `json:"samples"`
-	Rows    int64 `json:"rows"`
+	Samples int64
+	Rows    int64
 
 	// Summary is the series' encoded summary while a build holds it; set
 	// by the importer, consumed by the report writer.
-	Summary *MetricSummary `json:"-"`
+	Summary *MetricSummary
 	// Shard locates that summary in a report; set by the report writer
 	// (and read back from a report's core).
-	Shard *MetricShard `json:"-"`
+	Shard *MetricShard
 }
 
 // MetricSummary is one series' encoded internal/shard summary payload,

@@ -198,7 +198,7 @@ func (e *Engine) claim(idx []int) (held []*shardEntry, missing []ShardNeed) {
 		}
 		n := need[m.Shard.ID]
 		if n == nil {
-			n = &ShardNeed{ID: m.Shard.ID, Bytes: m.Shard.Bytes, Parts: m.Shard.Parts}
+			n = &ShardNeed{ID: m.Shard.ID, Bytes: m.Shard.Bytes, Parts: shardParts(m.Shard.Parts)}
 			need[m.Shard.ID] = n
 			order = append(order, m.Shard.ID)
 		}

@@ -6,7 +6,6 @@ import (
 	"math"
 	"strings"
 
-	"github.com/dsight/dsight/internal/model"
 	"github.com/dsight/dsight/internal/pyramid"
 )
 
@@ -69,8 +68,13 @@ func (e *Engine) pyramidOf(i int) *pyramid.Pyramid {
 }
 
 // metricFamilies answers "metric_families": the catalog, in display order.
-func (e *Engine) metricFamilies() list[model.MetricFamily] {
-	return list[model.MetricFamily]{Total: len(e.c.MetricFamilies), Limit: len(e.c.MetricFamilies), Range: [2]float64{0, e.durationS}, Items: nonNil(e.c.MetricFamilies)}
+func (e *Engine) metricFamilies() list[MetricFamilyRecord] {
+	fams := e.c.MetricFamilies
+	out := list[MetricFamilyRecord]{Total: len(fams), Limit: len(fams), Range: [2]float64{0, e.durationS}, Items: make([]MetricFamilyRecord, len(fams))}
+	for i := range fams {
+		out.Items[i] = familyRecord(&fams[i])
+	}
+	return out
 }
 
 // defaultFamily is the family a report opens on when it has it.
@@ -122,12 +126,12 @@ func (e *Engine) matchSeries(a Args) []int {
 }
 
 // metricSeries answers "metric_series": series metadata without samples.
-func (e *Engine) metricSeries(a Args) (list[model.MetricSeries], error) {
+func (e *Engine) metricSeries(a Args) (list[MetricSeriesRecord], error) {
 	offset, limit := page(a)
 	match := e.matchSeries(a)
-	out := list[model.MetricSeries]{Total: len(match), Offset: offset, Limit: limit, Range: [2]float64{0, e.durationS}, Items: []model.MetricSeries{}}
+	out := list[MetricSeriesRecord]{Total: len(match), Offset: offset, Limit: limit, Range: [2]float64{0, e.durationS}, Items: []MetricSeriesRecord{}}
 	for k := offset; k < len(match) && len(out.Items) < limit; k++ {
-		out.Items = append(out.Items, e.c.Metrics[match[k]])
+		out.Items = append(out.Items, seriesRecord(&e.c.Metrics[match[k]]))
 	}
 	return out, nil
 }
@@ -137,7 +141,7 @@ type ShardNeed struct {
 	ID     string            `json:"id"`
 	Series []int             `json:"series"`
 	Bytes  int               `json:"bytes"`
-	Parts  []model.ShardPart `json:"parts"`
+	Parts  []ShardPartRecord `json:"parts"`
 }
 
 // MetricPlan is the answer of "metric_plan".
@@ -174,8 +178,8 @@ func (e *Engine) missingShards(idx []int) []ShardNeed {
 
 // MetricItem is one series of a "metrics" answer.
 type MetricItem struct {
-	model.MetricSeries
-	Shard           *model.MetricShard `json:"shard"`
+	MetricSeriesRecord
+	Shard           *MetricShardRecord `json:"shard"`
 	Samples         int64              `json:"samples"`
 	Min             *float64           `json:"min"`
 	Max             *float64           `json:"max"`
@@ -255,7 +259,7 @@ func fptr(v float64) *float64 { return &v }
 
 func (e *Engine) metricItem(i int, w window, withPoints bool, pixels int) (MetricItem, error) {
 	m := e.c.Metrics[i]
-	item := MetricItem{MetricSeries: m, Shard: m.Shard}
+	item := MetricItem{MetricSeriesRecord: seriesRecord(&m), Shard: metricShardRecord(m.Shard)}
 	p := e.pyramidOf(i)
 	if p == nil {
 		return item, errors.New("summary not loaded")

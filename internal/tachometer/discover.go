@@ -42,6 +42,10 @@ type Capture struct {
 	// Warnings are conditions the report must show, such as a capture with
 	// no final.parquet whose completeness cannot be verified.
 	Warnings []string
+	// Open opens the files for Inspect and Read; nil is os.Open. An importer
+	// that holds the files open already passes views of them, so that a
+	// build opens each file once.
+	Open OpenFunc
 
 	ranges []fileRange // filled by inspect
 }
@@ -74,7 +78,7 @@ func Discover(root string, explicit bool) (*Capture, error) {
 		}
 		return c, nil
 	}
-	var parquet, arrow []string
+	var files []string
 	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -87,8 +91,29 @@ func Discover(root string, explicit bool) (*Capture, error) {
 		}
 		// A pipe or device named like a capture is kept, so that opening
 		// it refuses it by name rather than skipping it without a word.
-		if d.Type()&fs.ModeSymlink != 0 {
-			return nil
+		if d.Type()&fs.ModeSymlink == 0 {
+			files = append(files, path)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("raw metrics path: %w", err)
+	}
+	return Assemble(root, files)
+}
+
+// Assemble builds the capture of the directory root from the regular files
+// found below it (paths joined to root, in any order), by Discover's rules:
+// files below a tachometer/upload mirror are ignored, final.parquet
+// supersedes the other Parquet shards, Arrow tails are kept, and files of
+// more than one leaf directory are an error. It lets a caller that has
+// already walked the run find the capture without walking it again.
+func Assemble(root string, files []string) (*Capture, error) {
+	c := &Capture{Root: root}
+	var parquet, arrow []string
+	for _, path := range files {
+		if underUploadMirror(root, path) {
+			continue
 		}
 		switch filepath.Ext(path) {
 		case ".parquet":
@@ -96,10 +121,6 @@ func Discover(root string, explicit bool) (*Capture, error) {
 		case ".arrow":
 			arrow = append(arrow, path)
 		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("raw metrics path: %w", err)
 	}
 	leaves := map[string]bool{}
 	for _, p := range append(append([]string(nil), parquet...), arrow...) {
@@ -136,6 +157,17 @@ func Discover(root string, explicit bool) (*Capture, error) {
 		c.Warnings = append(c.Warnings, noFinalWarning)
 	}
 	return c, nil
+}
+
+// underUploadMirror reports whether path lies in an upload mirror below
+// root (root itself may be one: it was named on purpose).
+func underUploadMirror(root, path string) bool {
+	for dir := filepath.Dir(path); len(dir) > len(root); dir = filepath.Dir(dir) {
+		if isUploadMirror(dir) {
+			return true
+		}
+	}
+	return false
 }
 
 const noFinalWarning = "raw metrics have no final.parquet; imported available shards/tail, completeness unverified"

@@ -3,7 +3,9 @@
 // catalog, and classifies metric families for presentation.
 //
 // It owns capture discovery (final.parquet supersedes compacted shards, Arrow
-// tails are always read, the upload mirror is skipped), encoding detection
+// tails are always read, the upload mirror is skipped: Discover walks a
+// root, Assemble applies the same rules to files a caller already found),
+// encoding detection
 // from file contents, the inline label grammar of metric_name, series
 // identity, duplicate and conflict detection, and the dashboard taxonomy
 // (Describe). Reading streams batches of rows into a caller-supplied Sink, so
@@ -13,6 +15,10 @@
 // read allocates little per row; Arrow IPC record batches are copied into the
 // same batches. Every distinct row identity of a file gets a dense id while
 // decoding (identity.go), so the reader resolves each identity once.
+//
+// A capture's files are opened through Capture.Open (os.Open by default),
+// so a caller that holds them open already (the importer, which opens each
+// source file once) serves both passes, Inspect and Read, from its handle.
 //
 // It also parses the scraper's tachometer_config.toml (config.go), whose
 // endpoint host and GPU metadata identify rows that lack those columns.

@@ -29,7 +29,7 @@ func (c *Capture) Inspect() error {
 	ranges := make([]fileRange, 0, len(c.Files))
 	kept := c.Files[:0]
 	for _, f := range c.Files {
-		fr, err := inspectFile(f.Path)
+		fr, err := inspectFile(c.Open, f.Path)
 		if errors.Is(err, errUnaligned) {
 			name := f.Path
 			if rel, err := filepath.Rel(filepath.Dir(c.Root), f.Path); err == nil {
@@ -48,13 +48,13 @@ func (c *Capture) Inspect() error {
 	return nil
 }
 
-func inspectFile(path string) (fr fileRange, err error) {
+func inspectFile(open OpenFunc, path string) (fr fileRange, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("%s: corrupt capture file: %v", path, p)
 		}
 	}()
-	src, enc, err := openSource(path)
+	src, enc, err := openSourceWith(open, path)
 	if err != nil {
 		return fr, fmt.Errorf("%s: %w", path, err)
 	}

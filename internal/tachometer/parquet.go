@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"sync"
 
 	"github.com/apache/arrow/go/v17/arrow"
@@ -65,7 +64,7 @@ type parquetColumn struct {
 	pages    *columnPages
 }
 
-func openParquet(f *os.File) (*parquetSource, error) {
+func openParquet(f Handle) (*parquetSource, error) {
 	pf, err := file.NewParquetReader(f)
 	if err != nil {
 		return nil, err

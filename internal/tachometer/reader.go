@@ -149,7 +149,7 @@ func Read(c *Capture, opts Options, sink Sink) (*Result, error) {
 	res := &Result{Warnings: append([]string(nil), c.Warnings...)}
 	for i, f := range c.Files {
 		fr := c.ranges[i]
-		rows, err := r.readFile(int32(i), f.Path)
+		rows, err := r.readFile(c.Open, int32(i), f.Path)
 		if err != nil {
 			return nil, err
 		}
@@ -197,7 +197,7 @@ type reader struct {
 }
 
 // readFile streams one file and returns how many rows it held.
-func (r *reader) readFile(source int32, path string) (rows int64, err error) {
+func (r *reader) readFile(open OpenFunc, source int32, path string) (rows int64, err error) {
 	defer func() {
 		// Arrow and Parquet decoders can panic on corrupt input; report it
 		// as this file's error instead of crashing the build.
@@ -205,7 +205,7 @@ func (r *reader) readFile(source int32, path string) (rows int64, err error) {
 			err = fmt.Errorf("%s: corrupt capture file: %v", path, p)
 		}
 	}()
-	src, _, err := openSource(path)
+	src, _, err := openSourceWith(open, path)
 	if err != nil {
 		return 0, fmt.Errorf("%s: %w", path, err)
 	}

@@ -6,8 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
-	"os"
 	"slices"
 
 	"github.com/apache/arrow/go/v17/arrow"
@@ -53,9 +53,39 @@ type batchSource interface {
 	close() error
 }
 
-// openSource opens a capture file and reads its schema.
-func openSource(path string) (src batchSource, enc Encoding, err error) {
+// Handle is an open capture file: the decoders read it at offsets (Parquet,
+// Arrow file), from its start (Arrow stream) and check its size. *os.File
+// is one.
+type Handle interface {
+	io.ReadSeeker
+	io.ReaderAt
+	io.Closer
+	Stat() (fs.FileInfo, error)
+}
+
+// OpenFunc opens a capture file by path. It is called twice per file, once
+// by Inspect and once by Read; each call needs its own read position.
+type OpenFunc func(path string) (Handle, error)
+
+// openOS is the default OpenFunc.
+func openOS(path string) (Handle, error) {
 	f, err := lineread.Open(path)
+	if err != nil {
+		return nil, err // not a nil *os.File in a non-nil Handle
+	}
+	return f, nil
+}
+
+// openSource opens a capture file with os.Open and reads its schema.
+func openSource(path string) (batchSource, Encoding, error) { return openSourceWith(nil, path) }
+
+// openSourceWith opens a capture file with open (nil: os.Open) and reads
+// its schema.
+func openSourceWith(open OpenFunc, path string) (src batchSource, enc Encoding, err error) {
+	if open == nil {
+		open = openOS
+	}
+	f, err := open(path)
 	if err != nil {
 		return nil, "", err
 	}
@@ -170,12 +200,12 @@ func (f *recordFiller) fill(rec arrow.Record, b *batch) error {
 
 type arrowFileSource struct {
 	recordFiller
-	f *os.File
+	f Handle
 	r *ipc.FileReader
 	i int
 }
 
-func openArrowFile(f *os.File) (*arrowFileSource, error) {
+func openArrowFile(f Handle) (*arrowFileSource, error) {
 	r, err := ipc.NewFileReader(f)
 	if err != nil {
 		return nil, err
@@ -206,7 +236,7 @@ func (s *arrowFileSource) close() error {
 
 type arrowStreamSource struct {
 	recordFiller
-	f *os.File
+	f Handle
 	r *ipc.Reader
 }
 
@@ -214,7 +244,7 @@ type arrowStreamSource struct {
 // on close: a continuation token and a zero message length.
 var endOfStream = []byte{0xFF, 0xFF, 0xFF, 0xFF, 0, 0, 0, 0}
 
-func openArrowStream(f *os.File) (*arrowStreamSource, error) {
+func openArrowStream(f Handle) (*arrowStreamSource, error) {
 	// A stream cut at a message boundary decodes cleanly, so the marker is
 	// the only evidence that nothing is missing.
 	info, err := f.Stat()

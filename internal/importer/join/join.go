@@ -70,36 +70,32 @@ type Window struct {
 	StartNS, EndNS int64
 }
 
-// span is a joined span while the join works on it: the evidence it
-// becomes, and what it records about who handled it, read once.
-type span struct {
-	model.JoinedSpan
-	ident identity
-}
-
-// identity is what a span records about who handled it: the worker
-// association compares it against every binding.
+// identity is what a span records about who handled it, read once: the
+// worker association compares it against every binding.
 type identity struct {
 	host, process, request, role  string
 	hostRecorded, processRecorded bool
 	read                          bool
 }
 
-func (s *span) identity() *identity {
-	if id := &s.ident; !id.read {
-		id.role = s.Role()
-		id.host, id.hostRecorded = recorded(s.Span, "dynamo.instance.id")
-		id.process, id.processRecorded = recorded(s.Span, "dynamo.process.epoch")
-		id.request, id.read = requestID(s.Span), true
-	}
-	return &s.ident
-}
-
 // request is a client request with the server evidence joined to it, while
-// the join works on it.
+// the join works on it. idents[k] caches what Spans[k] records about who
+// handled it; it is filled once the spans are in their final order.
 type request struct {
 	model.RequestEvidence
-	spans []span
+	idents []identity
+}
+
+// identity returns what span k of r records about who handled it.
+func (r *request) identity(k int) *identity {
+	id, s := &r.idents[k], r.Spans[k].Span
+	if !id.read {
+		id.role = s.Role()
+		id.host, id.hostRecorded = recorded(s, "dynamo.instance.id")
+		id.process, id.processRecorded = recorded(s, "dynamo.process.epoch")
+		id.request, id.read = requestID(s), true
+	}
+	return id
 }
 
 // Joined is the result of Join.
@@ -158,22 +154,9 @@ func Join(clients []model.ClientTiming, in Input) (*Joined, error) {
 	}
 	j.attachWorkerLogs()
 	j.assignWorkers()
-	// Hand out the evidence: every request's spans share one array, as
-	// while joining.
-	total := 0
-	for i := range j.reqs {
-		total += len(j.reqs[i].spans)
-	}
-	all := make([]model.JoinedSpan, 0, total)
 	j.out.Requests = make([]model.RequestEvidence, len(j.reqs))
 	for i := range j.reqs {
-		r := &j.reqs[i]
-		from := len(all)
-		for k := range r.spans {
-			all = append(all, r.spans[k].JoinedSpan)
-		}
-		r.Spans = all[from:len(all):len(all)]
-		j.out.Requests[i] = r.RequestEvidence
+		j.out.Requests[i] = j.reqs[i].RequestEvidence
 	}
 	return j.out, nil
 }
@@ -270,9 +253,11 @@ func (j *joiner) joinSpans() {
 		counts[i]++
 		joined++
 	}
-	all := make([]span, 0, joined)
+	all := make([]model.JoinedSpan, 0, joined)
+	idents := make([]identity, joined)
 	for i, n := range counts {
-		j.reqs[i].spans = all[len(all) : len(all) : len(all)+int(n)]
+		j.reqs[i].Spans = all[len(all) : len(all) : len(all)+int(n)]
+		j.reqs[i].idents = idents[len(all) : len(all)+int(n) : len(all)+int(n)]
 		all = all[:len(all)+int(n)]
 	}
 	for k := range spans {
@@ -289,11 +274,11 @@ func (j *joiner) joinSpans() {
 			if _, bridged := j.byServer[rids[k]]; !bridged {
 				join = model.JoinTraceID
 			}
-			r.spans = append(r.spans, span{JoinedSpan: model.JoinedSpan{Span: sp, Join: join}})
+			r.Spans = append(r.Spans, model.JoinedSpan{Span: sp, Join: join})
 		}
 	}
 	for i := range j.reqs {
-		slices.SortStableFunc(j.reqs[i].spans, compareSpans)
+		slices.SortStableFunc(j.reqs[i].Spans, compareSpans)
 	}
 	j.count("invalid_spans", invalid)
 	j.count("out_of_window_spans", outside)
@@ -308,7 +293,7 @@ func (j *joiner) count(key string, n int64) {
 	}
 }
 
-func compareSpans(a, b span) int {
+func compareSpans(a, b model.JoinedSpan) int {
 	return cmp.Or(
 		cmp.Compare(a.StartNS, b.StartNS),
 		cmp.Compare(b.EndNS, a.EndNS),
@@ -325,8 +310,8 @@ func (j *joiner) associateRoutes(r *request) {
 	type family struct{ trace, parent string }
 	groups := map[family][]int{}
 	var order []family
-	for k := range r.spans {
-		sp := &r.spans[k]
+	for k := range r.Spans {
+		sp := &r.Spans[k]
 		if sp.Name != "kv_router.select_worker" && sp.Name != "kv_router.route_request" {
 			continue
 		}
@@ -339,11 +324,11 @@ func (j *joiner) associateRoutes(r *request) {
 	for _, f := range order {
 		group := groups[f]
 		slices.SortStableFunc(group, func(a, b int) int {
-			x, y := &r.spans[a], &r.spans[b]
+			x, y := &r.Spans[a], &r.Spans[b]
 			return cmp.Or(cmp.Compare(x.StartNS, y.StartNS), cmp.Compare(x.EndNS, y.EndNS), cmp.Compare(x.SpanID, y.SpanID))
 		})
 		for n := 0; n+1 < len(group); n++ {
-			sel, route := &r.spans[group[n]], &r.spans[group[n+1]]
+			sel, route := &r.Spans[group[n]], &r.Spans[group[n+1]]
 			if sel.Name != "kv_router.select_worker" || route.Name != "kv_router.route_request" || sel.EndNS > route.StartNS {
 				continue
 			}

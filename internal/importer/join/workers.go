@@ -103,8 +103,8 @@ func (j *joiner) attachWorkerLogs() {
 // an id when the request has only this one.
 func spanProcess(r *request, host, role, serverID string) *string {
 	var found *string
-	for k := range r.spans {
-		id := r.spans[k].identity()
+	for k := range r.Spans {
+		id := r.identity(k)
 		if !id.hostRecorded || !id.processRecorded || id.host != host || id.role != role {
 			continue
 		}
@@ -171,9 +171,9 @@ func (j *joiner) assignWorkers() {
 				workers[b.Worker] = true
 			}
 		}
-		for k := range r.spans {
-			sp := &r.spans[k]
-			id := sp.identity()
+		for k := range r.Spans {
+			sp := &r.Spans[k]
+			id := r.identity(k)
 			candidates, basis := bindingCandidates(r, id), BasisSpanBinding
 			if len(candidates) == 0 && id.hostRecorded && id.role != model.RoleFrontend {
 				candidates, basis = known[hostRole{id.host, id.role}], BasisHostRoleOnly

@@ -33,7 +33,7 @@ type Result struct {
 	// InvalidTTFT counts rows whose recorded TTFT is NaN, infinite or
 	// negative: kept with TTFT unknown, the first named in a warning.
 	InvalidTTFT int
-	Warnings      []string
+	Warnings    []string
 }
 
 // Schema names.

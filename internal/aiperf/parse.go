@@ -382,6 +382,9 @@ func (p *parser) finish() (*Result, error) {
 	if res.Rows > 0 && len(res.Requests) == 0 {
 		return nil, fmt.Errorf("%s: no client requests for phase %q (%d rows excluded); warmup is never substituted", p.opt.File, p.phase, res.Excluded)
 	}
+	if res.Rows == 0 {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%s holds no client rows (it is empty or blank); no request timing comes from it", p.opt.File))
+	}
 	if res.WithoutPhase > 0 {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("%d client rows have no benchmark phase; kept as unclassified", res.WithoutPhase))
 	}

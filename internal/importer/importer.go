@@ -107,6 +107,9 @@ func Import(opt Options) (*Result, error) {
 	}
 	requests := b.requests
 	server := &b.server
+	if err := checkPlausible(d, requests); err != nil {
+		return nil, err
+	}
 	var origin, last int64
 	if len(requests) > 0 {
 		origin, last = requests[0].StartNS, requests[0].EndNS

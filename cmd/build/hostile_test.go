@@ -206,3 +206,31 @@ func TestBuildReportsFirstWriteError(t *testing.T) {
 		t.Fatalf("error %q is not the first write error", msg)
 	}
 }
+
+// Bidirectional controls from inputs reach the terminal escaped, never raw.
+func TestQueryEscapesBidiControls(t *testing.T) {
+	needAssets(t)
+	run := lifecycleRun(t)
+	id := "evil\u202egnp.exe\u2066x"
+	writeFile(t, filepath.Join(run, "logs/agentic/conc_2/aiperf_artifacts/profile_export.jsonl"),
+		`{"metadata":{"x_request_id":"`+id+`","request_start_ns":1789642711000000000,"request_end_ns":1789642719000000000,"benchmark_phase":"profiling"},"metrics":{}}`+"\n")
+	out := filepath.Join(t.TempDir(), "report")
+	if code, _, stderr := dsight(t, "build", run, "-o", out); code != 0 {
+		t.Fatal(stderr)
+	}
+	code, stdout, stderr := dsight(t, "query", out, "requests")
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	if strings.ContainsAny(stdout, "\u202e\u2066") {
+		t.Fatalf("raw bidi controls in the output: %q", stdout)
+	}
+	var got struct {
+		Items []struct {
+			ID string `json:"id"`
+		} `json:"items"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &got); err != nil || len(got.Items) != 1 || got.Items[0].ID != id {
+		t.Fatalf("escaped output does not decode to the id: %v %+v", err, got)
+	}
+}

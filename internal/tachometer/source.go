@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/ipc"
@@ -103,6 +104,10 @@ func openSourceWith(open OpenFunc, path string) (src batchSource, enc Encoding, 
 		return nil, "", errors.New("empty file")
 	}
 	enc = Sniff(head[:n])
+	if strings.HasSuffix(path, ".parquet") && enc != EncodingParquet {
+		// Read as an Arrow stream it would say "truncated Arrow IPC stream".
+		return nil, "", fmt.Errorf("not a Parquet file: it does not start with the PAR1 magic (it starts %q)", head[:n])
+	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return nil, "", err
 	}

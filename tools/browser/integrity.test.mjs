@@ -38,6 +38,17 @@ before(async () => {
     const script = fs.readFileSync(path.join(dir, other.path), "utf8").replace(other.id, core.id);
     fs.writeFileSync(path.join(dir, core.path), script);
   });
+  copy("damaged", (dir) => {
+    // The evidence part's payload cut short (a damaged copy): the error
+    // must name the file.
+    const ev = m.entry.evidence || m.entry.core;
+    copies.damagedPath = ev.parts[0].path;
+    const file = path.join(dir, ev.parts[0].path);
+    const text = fs.readFileSync(file, "utf8");
+    const b64 = text.slice(text.indexOf('","') + 3, text.lastIndexOf('"'));
+    const cut = Buffer.from(b64, "base64").subarray(0, 40);
+    fs.writeFileSync(file, `__dsightShard("${ev.parts[0].id}","${cut.toString("base64")}");\n`);
+  });
   copy("injected", (dir) => {
     fs.writeFileSync(path.join(dir, "foreign.js"), "window.__pwned = (window.__pwned || []).concat('foreign script');\n");
     fs.writeFileSync(path.join(fx.work, "outside.js"), "window.__pwned = (window.__pwned || []).concat('outside script');\n");
@@ -101,6 +112,12 @@ for (const mode of ["file", "http"]) {
       assert.ok(text.includes(core.path), text);
     });
   }
+
+  test(`${mode}: a damaged payload is refused naming its file`, async () => {
+    const { text, ready } = await failure(await urlOf(mode, copies.damaged));
+    assert.equal(ready, false);
+    assert.ok(text.includes(copies.damagedPath), text);
+  });
 
   test(`${mode}: injected inline handler, inline script and foreign scripts are blocked; the report loads`, async () => {
     const { page, problems } = await open(browser.context, await urlOf(mode, copies.injected));

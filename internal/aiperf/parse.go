@@ -71,7 +71,7 @@ type parser struct {
 // Parse reads one profile_export.jsonl stream. A malformed or invalid row
 // is an error naming File and the 1-based physical line.
 func Parse(r io.Reader, opt Options) (*Result, error) {
-	p := &parser{opt: opt, phase: opt.Phase, seen: map[string]int64{}, scan: jsonscan.Scanner{Dialect: jsonscan.Python}}
+	p := &parser{opt: opt, phase: opt.Phase, seen: map[string]int64{}, scan: jsonscan.Scanner{Dialect: jsonscan.Python, StrictSurrogates: true}}
 	if p.phase == "" {
 		p.phase = "profiling"
 	}

@@ -36,6 +36,9 @@ func readFrontends(b *build, files []string) error {
 		in.Bridges = append(in.Bridges, log.Bridges...)
 		if log != nil {
 			bad.add(log.Path, log.Undecodable, log.FirstUndecodable)
+			if log.Bytes == 0 {
+				b.d.Meta.Warnings = append(b.d.Meta.Warnings, log.Path+" is empty: a frontend log that records no bridges")
+			}
 		}
 	}
 	bad.report(b.d, "frontend", "undecodable_frontend_lines")
@@ -50,7 +53,13 @@ func readFrontends(b *build, files []string) error {
 func readWorkers(b *build, files []string) error {
 	in := &b.server.in
 	var bad undecodable
-	defer bad.report(b.d, "worker", "undecodable_worker_lines")
+	var empty []string
+	defer func() {
+		bad.report(b.d, "worker", "undecodable_worker_lines")
+		for _, p := range empty {
+			b.d.Meta.Warnings = append(b.d.Meta.Warnings, p+" is empty: a worker log that records no bindings, engine ids or metrics")
+		}
+	}()
 	for _, p := range files {
 		id, _ := sourcename.Parse(filepath.Base(p))
 		if _, err := b.readFile(p, "worker_log", func(src *source) error {
@@ -59,6 +68,9 @@ func readWorkers(b *build, files []string) error {
 				if log != nil {
 					in.WorkerLogs = append(in.WorkerLogs, join.WorkerLog{Name: id, Bindings: log.Bindings, EngineMaps: log.EngineMaps})
 					bad.add(log.Path, log.Undecodable, log.FirstUndecodable)
+					if log.Bytes == 0 {
+						empty = append(empty, log.Path)
+					}
 				}
 				return err
 			}, func(r io.Reader) error {

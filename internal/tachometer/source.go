@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"math"
 	"slices"
-	"strings"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/ipc"
@@ -40,6 +39,21 @@ func Sniff(head []byte) Encoding {
 		return EncodingArrowFile
 	}
 	return EncodingArrowStream
+}
+
+// streamStart reports whether head can begin an Arrow IPC stream: the
+// continuation marker, or (the pre-1.0 layout) the length of a first
+// message that fits in the file.
+func streamStart(f Handle, head []byte) bool {
+	if len(head) < 4 {
+		return false
+	}
+	if bytes.HasPrefix(head, []byte{0xff, 0xff, 0xff, 0xff}) {
+		return true
+	}
+	n := int32(uint32(head[0]) | uint32(head[1])<<8 | uint32(head[2])<<16 | uint32(head[3])<<24)
+	st, err := f.Stat()
+	return err == nil && n > 0 && int64(n) <= st.Size()
 }
 
 // batchSource decodes the batches of one capture file.
@@ -104,9 +118,9 @@ func openSourceWith(open OpenFunc, path string) (src batchSource, enc Encoding, 
 		return nil, "", errors.New("empty file")
 	}
 	enc = Sniff(head[:n])
-	if strings.HasSuffix(path, ".parquet") && enc != EncodingParquet {
+	if enc == EncodingArrowStream && !streamStart(f, head[:n]) {
 		// Read as an Arrow stream it would say "truncated Arrow IPC stream".
-		return nil, "", fmt.Errorf("not a Parquet file: it does not start with the PAR1 magic (it starts %q)", head[:n])
+		return nil, "", fmt.Errorf("not a Parquet file (no PAR1 magic), an Arrow IPC file (no ARROW1 magic) or an Arrow IPC stream: it starts %q", head[:n])
 	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return nil, "", err

@@ -84,10 +84,13 @@ bench-browser: build browser-deps
 	node tools/browser/bench.mjs
 	node tools/browser/bench-metrics.mjs
 
+# Every fuzz target arms internal/fuzzlimit per input (DSIGHT_FUZZ_INPUT_LIMIT,
+# default 10s): an input that hangs crashes the worker, and the run fails with
+# the input saved. The outer timeout fails a run whose process stalls whole.
 fuzz:
 	@for pkg in $$($(GO) list ./internal/...); do \
 	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
-	    $(GO) test -run='^$$' -fuzz="^$$f$$" -fuzztime=$${FUZZTIME:-20s} $$pkg || exit 1; \
+	    timeout $${FUZZ_WALL:-600} $(GO) test -run='^$$' -fuzz="^$$f$$" -fuzztime=$${FUZZTIME:-20s} $$pkg || { echo "fuzz $$f failed or hung"; exit 1; }; \
 	  done; \
 	done
 

@@ -1,15 +1,19 @@
 //go:build js && wasm
 
 // Command wasm is the page's query engine: a thin syscall/js adapter over
-// internal/query's Engine with two functions, one request path and one
-// byte hand-over. All behaviour lives in internal/query; this file only
+// internal/query's Engine with one request path and one byte hand-over,
+// plus the SHA-256 the page checks payloads with where the browser has no
+// crypto.subtle. All behaviour lives in internal/query; this file only
 // moves bytes across the boundary.
 //
 //	handle(request: string, into?: Uint8Array) → string | number | Uint8Array
 //	give(name: string, bytes: Uint8Array) → string
+//	sha256(bytes: Uint8Array) → string (lowercase hex)
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"syscall/js"
 
 	"github.com/dsight/dsight/internal/query"
@@ -21,6 +25,7 @@ func main() {
 	api := js.Global().Get("Object").New()
 	api.Set("handle", js.FuncOf(handle))
 	api.Set("give", js.FuncOf(give))
+	api.Set("sha256", js.FuncOf(sum256))
 	js.Global().Set("dsightEngine", api)
 	if ready := js.Global().Get("__dsightEngineReady"); ready.Type() == js.TypeFunction {
 		ready.Invoke()
@@ -51,6 +56,17 @@ func give(_ js.Value, args []js.Value) any {
 		return string(query.Failure(err))
 	}
 	return `{"ok":true}`
+}
+
+// sum256(bytes) is the lowercase hex SHA-256 of bytes.
+func sum256(_ js.Value, args []js.Value) any {
+	if len(args) != 1 || !args[0].InstanceOf(uint8Array) {
+		return ""
+	}
+	raw := make([]byte, args[0].Length())
+	js.CopyBytesToGo(raw, args[0])
+	sum := sha256.Sum256(raw)
+	return hex.EncodeToString(sum[:])
 }
 
 // answerBuf is reused by every binary answer: each is copied out at once.

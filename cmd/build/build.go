@@ -68,6 +68,9 @@ func build(args []string, stdout io.Writer) (err error) {
 			}
 		}()
 	}
+	if err := report.CheckOutput(out, opt.Run); err != nil {
+		return err
+	}
 	res, err := importer.Import(opt)
 	if err != nil {
 		return err

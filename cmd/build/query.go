@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/dsight/dsight/internal/catalog"
 	"github.com/dsight/dsight/internal/query"
@@ -62,8 +63,29 @@ func queryCmd(args []string, stdout io.Writer) error {
 		return err
 	}
 	b.WriteByte('\n')
-	_, err = stdout.Write(b.Bytes())
+	_, err = stdout.Write(escapeBidi(b.Bytes()))
 	return err
+}
+
+// escapeBidi writes Unicode bidirectional controls (U+200E, U+200F,
+// U+202A–U+202E, U+2066–U+2069) in JSON output as \u escapes: written raw,
+// an input string holding them reorders what a terminal shows. They occur
+// only inside JSON strings, where the escape means the same character.
+func escapeBidi(b []byte) []byte {
+	if !bytes.Contains(b, []byte{0xe2, 0x80}) && !bytes.Contains(b, []byte{0xe2, 0x81}) {
+		return b
+	}
+	out := make([]byte, 0, len(b)+16)
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == 0x200e || r == 0x200f || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) {
+			out = fmt.Appendf(out, "\\u%04x", r)
+		} else {
+			out = append(out, b[i:i+n]...)
+		}
+		i += n
+	}
+	return out
 }
 
 // wireRequest is a question as the engine reads it: raw JSON arguments.

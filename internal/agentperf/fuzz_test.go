@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/dsight/dsight/internal/fuzzlimit"
 )
 
 func FuzzParse(f *testing.F) {
@@ -20,6 +22,7 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Add([]byte(rawRow), []byte(manifestRow), []byte(rawRow))
 	f.Fuzz(func(t *testing.T, requests, manifest, analysis []byte) {
+		defer fuzzlimit.Start(t)()
 		build := func(requests []byte) Inputs {
 			in := Inputs{Requests: Input{Path: "requests.jsonl", Reader: bytes.NewReader(requests)}}
 			if len(manifest) > 0 {

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/dsight/dsight/internal/fuzzlimit"
 )
 
 func FuzzParse(f *testing.F) {
@@ -24,6 +26,7 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Add([]byte(okRow), true)
 	f.Fuzz(func(t *testing.T, data []byte, all bool) {
+		defer fuzzlimit.Start(t)()
 		opt := Options{File: "f.jsonl", MaxLineBytes: 1 << 16}
 		if all {
 			opt.Phase = PhaseAll

@@ -30,7 +30,10 @@ type Result struct {
 	Excluded      int             // rows dropped by the phase filter (explicit other phase, e.g. warmup)
 	WithoutPhase  int             // rows kept with no phase recorded (unclassified)
 	FirstAfterEnd int             // rows whose first-token boundary exceeds request end
-	Warnings      []string
+	// InvalidTTFT counts rows whose recorded TTFT is NaN, infinite or
+	// negative: kept with TTFT unknown, the first named in a warning.
+	InvalidTTFT int
+	Warnings    []string
 }
 
 // Schema names.
@@ -50,6 +53,7 @@ const (
 	IssueFirstAfterEnd  = "TTFT endpoint exceeds request_end_ns"
 	IssueEndFromLatency = "end derived from start + request_latency"
 	IssueNoEnd          = "no recorded end; zero-length at timestamp_ns"
+	IssueInvalidTTFT    = "recorded TTFT is not a finite non-negative number; TTFT unknown"
 )
 
 type parser struct {
@@ -61,12 +65,13 @@ type parser struct {
 	seen        map[string]int64 // request id → line, for kept rows
 	noEnd       int
 	fromLatency int
+	badTTFT     int64 // line of the first row with an invalid TTFT
 }
 
 // Parse reads one profile_export.jsonl stream. A malformed or invalid row
 // is an error naming File and the 1-based physical line.
 func Parse(r io.Reader, opt Options) (*Result, error) {
-	p := &parser{opt: opt, phase: opt.Phase, seen: map[string]int64{}, scan: jsonscan.Scanner{Dialect: jsonscan.Python}}
+	p := &parser{opt: opt, phase: opt.Phase, seen: map[string]int64{}, scan: jsonscan.Scanner{Dialect: jsonscan.Python, StrictSurrogates: true}}
 	if p.phase == "" {
 		p.phase = "profiling"
 	}
@@ -136,6 +141,10 @@ func (p *parser) parseRow(line []byte, n int64) error {
 			p.fromLatency++
 		case IssueNoEnd:
 			p.noEnd++
+		case IssueInvalidTTFT:
+			if p.res.InvalidTTFT++; p.badTTFT == 0 {
+				p.badTTFT = n
+			}
 		}
 	}
 	p.res.Requests = append(p.res.Requests, req)
@@ -322,6 +331,7 @@ func firstToken(f *fields, req *model.Request) error {
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	if math.IsNaN(ms) || math.IsInf(ms, 0) || ms < 0 {
+		req.Issues = append(req.Issues, IssueInvalidTTFT)
 		return nil
 	}
 	req.TTFTms = &ms
@@ -372,11 +382,17 @@ func (p *parser) finish() (*Result, error) {
 	if res.Rows > 0 && len(res.Requests) == 0 {
 		return nil, fmt.Errorf("%s: no client requests for phase %q (%d rows excluded); warmup is never substituted", p.opt.File, p.phase, res.Excluded)
 	}
+	if res.Rows == 0 {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%s holds no client rows (it is empty or blank); no request timing comes from it", p.opt.File))
+	}
 	if res.WithoutPhase > 0 {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("%d client rows have no benchmark phase; kept as unclassified", res.WithoutPhase))
 	}
 	if p.fromLatency > 0 {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("%d legacy client rows have no max_response_timestamp; end derived from start + request_latency", p.fromLatency))
+	}
+	if res.InvalidTTFT > 0 {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%d client rows record a TTFT that is NaN, infinite or negative; kept with TTFT unknown (first: %s:%d)", res.InvalidTTFT, p.opt.File, p.badTTFT))
 	}
 	if p.noEnd > 0 {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("%d legacy client rows record no end time; kept as zero-length at timestamp_ns", p.noEnd))

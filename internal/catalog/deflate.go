@@ -76,8 +76,36 @@ func chunkTable(name string, chunks []chunk) shard.Table {
 	}}
 }
 
-// maxChunkBytes bounds one inflated chunk.
-const maxChunkBytes = 64 << 20
+// MaxChunkBytes bounds one inflated evidence chunk. Every reader (the CLI,
+// the engine in the page) refuses a larger chunk, so the writer checks its
+// chunks against the same bound (ChunkOverLimit) and refuses to publish a
+// report its own readers would refuse.
+const MaxChunkBytes = 64 << 20
+
+// maxChunkBytes is MaxChunkBytes where it is enforced on read.
+const maxChunkBytes = MaxChunkBytes
+
+// ChunkOverLimit returns the table and index of the first evidence chunk of
+// s (a core or evidence shard) whose inflated size exceeds MaxChunkBytes,
+// with that size; ok is false when every chunk is within the bound.
+func ChunkOverLimit(s *shard.Shard) (table string, k int, size int64, ok bool) {
+	for _, name := range []string{TableServerChunks, TableSpanChunks} {
+		t, found := s.Table(name)
+		if !found {
+			continue
+		}
+		c, found := t.Column("bytes")
+		if !found {
+			continue
+		}
+		for i, v := range c.Ints {
+			if v > MaxChunkBytes {
+				return name, i, v, true
+			}
+		}
+	}
+	return "", 0, 0, false
+}
 
 // inflate reads a chunk of the recorded inflated size into one buffer of
 // exactly that size: the engine does this on the first question about any

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/dsight/dsight/internal/fuzzlimit"
 	"github.com/dsight/dsight/internal/importer/join"
 	"github.com/dsight/dsight/internal/importer/join/jointest"
 	"github.com/dsight/dsight/internal/lifecycle"
@@ -187,6 +188,7 @@ func FuzzDecodeChunk(f *testing.F) {
 	f.Add(w.Bytes())
 	f.Add(NewEvidenceWriter().Bytes())
 	f.Fuzz(func(t *testing.T, b []byte) {
+		defer fuzzlimit.Start(t)()
 		c, err := DecodeEvidenceChunk(b)
 		if err != nil {
 			return

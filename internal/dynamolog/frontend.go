@@ -24,6 +24,9 @@ type FrontendLog struct {
 	// Undecodable counts candidate lines that start with '{' but are not a
 	// JSON object (or whose quoted text value is not a JSON string).
 	Undecodable int64
+	// FirstUndecodable is the line of the first of them (0 when none), so
+	// the build's warning names where to look.
+	FirstUndecodable int64
 	// Unbridged counts candidate lines without a non-empty client id and a
 	// UUID server id. Lines that do not mention a server key at all are
 	// counted here without being decoded.
@@ -55,7 +58,9 @@ func (o Options) ScanFrontend(r io.Reader, path string) (*FrontendLog, error) {
 		}
 		f, ok := readFields(line)
 		if !ok {
-			log.Undecodable++
+			if log.Undecodable++; log.FirstUndecodable == 0 {
+				log.FirstUndecodable = n
+			}
 			return nil
 		}
 		b, ok := bridgeFrom(&f)

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"os"
 	"testing"
+
+	"github.com/dsight/dsight/internal/fuzzlimit"
 )
 
 func addSeeds(f *testing.F) {
@@ -31,6 +33,7 @@ func countLines(data []byte) int64 {
 func FuzzParseFrontend(f *testing.F) {
 	addSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
+		defer fuzzlimit.Start(t)()
 		log, err := Options{MaxLineBytes: 1 << 20}.ScanFrontend(bytes.NewReader(data), "fuzz")
 		if err != nil {
 			t.Fatalf("unexpected error: %v", err)
@@ -57,6 +60,7 @@ func FuzzParseFrontend(f *testing.F) {
 func FuzzParseWorker(f *testing.F) {
 	addSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
+		defer fuzzlimit.Start(t)()
 		log, err := Options{MaxLineBytes: 1 << 20}.ScanWorker(bytes.NewReader(data), "fuzz")
 		if err != nil {
 			t.Fatalf("unexpected error: %v", err)

@@ -17,6 +17,9 @@ type WorkerLog struct {
 	// Undecodable counts candidate lines that start with '{' but are not a
 	// JSON object (or whose quoted text value is not a JSON string).
 	Undecodable int64
+	// FirstUndecodable is the line of the first of them (0 when none), so
+	// the build's warning names where to look.
+	FirstUndecodable int64
 	// IncompleteBindings counts decoded lines naming dynamo.request.id
 	// without all of a UUID, host, role and process epoch.
 	IncompleteBindings int64
@@ -50,7 +53,9 @@ func (o Options) ScanWorker(r io.Reader, path string) (*WorkerLog, error) {
 		log.Candidates++
 		f, ok := readFields(line)
 		if !ok {
-			log.Undecodable++
+			if log.Undecodable++; log.FirstUndecodable == 0 {
+				log.FirstUndecodable = n
+			}
 			if f.encoding == model.EncodingJSON {
 				return nil
 			}

@@ -15,6 +15,7 @@ import (
 type clientCounts struct {
 	rows, excluded, withoutPhase, firstAfterEnd int
 	warnings                                    []string
+	invalidTTFT                                 int
 }
 
 // readClients reads the client export (at most one is discovered).
@@ -62,6 +63,7 @@ func (b *build) readClient(path string) ([]model.Request, error) {
 	d.Audit["excluded_client_rows"] += int64(counts.excluded)
 	d.Audit["clients_without_phase"] += int64(counts.withoutPhase)
 	d.Audit["client_first_after_end"] += int64(counts.firstAfterEnd)
+	d.Audit["client_invalid_ttft"] += int64(counts.invalidTTFT)
 	return requests, nil
 }
 
@@ -81,7 +83,7 @@ func (b *build) readAIPerf(src *source, r io.Reader) ([]model.Request, clientCou
 	case aiperf.SchemaCurrent:
 		d.Meta.ClientKind = "aiperf"
 	}
-	return out.Requests, clientCounts{out.Rows, out.Excluded, out.WithoutPhase, out.FirstAfterEnd, out.Warnings}, nil
+	return out.Requests, clientCounts{out.Rows, out.Excluded, out.WithoutPhase, out.FirstAfterEnd, out.Warnings, out.InvalidTTFT}, nil
 }
 
 // readAgentPerf reads a native AgentPerf request log (reqs, read from r)
@@ -134,7 +136,7 @@ func (b *build) readAgentPerf(reqs *source, r io.Reader) ([]model.Request, clien
 	d.Meta.ClientKind = agentperf.ClientKind
 	d.Audit["liveness_only_client_timings"] += int64(out.LivenessOnly)
 	d.Audit["unmatched_agentperf_analysis"] += int64(out.UnmatchedAnalysis)
-	return out.Requests, clientCounts{out.Rows, out.Excluded, out.WithoutPhase, out.FirstAfterEnd, out.Warnings}, nil
+	return out.Requests, clientCounts{out.Rows, out.Excluded, out.WithoutPhase, out.FirstAfterEnd, out.Warnings, 0}, nil
 }
 
 // sniffAgentPerf reports whether the export's first record is a native

@@ -6,8 +6,8 @@ import (
 	"hash"
 	"io"
 	"io/fs"
-	"os"
 
+	"github.com/dsight/dsight/internal/lineread"
 	"github.com/dsight/dsight/internal/model"
 )
 
@@ -22,7 +22,7 @@ type file interface {
 
 // openOS is the opener of a build that sets none.
 func openOS(path string) (file, error) {
-	f, err := os.Open(path)
+	f, err := lineread.Open(path)
 	if err != nil {
 		return nil, err // not a nil *os.File in a non-nil file
 	}
@@ -139,7 +139,7 @@ func (b *build) finishSource(s *source) error {
 	}
 	d, res := b.d, b.res
 	res.pending--
-	res.stamps = append(res.stamps, stamp{path: s.path, size: s.st.Size(), modTime: s.st.ModTime().UnixNano()})
+	res.stamps = append(res.stamps, stamp{path: s.path, size: s.st.Size(), modTime: s.st.ModTime().UnixNano(), changeTime: changeTime(s.st)})
 	d.Sources = append(d.Sources, model.Source{ID: s.id, Path: s.rel, Kind: s.kind, Bytes: s.st.Size(), SHA256: hex.EncodeToString(s.h.Sum(nil))})
 	b.registered[s.path] = s.id
 	return nil

@@ -51,6 +51,9 @@ type stamp struct {
 	path    string
 	size    int64
 	modTime int64
+	// changeTime is the inode change time: a rewrite that keeps the size
+	// and puts the modification time back still moves it.
+	changeTime int64
 }
 
 // Import reads the run described by opt.
@@ -115,6 +118,9 @@ func Import(opt Options) (*Result, error) {
 	requests := b.requests
 	server := &b.server
 	server.batch = b.res.mergeBatch() // every worker log is read
+	if err := checkPlausible(d, requests); err != nil {
+		return nil, err
+	}
 	var origin, last int64
 	if len(requests) > 0 {
 		origin, last = requests[0].StartNS, requests[0].EndNS
@@ -240,7 +246,7 @@ func (res *Result) Verify() error {
 		if err != nil {
 			return fmt.Errorf("source %s disappeared during the build: %w", s.path, err)
 		}
-		if st.Size() != s.size || st.ModTime().UnixNano() != s.modTime {
+		if st.Size() != s.size || st.ModTime().UnixNano() != s.modTime || changeTime(st) != s.changeTime {
 			return fmt.Errorf("source %s changed during the build; build from a preserved run", s.path)
 		}
 	}

@@ -47,12 +47,14 @@ func walkRun(dir string) (*inventory, error) {
 
 func (inv *inventory) abs(rel string) string { return filepath.Join(inv.dir, filepath.FromSlash(rel)) }
 
-// regular lists the regular files whose relative path satisfies keep, as
-// absolute paths in walk order.
+// regular lists the files whose relative path satisfies keep, as absolute
+// paths in walk order. Pipes and devices are listed too, so that opening
+// one refuses it by name (lineread.Open) rather than skipping it without a
+// word; directories and links are not.
 func (inv *inventory) regular(keep func(rel string, e fs.DirEntry) bool) []string {
 	var out []string
 	for _, rel := range inv.order {
-		if e := inv.entries[rel]; e.Type().IsRegular() && keep(rel, e) {
+		if e := inv.entries[rel]; !e.IsDir() && e.Type()&fs.ModeSymlink == 0 && keep(rel, e) {
 			out = append(out, inv.abs(rel))
 		}
 	}

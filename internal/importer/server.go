@@ -33,9 +33,17 @@ func readFrontends(b *build, files []string) error {
 			return err
 		}
 	}
+	var bad undecodable
 	for _, log := range frontends {
 		in.Bridges = append(in.Bridges, log.Bridges...)
+		if log != nil {
+			bad.add(log.Path, log.Undecodable, log.FirstUndecodable)
+			if log.Bytes == 0 {
+				b.d.Meta.Warnings = append(b.d.Meta.Warnings, log.Path+" is empty: a frontend log that records no bridges")
+			}
+		}
 	}
+	bad.report(b.d, "frontend", "undecodable_frontend_lines")
 	dynamolog.MarkAmbiguity(in.Bridges)
 	return nil
 }
@@ -46,6 +54,14 @@ func readFrontends(b *build, files []string) error {
 // waits too, so that it is reported where the metrics are built).
 func readWorkers(b *build, files []string) error {
 	in := &b.server.in
+	var bad undecodable
+	var empty []string
+	defer func() {
+		bad.report(b.d, "worker", "undecodable_worker_lines")
+		for _, p := range empty {
+			b.d.Meta.Warnings = append(b.d.Meta.Warnings, p+" is empty: a worker log that records no bindings, engine ids or metrics")
+		}
+	}()
 	for _, p := range files {
 		id, _ := sourcename.Parse(filepath.Base(p))
 		if _, err := b.readFile(p, "worker_log", func(src *source) error {
@@ -53,6 +69,10 @@ func readWorkers(b *build, files []string) error {
 				log, err := dynamolog.ScanWorker(r, src.rel)
 				if log != nil {
 					in.WorkerLogs = append(in.WorkerLogs, join.WorkerLog{Name: id, Bindings: log.Bindings, EngineMaps: log.EngineMaps})
+					bad.add(log.Path, log.Undecodable, log.FirstUndecodable)
+					if log.Bytes == 0 {
+						empty = append(empty, log.Path)
+					}
 				}
 				return err
 			}, func(r io.Reader) error {
@@ -170,4 +190,26 @@ func (res *Result) join(d *model.Dataset, ev *serverEvidence, requests []model.R
 	}
 	d.ServerSpans = joined.ServerSpans
 	return nil
+}
+
+// undecodable totals the Dynamo JSON records of one kind of log that could
+// not be decoded (torn or damaged lines), so that the build says how many
+// were skipped and where the first is, instead of dropping them unseen.
+type undecodable struct {
+	n     int64
+	first string
+}
+
+func (u *undecodable) add(path string, n, firstLine int64) {
+	if n > 0 && u.first == "" {
+		u.first = fmt.Sprintf("%s:%d", path, firstLine)
+	}
+	u.n += n
+}
+
+func (u *undecodable) report(d *model.Dataset, kind, counter string) {
+	d.Audit[counter] += u.n
+	if u.n > 0 {
+		d.Meta.Warnings = append(d.Meta.Warnings, fmt.Sprintf("%d %s log lines hold a Dynamo JSON record that cannot be decoded (torn or damaged); skipped (first: %s)", u.n, kind, u.first))
+	}
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/dsight/dsight/internal/fuzzlimit"
 )
 
 // TestWording pins each dialect's error texts: parsers report them to users
@@ -82,6 +84,7 @@ func FuzzJSONDialect(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		defer fuzzlimit.Start(t)()
 		var s Scanner
 		s.Reset(data)
 		err := s.Skip()

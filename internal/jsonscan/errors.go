@@ -1,6 +1,7 @@
 package jsonscan
 
 import (
+	"bytes"
 	"fmt"
 	"strconv"
 )
@@ -55,8 +56,16 @@ const (
 )
 
 func (s *Scanner) fail(p problem, c byte, arg string) error {
+	if bytes.HasPrefix(s.data[s.pos:], bom) && len(bytes.TrimLeft(s.data[:s.pos], " \t\r\n")) == 0 {
+		// Editors on Windows start files with one; its first byte read as
+		// a character ("ï") says nothing.
+		return &SyntaxError{Offset: s.pos, Msg: "UTF-8 byte order mark (BOM) before the record; save the file as UTF-8 without BOM"}
+	}
 	return &SyntaxError{Offset: s.pos, Msg: s.word(p, c, arg)}
 }
+
+// bom is the UTF-8 byte order mark.
+var bom = []byte{0xEF, 0xBB, 0xBF}
 
 // unexpected reports the byte at the position, or the end of the record.
 func (s *Scanner) unexpected(p problem) error {

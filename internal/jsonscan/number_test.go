@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/big"
 	"testing"
+
+	"github.com/dsight/dsight/internal/fuzzlimit"
 )
 
 func TestScaled(t *testing.T) {
@@ -103,6 +105,7 @@ func FuzzScaled(f *testing.F) {
 		f.Add(s, 6, true)
 	}
 	f.Fuzz(func(t *testing.T, lit string, shift int, nearest bool) {
+		defer fuzzlimit.Start(t)()
 		s := Scanner{Dialect: Python}
 		s.Reset([]byte(lit))
 		num, err := s.Num()

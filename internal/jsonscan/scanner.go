@@ -38,6 +38,10 @@ type Scanner struct {
 	// MaxDepth bounds how many arrays and objects may nest; 0 means
 	// DefaultMaxDepth.
 	MaxDepth int
+	// StrictSurrogates makes Str refuse an unpaired surrogate escape
+	// (\ud800) instead of decoding it as U+FFFD, for readers whose strings
+	// are identifiers that must not be rewritten.
+	StrictSurrogates bool
 
 	data    []byte
 	pos     int

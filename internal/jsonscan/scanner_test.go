@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/dsight/dsight/internal/fuzzlimit"
 )
 
 func TestSkipValidates(t *testing.T) {
@@ -110,6 +112,7 @@ func FuzzScanner(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		defer fuzzlimit.Start(t)()
 		s := Scanner{Dialect: Python}
 		s.Reset(data)
 		err := s.Skip()

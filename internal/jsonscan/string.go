@@ -6,15 +6,22 @@ import (
 )
 
 // Str consumes a string and returns it unescaped. Invalid UTF-8 is an error:
-// a kept string must survive re-encoding unchanged.
+// a kept string must survive re-encoding unchanged. So is an unpaired
+// surrogate escape (\ud800) with StrictSurrogates; otherwise it becomes
+// U+FFFD, as in encoding/json.
 func (s *Scanner) Str() (string, error) {
+	start := s.pos
 	raw, escaped, err := s.stringBytes()
 	if err != nil {
 		return "", err
 	}
 	if escaped {
-		raw = unescape(s.scratch[:0], raw)
+		var lone bool
+		raw, lone = unescape(s.scratch[:0], raw)
 		s.scratch = raw[:0]
+		if lone && s.StrictSurrogates {
+			return "", &SyntaxError{Offset: start, Msg: "unpaired UTF-16 surrogate escape in string"}
+		}
 	}
 	if !utf8.Valid(raw) {
 		return "", s.fail(errUTF8, 0, "")
@@ -31,7 +38,7 @@ func (s *Scanner) StrBytes() ([]byte, error) {
 		return nil, err
 	}
 	if escaped {
-		s.scratch = unescape(s.scratch[:0], raw)
+		s.scratch, _ = unescape(s.scratch[:0], raw)
 		raw = s.scratch
 	}
 	if !utf8.Valid(raw) {
@@ -141,8 +148,9 @@ func hexValue(b []byte) rune {
 }
 
 // unescape appends the decoded form of raw (already validated by
-// stringBytes) to dst. Unpaired surrogates become U+FFFD, as in encoding/json.
-func unescape(dst, raw []byte) []byte {
+// stringBytes) to dst. Unpaired surrogates become U+FFFD, as in
+// encoding/json; lone says whether there was one.
+func unescape(dst, raw []byte) (out []byte, lone bool) {
 	for i := 0; i < len(raw); i++ {
 		c := raw[i]
 		if c != '\\' {
@@ -173,7 +181,7 @@ func unescape(dst, raw []byte) []byte {
 					i += 6
 					r = r2
 				} else {
-					r = utf8.RuneError
+					r, lone = utf8.RuneError, true
 				}
 			}
 			dst = utf8.AppendRune(dst, r)
@@ -181,5 +189,5 @@ func unescape(dst, raw []byte) []byte {
 			dst = append(dst, raw[i])
 		}
 	}
-	return dst
+	return dst, lone
 }

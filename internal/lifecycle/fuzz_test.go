@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"github.com/dsight/dsight/internal/fuzzlimit"
 	"github.com/dsight/dsight/internal/importer/join"
 	"github.com/dsight/dsight/internal/importer/join/jointest"
 	"github.com/dsight/dsight/internal/lifecycle"
@@ -131,6 +132,7 @@ func FuzzDerive(f *testing.F) {
 	f.Add(retry)
 	f.Add(append(slices.Clone(seed), seed[fuzzHeader:fuzzHeader+fuzzSpanSize]...)) // repeated preprocessing
 	f.Fuzz(func(t *testing.T, data []byte) {
+		defer fuzzlimit.Start(t)()
 		r := decodeFuzzRequest(data)
 		if r == nil {
 			return

@@ -1,5 +1,6 @@
 // Package lineread is the bounded line reader every line-oriented parser
-// uses, and the one error type that names a line of an input file.
+// uses, the one error type that names a line of an input file, and the one
+// way input files are opened (regular files only).
 //
 // Lines are physical: split on '\n' only, so a carriage return inside a
 // progress line never shifts line numbers (a CRLF line keeps its '\r', which

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/dsight/dsight/internal/fuzzlimit"
 )
 
 func FuzzParseStamp(f *testing.F) {
@@ -13,6 +15,7 @@ func FuzzParseStamp(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
+		defer fuzzlimit.Start(t)()
 		for _, sep := range []byte{'.', ','} {
 			s, used := ParseStamp(b, sep)
 			if used == 0 {
@@ -40,6 +43,7 @@ func FuzzParseNumbers(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
+		defer fuzzlimit.Start(t)()
 		if v, ok := ParseDecimal(b); ok && (v < 0 || v != v) {
 			t.Fatalf("ParseDecimal(%q) = %v", b, v)
 		}
@@ -62,6 +66,7 @@ func FuzzRead(f *testing.F) {
 		f.Add([]byte(l))
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
+		defer fuzzlimit.Start(t)()
 		r, err := Read(bytes.NewReader(in), decodeSrc, time.UTC, newFake())
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), decodeSrc.Path+":") {

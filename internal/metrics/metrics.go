@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -13,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dsight/dsight/internal/lineread"
 	"github.com/dsight/dsight/internal/logmetric"
 	"github.com/dsight/dsight/internal/model"
 	"github.com/dsight/dsight/internal/pyramid"
@@ -288,7 +288,7 @@ func readLogs(opt Options, res *Result, capFams []model.MetricFamily) ([]model.M
 		if err != nil {
 			return nil, nil, err
 		}
-		f, err := os.Open(path)
+		f, err := lineread.Open(path)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/dsight/dsight/internal/fuzzlimit"
 	"github.com/dsight/dsight/internal/model"
 	"github.com/dsight/dsight/internal/tachometer"
 )
@@ -351,6 +352,7 @@ func FuzzPairCodec(f *testing.F) {
 		f.Add(buf)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		defer fuzzlimit.Start(t)()
 		var dec pairCodec
 		var times []int64
 		var bitsOf []uint64

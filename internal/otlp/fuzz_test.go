@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"github.com/dsight/dsight/internal/fuzzlimit"
 	"github.com/dsight/dsight/internal/model"
 	"os"
 	"strings"
@@ -24,6 +25,7 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Add([]byte(`{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"t","spanId":"s","startTimeUnixNano":"1","endTimeUnixNano":"2"}],"spans":[]}]}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		defer fuzzlimit.Start(t)()
 		var spans []model.Span
 		opts := Options{MaxRecordBytes: 1 << 20}
 		st, err := opts.Decode(bytes.NewReader(data), "fuzz", func(s *model.Span) error {

@@ -26,7 +26,7 @@ import (
 // detail scripts and a manifest listing them with their hashes.
 func writeReport(t *testing.T, dir string, index string, details map[string]string) {
 	t.Helper()
-	files := map[string]string{report.IndexFile: index, report.HeadersFile: string(report.Headers())}
+	files := map[string]string{report.IndexFile: index, report.HeadersFile: string(report.Headers(report.ContentSecurityPolicy([]byte(index))))}
 	for name, body := range details {
 		files["detail/"+name] = body
 	}

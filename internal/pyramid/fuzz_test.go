@@ -5,6 +5,7 @@ import (
 	"errors"
 	"hash/crc32"
 
+	"github.com/dsight/dsight/internal/fuzzlimit"
 	"github.com/dsight/dsight/internal/shard"
 	"math"
 	"os"
@@ -26,6 +27,7 @@ func FuzzOpenLoad(f *testing.F) {
 		f.Add(encodeLayout(f, build(f, in, Options{MinBucketRows: 3, ChunkRows: 32})))
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
+		defer fuzzlimit.Start(t)()
 		// Re-seal the shard's checksum so mutations reach the tables.
 		if n := len(raw); n >= 4 {
 			binary.LittleEndian.PutUint32(raw[n-4:], crc32.Checksum(raw[:n-4], crc32.MakeTable(crc32.Castagnoli)))
@@ -71,6 +73,7 @@ func FuzzBuildQuery(f *testing.F) {
 	f.Add([]byte{3, 0, 1, 10, 0, 2, 20, 1, 0, 0, 5, 3, 0})
 	f.Add([]byte{1, 2, 200, 0, 0, 255, 255, 1, 7, 0, 0, 9, 9, 2, 4})
 	f.Fuzz(func(t *testing.T, data []byte) {
+		defer fuzzlimit.Start(t)()
 		if len(data) < 2 || len(data) > 1<<14 {
 			return
 		}
@@ -122,6 +125,7 @@ func FuzzDamagedTables(f *testing.F) {
 	lim := build(f, []input{{t: 0, v: 8}, {t: 100_000, v: 16}}, Options{Temporal: Setting})
 	base := build(f, in, Options{MinBucketRows: 3, ChunkRows: 40, Limit: lim})
 	f.Fuzz(func(t *testing.T, ops []byte) {
+		defer fuzzlimit.Start(t)()
 		lay, err := base.Tables()
 		if err != nil {
 			t.Fatal(err)

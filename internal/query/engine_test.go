@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dsight/dsight/internal/fuzzlimit"
 	"github.com/dsight/dsight/internal/model"
 )
 
@@ -232,6 +233,7 @@ func FuzzHandle(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, q []byte) {
+		defer fuzzlimit.Start(t)()
 		var env map[string]any
 		if err := json.Unmarshal(e.Handle(q), &env); err != nil {
 			t.Fatalf("Handle returned invalid JSON for %q: %v", q, err)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dsight/dsight/internal/fuzzlimit"
 	"github.com/dsight/dsight/internal/model"
 	"github.com/dsight/dsight/internal/pyramid"
 )
@@ -270,6 +271,7 @@ func FuzzHandlePlot(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, req []byte) {
+		defer fuzzlimit.Start(t)()
 		raw, env := e.HandlePlot(req)
 		if (raw == nil) == (env == nil) {
 			t.Fatalf("plot %d bytes and envelope %q", len(raw), env)

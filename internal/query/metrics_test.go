@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dsight/dsight/internal/fuzzlimit"
 	"github.com/dsight/dsight/internal/model"
 	"github.com/dsight/dsight/internal/pyramid"
 )
@@ -130,6 +131,7 @@ func FuzzLoadShard(f *testing.F) {
 	}
 	good := payloads["gauge"]
 	f.Fuzz(func(t *testing.T, raw []byte) {
+		defer fuzzlimit.Start(t)()
 		err := e.LoadShard("gauge", raw)
 		if err == nil && len(raw) < len(good) && string(raw) == string(good[:len(raw)]) {
 			t.Fatal("a truncated payload was accepted")

@@ -6,23 +6,14 @@ import "strings"
 // Netlify read _headers from the site's root).
 const HeadersFile = "_headers"
 
-// contentSecurityPolicy is the policy index.html declares in its
-// Content-Security-Policy meta element (web/src/index.html); a test keeps
-// the two equal.
-const contentSecurityPolicy = "default-src 'none'; script-src 'self' file: 'unsafe-inline' 'wasm-unsafe-eval'; style-src 'unsafe-inline'; img-src data: blob:; connect-src 'none'; base-uri 'none'; form-action 'none'"
-
-// ContentSecurityPolicy is the policy the page satisfies, for hosts that
-// send it as a header as well (_headers, the nginx and Caddy lines in
-// docs/hosting.md).
-func ContentSecurityPolicy() string { return contentSecurityPolicy }
-
 // Headers renders _headers: every shard script is named by the hash of its
 // payload and cached for a year as immutable; index.html (and the manifest,
-// which tools read) keep their names across rebuilds and are revalidated.
-// The patterns are relative to the report's root, which is the site's root
-// when the report is deployed on its own.
-func Headers() []byte {
-	csp := ContentSecurityPolicy()
+// which tools read) keep their names across rebuilds and are revalidated,
+// and index.html is sent with csp, the policy its meta element declares
+// (ContentSecurityPolicy of its inline script). The patterns are relative
+// to the report's root, which is the site's root when the report is
+// deployed on its own.
+func Headers(csp string) []byte {
 	var b strings.Builder
 	b.WriteString("# Written by dsight: header rules for a static host (Cloudflare Pages, Netlify).\n")
 	rule := func(path string, kv ...string) {

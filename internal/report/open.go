@@ -20,7 +20,7 @@ func Open(path string) (*catalog.Core, error) {
 	} else if !st.IsDir() {
 		dir = filepath.Dir(path)
 	}
-	mb, err := os.ReadFile(filepath.Join(dir, ManifestFile))
+	mb, err := readBounded(filepath.Join(dir, ManifestFile), maxManifestBytes)
 	if err != nil {
 		return nil, fmt.Errorf("%s is not a dsight report: %w", dir, err)
 	}
@@ -66,24 +66,35 @@ func Open(path string) (*catalog.Core, error) {
 // readShard reassembles a shard's payload from its parts, checking each
 // part's hash, the whole payload's hash and its decoded size.
 func readShard(dir string, sh model.Shard) ([]byte, error) {
-	var payload []byte
+	if len(sh.Parts) == 0 {
+		return nil, errNoParts
+	}
+	if sh.Bytes < 0 || sh.Bytes > len(sh.Parts)*PartBytes {
+		return nil, fmt.Errorf("shard declares %d bytes in %d parts of at most %d", sh.Bytes, len(sh.Parts), PartBytes)
+	}
+	payload := make([]byte, 0, sh.Bytes)
 	for _, p := range sh.Parts {
-		file := filepath.Join(dir, filepath.FromSlash(p.Path))
-		script, err := os.ReadFile(file)
+		file, script, err := readPart(dir, p)
 		if err != nil {
 			return nil, err
+		}
+		if len(payload)+p.Bytes > sh.Bytes {
+			return nil, fmt.Errorf("parts declare more than the shard's %d bytes", sh.Bytes)
 		}
 		id, part, err := shard.OpenEnvelope(script)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", file, err)
 		}
 		if id != p.ID {
-			return nil, fmt.Errorf("%s holds part %s, manifest expects %s", file, id, p.ID)
+			return nil, fmt.Errorf("%s: content hash mismatch: it holds part %s, manifest expects %s", file, id, p.ID)
+		}
+		if len(part) != p.Bytes {
+			return nil, fmt.Errorf("%s holds %d bytes, manifest declares %d", file, len(part), p.Bytes)
 		}
 		payload = append(payload, part...)
 	}
 	if id := shard.ID(payload); id != sh.ID {
-		return nil, fmt.Errorf("parts assemble to %s, manifest expects %s", id, sh.ID)
+		return nil, fmt.Errorf("content hash mismatch: parts assemble to %s, manifest expects %s", id, sh.ID)
 	}
 	raw := payload
 	switch sh.Encoding {

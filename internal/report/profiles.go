@@ -57,7 +57,7 @@ func LoadDetailShards(eng *query.Engine, dir string, needs []query.ShardNeed) er
 		for k, p := range need.Parts {
 			parts[k] = model.ShardPart{ID: p.ID, Path: p.Path, Bytes: p.Bytes}
 		}
-		raw, err := readShard(dir, model.Shard{ID: need.ID, Parts: parts, DecodedBytes: need.DecodedBytes})
+		raw, err := readShard(dir, model.Shard{ID: need.ID, Bytes: need.Bytes, Parts: parts, DecodedBytes: need.DecodedBytes})
 		if err != nil {
 			return fmt.Errorf("detail shard %s: %w", need.ID, err)
 		}

@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/dsight/dsight/internal/catalog"
@@ -39,14 +38,11 @@ func Write(d *model.Dataset, assets fs.FS, dir string, opt Options) (*Manifest, 
 		return nil, err
 	}
 	removeAbandonedStages(dir)
-	stage, err := os.MkdirTemp(filepath.Dir(dir), stagePrefix(dir)+strconv.Itoa(os.Getpid())+"-")
+	stage, release, err := newStage(dir)
 	if err != nil {
 		return nil, fmt.Errorf("stage report: %w", err)
 	}
-	defer os.RemoveAll(stage)
-	if err := os.Chmod(stage, 0o755); err != nil { // MkdirTemp is private; a report is for publishing
-		return nil, err
-	}
+	defer release()
 	m, err := render(d, assets, &stageFiles{dir: stage})
 	if err != nil {
 		return nil, err
@@ -78,7 +74,7 @@ func (f *stageFiles) put(name string, b []byte) {
 	}
 	p := filepath.Join(f.dir, filepath.FromSlash(name))
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		f.err = err
+		f.err = fmt.Errorf("stage report: %w", err)
 		return
 	}
 	if err := os.WriteFile(p, b, 0o644); err != nil {
@@ -108,6 +104,9 @@ func render(d *model.Dataset, assets fs.FS, out *stageFiles) (*Manifest, error) 
 		return nil, err
 	}
 	coreShard := catalog.Encode(d)
+	if err := checkChunkLimits(d, coreShard); err != nil {
+		return nil, err
+	}
 	raw, err := shard.Encode(coreShard)
 	if err != nil {
 		return nil, fmt.Errorf("encode core shard: %w", err)
@@ -118,6 +117,9 @@ func render(d *model.Dataset, assets fs.FS, out *stageFiles) (*Manifest, error) 
 	}
 	entry := Entry{Engine: engine, Core: core}
 	if ev := catalog.EncodeEvidence(d); ev != nil {
+		if err := checkChunkLimits(d, ev); err != nil {
+			return nil, err
+		}
 		raw, err := shard.Encode(ev)
 		if err != nil {
 			// The joined server evidence is about 0.85 KB per traced
@@ -139,16 +141,21 @@ func render(d *model.Dataset, assets fs.FS, out *stageFiles) (*Manifest, error) 
 		return nil, err
 	}
 	summary := eng.Summary()
+	// The first chart reads staged shards back: a failed write (a full
+	// disk) must be reported as itself, not as the missing file it leaves.
+	if out.err != nil {
+		return nil, out.err
+	}
 	first, err := firstChart(eng, view, out.dir, summary.Meta.Duration)
 	if err != nil {
 		return nil, err
 	}
-	html, err := renderIndex(assets, d, entry, summary, first)
+	html, csp, err := renderIndex(assets, d, entry, summary, first)
 	if err != nil {
 		return nil, err
 	}
 	out.put(IndexFile, html)
-	out.put(HeadersFile, Headers())
+	out.put(HeadersFile, Headers(csp))
 
 	m := &Manifest{
 		Generator: Generator, FormatVersion: FormatVersion, Schema: model.Schema,
@@ -229,41 +236,109 @@ type boot struct {
 	FirstChart    *FirstChart  `json:"first_chart,omitempty"`
 }
 
-func renderIndex(assets fs.FS, d *model.Dataset, entry Entry, summary query.Summary, first *FirstChart) ([]byte, error) {
+func renderIndex(assets fs.FS, d *model.Dataset, entry Entry, summary query.Summary, first *FirstChart) (html []byte, csp string, err error) {
 	tmplText, err := fs.ReadFile(assets, AssetTemplate)
 	if err != nil {
-		return nil, fmt.Errorf("page assets: %w", err)
+		return nil, "", fmt.Errorf("page assets: %w", err)
 	}
 	script, err := fs.ReadFile(assets, AssetScript)
 	if err != nil {
-		return nil, fmt.Errorf("page assets: %w (run `make assets`)", err)
+		return nil, "", fmt.Errorf("page assets: %w (run `make assets`)", err)
 	}
 	style, err := fs.ReadFile(assets, AssetStyle)
 	if err != nil {
-		return nil, fmt.Errorf("page assets: %w (run `make assets`)", err)
+		return nil, "", fmt.Errorf("page assets: %w (run `make assets`)", err)
 	}
 	// Inline assets must not be able to close their own element.
 	if bytes.Contains(bytes.ToLower(script), []byte("</script")) {
-		return nil, fmt.Errorf("page assets: %s contains </script", AssetScript)
+		return nil, "", fmt.Errorf("page assets: %s contains </script", AssetScript)
 	}
 	if bytes.Contains(bytes.ToLower(style), []byte("</style")) {
-		return nil, fmt.Errorf("page assets: %s contains </style", AssetStyle)
+		return nil, "", fmt.Errorf("page assets: %s contains </style", AssetStyle)
 	}
+	csp = ContentSecurityPolicy(script)
 	t, err := template.New("index").Parse(string(tmplText))
 	if err != nil {
-		return nil, fmt.Errorf("page template: %w", err)
+		return nil, "", fmt.Errorf("page template: %w", err)
 	}
 	var b bytes.Buffer
 	err = t.Execute(&b, map[string]any{
 		"Job":    d.Meta.Job,
 		"Boot":   boot{Generator: Generator, FormatVersion: FormatVersion, Schema: model.Schema, Job: d.Meta.Job, Entry: entry, Counts: summary.Counts, FirstChart: first},
 		"Script": template.JS(script),
+		"CSP":    csp,
 		"Style":  template.CSS(style),
 	})
 	if err != nil {
-		return nil, fmt.Errorf("page template: %w", err)
+		return nil, "", fmt.Errorf("page template: %w", err)
 	}
-	return b.Bytes(), nil
+	return b.Bytes(), csp, nil
+}
+
+// within reports whether path lies inside root (both absolute and clean).
+func within(path, root string) bool {
+	rel, err := filepath.Rel(root, path)
+	return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, "../")
+}
+
+// resolved is path with the symlinks of its longest existing prefix
+// resolved, so an output reached through a link into the run is seen
+// inside it.
+func resolved(path string) string {
+	var rest []string
+	for p := path; ; p = filepath.Dir(p) {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return filepath.Join(append([]string{r}, rest...)...)
+		}
+		if filepath.Dir(p) == p {
+			return path
+		}
+		rest = append([]string{filepath.Base(p)}, rest...)
+	}
+}
+
+// CheckOutput refuses an output the build could not publish to, before
+// the import spends its time: what checkTarget refuses, an output inside
+// the run, and a parent directory where a few KB cannot be written (a full
+// or read-only disk).
+func CheckOutput(dir, run string) error {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	if run, err = filepath.Abs(run); err != nil {
+		return err
+	}
+	if err := checkTarget(dir, run); err != nil {
+		return err
+	}
+	return probeWritable(filepath.Dir(dir))
+}
+
+// probeBytes is what the probe writes: enough that a disk with no room
+// left fails it, small enough to cost nothing.
+const probeBytes = 64 << 10
+
+func probeWritable(parent string) error {
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return fmt.Errorf("output directory %s cannot be created: %w", parent, err)
+	}
+	f, err := os.CreateTemp(parent, ".dsight-probe-*")
+	if err != nil {
+		return fmt.Errorf("output directory %s is not writable: %w", parent, err)
+	}
+	defer os.Remove(f.Name())
+	_, err = f.Write(make([]byte, probeBytes))
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("output directory %s is not writable: %w", parent, err)
+	}
+	return nil
 }
 
 // checkTarget refuses outputs that would destroy something that is not a
@@ -273,6 +348,9 @@ func checkTarget(dir, sourceRoot string) error {
 	if sourceRoot != "" {
 		if rel, err := filepath.Rel(dir, sourceRoot); err == nil && (rel == "." || !strings.HasPrefix(rel, "..")) {
 			return fmt.Errorf("output %s would contain or replace the run directory %s", dir, sourceRoot)
+		}
+		if within(resolved(dir), resolved(sourceRoot)) {
+			return fmt.Errorf("output %s is inside the run directory %s: the next build of the run would read the report as input; choose a directory outside the run", dir, sourceRoot)
 		}
 	}
 	st, err := os.Lstat(dir)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/dsight/dsight/internal/fuzzlimit"
 	"github.com/dsight/dsight/internal/logmetric"
 )
 
@@ -28,6 +29,7 @@ func FuzzDecode(f *testing.F) {
 		declared[d.Name] = true
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
+		defer fuzzlimit.Start(t)()
 		obs, ok, err := Generator{}.Decode(line)
 		if err != nil {
 			if !errors.Is(err, logmetric.ErrInvalidStamp) || ok {

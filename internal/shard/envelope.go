@@ -46,6 +46,12 @@ func Envelope(id string, gz []byte) []byte {
 	return append(out, envelopeSuffix...)
 }
 
+// EnvelopeLen is the length of the script Envelope writes for a payload of
+// n bytes, so a reader can bound a read by the size a manifest declares.
+func EnvelopeLen(n int) int {
+	return len(envelopePrefix) + idLen + len(envelopeMiddle) + base64.StdEncoding.EncodedLen(n) + len(envelopeSuffix)
+}
+
 // OpenEnvelope parses a script written by Envelope and checks that the id is
 // the SHA-256 of the payload, so a renamed, swapped or damaged file is caught.
 func OpenEnvelope(script []byte) (id string, gz []byte, err error) {
@@ -80,7 +86,7 @@ func OpenEnvelope(script []byte) (id string, gz []byte, err error) {
 		return "", nil, fmt.Errorf("open shard envelope: payload: %w", err)
 	}
 	if got := ID(gz); got != id {
-		return "", nil, fmt.Errorf("open shard envelope: id %s does not match the payload's sha256 %s", id, got)
+		return "", nil, fmt.Errorf("open shard envelope: content hash mismatch: id %s does not match the payload's sha256 %s", id, got)
 	}
 	return id, gz, nil
 }

@@ -3,6 +3,8 @@ package shard
 import (
 	"bytes"
 	"testing"
+
+	"github.com/dsight/dsight/internal/fuzzlimit"
 )
 
 // fuzzBudget replaces maxDecodedBytes while fuzzing: a few bytes can claim
@@ -37,6 +39,7 @@ func addShardSeeds(f *testing.F) {
 func FuzzDecode(f *testing.F) {
 	addShardSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
+		defer fuzzlimit.Start(t)()
 		_, _ = Decode(data)
 		if len(data) < trailerBytes {
 			return
@@ -79,6 +82,7 @@ func FuzzOpenEnvelope(f *testing.F) {
 	f.Add(good[:len(good)-1])
 	f.Add([]byte(`__dsightShard("00","");` + "\n"))
 	f.Fuzz(func(t *testing.T, script []byte) {
+		defer fuzzlimit.Start(t)()
 		id, gz, err := OpenEnvelope(script)
 		if err != nil {
 			return
@@ -108,6 +112,7 @@ func FuzzDecompress(f *testing.F) {
 	}
 	const limit = 1 << 16
 	f.Fuzz(func(t *testing.T, gz []byte) {
+		defer fuzzlimit.Start(t)()
 		raw, err := decompress(gz, limit)
 		if err == nil && len(raw) > limit {
 			t.Fatalf("decompress returned %d bytes over its limit of %d", len(raw), limit)

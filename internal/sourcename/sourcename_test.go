@@ -1,6 +1,7 @@
 package sourcename
 
 import (
+	"github.com/dsight/dsight/internal/fuzzlimit"
 	"github.com/dsight/dsight/internal/model"
 	"reflect"
 	"testing"
@@ -66,6 +67,7 @@ func FuzzParse(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, base string) {
+		defer fuzzlimit.Start(t)()
 		id, ok := Parse(base)
 		if !ok {
 			if id != (Identity{}) {

@@ -5,11 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/dsight/dsight/internal/lineread"
 )
 
 // ConfigName is the scraper configuration's file name in a run's log
@@ -37,7 +38,7 @@ const (
 // [[endpoints]] entry, by endpoint name. An error opening the file is
 // returned as is, so errors.Is(err, fs.ErrNotExist) tells a missing file.
 func ReadConfig(path string) (map[string]Endpoint, error) {
-	f, err := os.Open(path)
+	f, err := lineread.Open(path)
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dsight/dsight/internal/fuzzlimit"
 	"github.com/dsight/dsight/internal/golden"
 )
 
@@ -219,6 +220,7 @@ func FuzzParseConfig(f *testing.F) {
 	f.Add("endpoints = [\n{ name = \"a\" },\n{ name = \"a\" }]\n")
 	f.Add("[[endpoints]]\nname = \"a\"\n[endpoints.gpu_metadata.\"0\"]\nendpoint = \"x\"\nworker_role = \"y\"\n")
 	f.Fuzz(func(t *testing.T, doc string) {
+		defer fuzzlimit.Start(t)()
 		// The line scanner runs only on errors; it must stop on any input.
 		for _, line := range scanKeyLines([]byte(doc)) {
 			if line < 1 || line > strings.Count(doc, "\n")+1 {

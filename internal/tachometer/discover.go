@@ -89,7 +89,9 @@ func Discover(root string, explicit bool) (*Capture, error) {
 			}
 			return nil
 		}
-		if d.Type().IsRegular() {
+		// A pipe or device named like a capture is kept, so that opening
+		// it refuses it by name rather than skipping it without a word.
+		if d.Type()&fs.ModeSymlink == 0 {
 			files = append(files, path)
 		}
 		return nil

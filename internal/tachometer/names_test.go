@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/dsight/dsight/internal/fuzzlimit"
 )
 
 func TestParseMetricName(t *testing.T) {
@@ -119,6 +121,7 @@ func FuzzParseMetricName(f *testing.F) {
 	}
 	seeds.Close()
 	f.Fuzz(func(t *testing.T, in string) {
+		defer fuzzlimit.Start(t)()
 		name, labels, err := ParseMetricName(in)
 		if err != nil {
 			if name != "" || labels != nil {

@@ -24,6 +24,8 @@ type columnPages struct {
 	// the page, not the dictionary.
 	plain bool
 	err   error
+	// maxDef and maxRep are the column's level bounds, for checkDataPage.
+	maxDef, maxRep int16
 }
 
 // open starts reading column chunk leaf of row group rg, as
@@ -48,6 +50,7 @@ func (p *columnPages) open(src io.ReaderAt, fm *metadata.FileMetaData, rg *metad
 	if start < 0 || n < 0 {
 		return fmt.Errorf("invalid column chunk offset %d or length %d", start, n)
 	}
+	p.maxDef, p.maxRep = fm.Schema.Column(leaf).MaxDefinitionLevel(), fm.Schema.Column(leaf).MaxRepetitionLevel()
 	p.stream.reset(io.NewSectionReader(src, start, n))
 	p.plain, p.err = false, nil
 	p.mem.reset()
@@ -72,6 +75,12 @@ func (p *columnPages) Next() bool {
 			ok = false
 		}
 	case *file.DataPageV1, *file.DataPageV2:
+		if ok {
+			if err := checkDataPage(pg, p.maxDef, p.maxRep); err != nil {
+				p.err = err
+				ok = false
+			}
+		}
 		enc := parquet.Encoding(pg.Encoding())
 		p.plain = p.plain || enc != parquet.Encodings.RLEDict && enc != parquet.Encodings.PlainDict
 	}

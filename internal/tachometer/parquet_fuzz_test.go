@@ -12,6 +12,8 @@ import (
 
 	"github.com/apache/arrow/go/v17/parquet"
 	"github.com/apache/arrow/go/v17/parquet/compress"
+
+	"github.com/dsight/dsight/internal/fuzzlimit"
 )
 
 // FuzzParquetSource decodes damaged Parquet files. The Arrow decoders may
@@ -36,6 +38,7 @@ func FuzzParquetSource(f *testing.F) {
 		f.Add(data)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		defer fuzzlimit.Start(t)()
 		path := filepath.Join(t.TempDir(), "final.parquet")
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)

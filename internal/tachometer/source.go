@@ -8,11 +8,12 @@ import (
 	"io"
 	"io/fs"
 	"math"
-	"os"
 	"slices"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/ipc"
+
+	"github.com/dsight/dsight/internal/lineread"
 )
 
 // Encoding is how a capture file is stored, detected from its first bytes.
@@ -38,6 +39,21 @@ func Sniff(head []byte) Encoding {
 		return EncodingArrowFile
 	}
 	return EncodingArrowStream
+}
+
+// streamStart reports whether head can begin an Arrow IPC stream: the
+// continuation marker, or (the pre-1.0 layout) the length of a first
+// message that fits in the file.
+func streamStart(f Handle, head []byte) bool {
+	if len(head) < 4 {
+		return false
+	}
+	if bytes.HasPrefix(head, []byte{0xff, 0xff, 0xff, 0xff}) {
+		return true
+	}
+	n := int32(uint32(head[0]) | uint32(head[1])<<8 | uint32(head[2])<<16 | uint32(head[3])<<24)
+	st, err := f.Stat()
+	return err == nil && n > 0 && int64(n) <= st.Size()
 }
 
 // batchSource decodes the batches of one capture file.
@@ -68,7 +84,7 @@ type OpenFunc func(path string) (Handle, error)
 
 // openOS is the default OpenFunc.
 func openOS(path string) (Handle, error) {
-	f, err := os.Open(path)
+	f, err := lineread.Open(path)
 	if err != nil {
 		return nil, err // not a nil *os.File in a non-nil Handle
 	}
@@ -102,6 +118,10 @@ func openSourceWith(open OpenFunc, path string) (src batchSource, enc Encoding, 
 		return nil, "", errors.New("empty file")
 	}
 	enc = Sniff(head[:n])
+	if enc == EncodingArrowStream && !streamStart(f, head[:n]) {
+		// Read as an Arrow stream it would say "truncated Arrow IPC stream".
+		return nil, "", fmt.Errorf("not a Parquet file (no PAR1 magic), an Arrow IPC file (no ARROW1 magic) or an Arrow IPC stream: it starts %q", head[:n])
+	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return nil, "", err
 	}

@@ -57,18 +57,51 @@ async function gunzip(parts) {
 // decoded as it arrives.
 const PARTS_IN_FLIGHT = 6;
 
-async function loadParts(desc) {
+async function loadParts(desc, { engine = false } = {}) {
   const out = new Array(desc.parts.length);
   let next = 0;
   const worker = async () => {
     while (next < desc.parts.length) {
       const k = next++;
       const p = desc.parts[k];
-      out[k] = base64ToBytes(await loadScript(p.path, p.id));
+      const b64 = await loadScript(p.path, p.id);
+      let bytes;
+      try {
+        bytes = base64ToBytes(b64);
+      } catch (err) {
+        throw new Error(`${p.path}: damaged payload (${err.message}); republish the report's detail/ directory`);
+      }
+      if (engine && !crypto.subtle) unverified.push({ part: p, bytes });
+      else await verifyPart(p, bytes);
+      out[k] = bytes;
     }
   };
   await Promise.all(Array.from({ length: Math.min(PARTS_IN_FLIGHT, desc.parts.length) }, worker));
   return out;
+}
+
+// Every payload is named by its SHA-256 (detail/<sha256>.js) and checked
+// against that name before use, as the CLI does, so a file carrying another
+// build's payload is refused rather than shown. crypto.subtle exists only
+// in secure contexts (file:, https:, localhost); elsewhere the engine's Go
+// crypto/sha256 checks the payloads, the engine's own once it runs.
+const unverified = [];
+let engineHash = null;
+const engineHashReady = new Promise((resolve) => {
+  engineHash = resolve;
+});
+
+async function sha256Hex(bytes) {
+  if (crypto.subtle) {
+    const d = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+    return Array.from(d, (b) => b.toString(16).padStart(2, "0")).join("");
+  }
+  return (await engineHashReady)(bytes);
+}
+
+async function verifyPart(p, bytes) {
+  const got = await sha256Hex(bytes);
+  if (got !== p.id) throw new Error(`content hash mismatch: ${p.path} holds a payload whose SHA-256 is ${got}, not ${p.id}; republish the report's detail/ directory`);
 }
 
 // concat joins a stored (identity-encoded) shard's parts.
@@ -91,7 +124,13 @@ export async function loadShard(desc) {
   const parts = await loadParts(desc);
   let bytes;
   if (desc.encoding === "identity") bytes = parts.length === 1 ? parts[0] : concat(parts);
-  else if (!desc.encoding) bytes = await gunzip(parts);
+  else if (!desc.encoding) {
+    try {
+      bytes = await gunzip(parts);
+    } catch (err) {
+      throw new Error(`${desc.parts.map((p) => p.path).join(", ")}: ${err.message}; republish the report's detail/ directory`);
+    }
+  }
   else throw new Error(`shard ${desc.id}: unknown encoding ${desc.encoding}; this page is older than its report`);
   if (desc.decoded_bytes !== undefined && bytes.length !== desc.decoded_bytes) {
     throw new Error(`shard ${desc.id}: decoded ${bytes.length} bytes, expected ${desc.decoded_bytes}; republish the report's detail/ directory`);
@@ -104,7 +143,7 @@ export async function loadShard(desc) {
 // being decompressed (instantiateStreaming over the gunzip stream), so the
 // two overlap instead of running one after the other.
 export async function startEngine(desc) {
-  const gz = await loadParts(desc);
+  const gz = await loadParts(desc, { engine: true });
   performance.mark("dsight:wasm-bytes");
   const go = new window.Go();
   const ready = new Promise((resolve) => {
@@ -112,11 +151,19 @@ export async function startEngine(desc) {
   });
   const stream = new Blob(gz).stream().pipeThrough(new DecompressionStream("gzip"));
   const response = new Response(stream, { headers: { "Content-Type": "application/wasm" } });
-  const { instance } = await WebAssembly.instantiateStreaming(response, go.importObject);
+  let instance;
+  try {
+    ({ instance } = await WebAssembly.instantiateStreaming(response, go.importObject));
+  } catch (err) {
+    throw new Error(`engine ${desc.parts.map((p) => p.path).join(", ")}: ${err.message}; republish the report's detail/ directory`);
+  }
   performance.mark("dsight:wasm-instantiated");
   go.run(instance).then(() => {
     window.traceExplorerError = new Error("dsight engine exited");
   });
   await ready;
-  return window.dsightEngine;
+  const engine = window.dsightEngine;
+  engineHash((bytes) => engine.sha256(bytes));
+  for (const { part, bytes } of unverified.splice(0)) await verifyPart(part, bytes);
+  return engine;
 }

@@ -1,0 +1,134 @@
+// A report is a file people receive from others. In Debian's chromium, from
+// file:// and from a loopback HTTP server: a payload carrying another
+// payload under its name is refused with "content hash mismatch" naming the
+// file (with crypto.subtle and with the engine's SHA-256 when the browser
+// has none), and the page's policy blocks an injected inline handler, an
+// injected inline script and a foreign script while the report still loads.
+
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { launch, open, serve, fileURL } from "./harness.mjs";
+import { buildReport } from "./fixture.mjs";
+
+let fx;
+let browser;
+const servers = [];
+const copies = {};
+
+function copy(name, edit) {
+  const dir = path.join(fx.work, name);
+  fs.cpSync(fx.report, dir, { recursive: true });
+  edit(dir);
+  copies[name] = dir;
+}
+
+function manifest(dir) {
+  return JSON.parse(fs.readFileSync(path.join(dir, "manifest.json"), "utf8"));
+}
+
+before(async () => {
+  fx = buildReport({ seed: 11, requests: 60, hostile: true });
+  const m = manifest(fx.report);
+  const core = m.entry.core.parts[0];
+  const other = m.entry.engine.parts[0];
+  copy("swapped", (dir) => {
+    // Another payload under the core part's name and id.
+    const script = fs.readFileSync(path.join(dir, other.path), "utf8").replace(other.id, core.id);
+    fs.writeFileSync(path.join(dir, core.path), script);
+  });
+  copy("damaged", (dir) => {
+    // The evidence part's payload cut short (a damaged copy): the error
+    // must name the file.
+    const ev = m.entry.evidence || m.entry.core;
+    copies.damagedPath = ev.parts[0].path;
+    const file = path.join(dir, ev.parts[0].path);
+    const text = fs.readFileSync(file, "utf8");
+    const b64 = text.slice(text.indexOf('","') + 3, text.lastIndexOf('"'));
+    const cut = Buffer.from(b64, "base64").subarray(0, 40);
+    fs.writeFileSync(file, `__dsightShard("${ev.parts[0].id}","${cut.toString("base64")}");\n`);
+  });
+  copy("injected", (dir) => {
+    fs.writeFileSync(path.join(dir, "foreign.js"), "window.__pwned = (window.__pwned || []).concat('foreign script');\n");
+    fs.writeFileSync(path.join(fx.work, "outside.js"), "window.__pwned = (window.__pwned || []).concat('outside script');\n");
+    const inject = [
+      `<img src="x" onerror="window.__pwned = (window.__pwned || []).concat('inline handler')">`,
+      `<script>window.__pwned = (window.__pwned || []).concat('inline script');</script>`,
+      `<script src="foreign.js"></script>`,
+      `<script src="../outside.js"></script>`,
+    ].join("");
+    const file = path.join(dir, "index.html");
+    fs.writeFileSync(file, fs.readFileSync(file, "utf8").replace("<body>", "<body>" + inject));
+  });
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  for (const s of servers) await s.close();
+  if (fx) fs.rmSync(fx.work, { recursive: true, force: true });
+});
+
+async function urlOf(mode, dir) {
+  if (mode === "file") return fileURL(dir);
+  const s = await serve(dir);
+  servers.push(s);
+  return s.url;
+}
+
+const noSubtle = () => Object.defineProperty(window.crypto, "subtle", { value: undefined, configurable: true });
+
+// failure opens a page expected never to become ready and returns its error text.
+async function failure(url, init) {
+  const page = await browser.context.newPage();
+  try {
+    if (init) await page.addInitScript(init);
+    await page.goto(url);
+    await page.waitForFunction(() => window.traceExplorerError !== undefined, null, { timeout: 20000 });
+    return { text: await page.evaluate(() => document.getElementById("error").textContent), ready: await page.evaluate(() => window.traceExplorer !== undefined) };
+  } finally {
+    await page.close();
+  }
+}
+
+for (const mode of ["file", "http"]) {
+  for (const [how, init] of [["crypto.subtle", undefined], ["engine sha256", noSubtle]]) {
+    test(`${mode}, ${how}: the untouched report loads`, async () => {
+      const { page, problems } = await open(browser.context, await urlOf(mode, fx.report), { init });
+      try {
+        assert.deepEqual(problems, []);
+        if (init) assert.equal(await page.evaluate(() => window.crypto.subtle), undefined);
+      } finally {
+        await page.close();
+      }
+    });
+
+    test(`${mode}, ${how}: another payload under a part's name is a content hash mismatch naming the file`, async () => {
+      const core = manifest(copies.swapped).entry.core.parts[0];
+      const { text, ready } = await failure(await urlOf(mode, copies.swapped), init);
+      assert.equal(ready, false);
+      assert.match(text, /content hash mismatch/);
+      assert.ok(text.includes(core.path), text);
+    });
+  }
+
+  test(`${mode}: a damaged payload is refused naming its file`, async () => {
+    const { text, ready } = await failure(await urlOf(mode, copies.damaged));
+    assert.equal(ready, false);
+    assert.ok(text.includes(copies.damagedPath), text);
+  });
+
+  test(`${mode}: injected inline handler, inline script and foreign scripts are blocked; the report loads`, async () => {
+    const { page, problems } = await open(browser.context, await urlOf(mode, copies.injected));
+    try {
+      assert.equal(await page.evaluate(() => window.__pwned), undefined);
+      assert.equal(await page.evaluate(() => typeof window.traceExplorer.describe), "function");
+      const other = problems.filter((p) => !/Content Security Policy/.test(p) && !/Failed to load resource/.test(p));
+      assert.deepEqual(other, []);
+      assert.ok(problems.some((p) => /Content Security Policy/.test(p)), "the blocked scripts were reported");
+    } finally {
+      await page.close();
+    }
+  });
+}

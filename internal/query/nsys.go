@@ -70,13 +70,13 @@ type ProfileItem struct {
 	SelectedEvents int64               `json:"selected_event_count"`
 	Truncated      bool                `json:"truncated"`
 	Limit          int64               `json:"limit"`
-	Counts         model.ProfileCounts `json:"counts"`
+	Counts         ProfileCountsRecord `json:"counts"`
 	Names          int                 `json:"names"`
 	CPUSamples     int                 `json:"cpu_samples"`
 	CPUPID         *int64              `json:"cpu_pid"`
 	CUDA           bool                `json:"cuda"`
 	Diagnostics    []string            `json:"diagnostics"`
-	Schema         model.ProfileSchema `json:"schema"`
+	Schema         ProfileSchemaRecord `json:"schema"`
 	Threads        []ThreadItem        `json:"threads"`
 	Density        DensityItem         `json:"density"`
 	Clock          string              `json:"clock"`
@@ -108,8 +108,8 @@ func (e *Engine) profileItem(i int) ProfileItem {
 		ID: p.ID, File: p.File, Mapped: p.Mapped, Worker: p.Worker, Role: p.Role, Index: p.Index, Engine: p.Engine, Rank: p.Rank,
 		GPUs: p.GPUs, Window: p.Window, Host: p.Host, HostSource: p.HostSource, EpochNS: strconv.FormatInt(p.EpochNS, 10),
 		Capture: [2]float64{seconds(p.CaptureNS[0]), seconds(p.CaptureNS[1])}, EventCount: p.Counts.Kept, SelectedEvents: p.Counts.Selected,
-		Truncated: p.Truncated, Limit: p.Limit, Counts: p.Counts, Names: len(p.Names), CUDA: p.CUDA, Diagnostics: p.Diagnostics,
-		Schema: p.Schema, Density: DensityItem{Bins: len(p.Density), BinSeconds: e.durationS / float64(catalog.DensityBins), Counts: p.Density, Note: densityNote},
+		Truncated: p.Truncated, Limit: p.Limit, Counts: ProfileCountsRecord(p.Counts), Names: len(p.Names), CUDA: p.CUDA, Diagnostics: p.Diagnostics,
+		Schema: ProfileSchemaRecord(p.Schema), Density: DensityItem{Bins: len(p.Density), BinSeconds: e.durationS / float64(catalog.DensityBins), Counts: p.Density, Note: densityNote},
 		Clock: "session UTC anchor (utcEpochNs + session time); no cross-host clock correction", Attribution: nsightAttribution,
 	}
 	if _, ok := e.sourceByID[p.Source]; ok {
@@ -460,4 +460,24 @@ func (e *Engine) cpu(a Args) (*CPUAnswer, error) {
 	})
 	out.Hotspots = out.Hotspots[:min(limit, len(out.Hotspots))]
 	return out, nil
+}
+
+// ProfileSchemaRecord says which tables the reader used and what it looked
+// for and did not find.
+type ProfileSchemaRecord struct {
+	Tables  []string `json:"tables"`
+	Missing []string `json:"missing"`
+}
+
+// ProfileCountsRecord counts what the reader saw in the export's NVTX
+// table (see model.ProfileCounts).
+type ProfileCountsRecord struct {
+	Rows              int64 `json:"rows"`
+	Marks             int64 `json:"marks"`
+	InvalidOrBoundary int64 `json:"invalid_or_boundary"`
+	Scanned           int64 `json:"scanned"`
+	NullNames         int64 `json:"null_names"`
+	Unselected        int64 `json:"unselected"`
+	Selected          int64 `json:"selected"`
+	Kept              int64 `json:"kept"`
 }

@@ -17,6 +17,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/dsight/dsight/internal/report"
 	"io"
 	"os"
 
@@ -53,7 +54,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "link":
 		err = linkCmd(args[1:], stdout)
 	case "version":
-		fmt.Fprintln(stdout, "dsight (report format 1, browser API 3.1)")
+		fmt.Fprintf(stdout, "dsight (report format %d, browser API 3.1)\n", report.FormatVersion)
 	case "-h", "--help", "help":
 		fmt.Fprintln(stdout, usage)
 	default:

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -165,5 +166,16 @@ func TestProfilesAreWritten(t *testing.T) {
 		if len(b) < 20 || b[0] != 0x1f || b[1] != 0x8b {
 			t.Fatalf("%s is not a gzipped profile (%d bytes)", filepath.Base(p), len(b))
 		}
+	}
+}
+
+// The version names the report layout this build writes and reads.
+func TestVersionNamesTheReportFormat(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := run([]string{"version"}, &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	if want := fmt.Sprintf("report format %d,", report.FormatVersion); !strings.Contains(out.String(), want) {
+		t.Fatalf("version %q does not say %q", out.String(), want)
 	}
 }

@@ -30,6 +30,7 @@ func build(args []string, stdout io.Writer) (err error) {
 		return nil
 	})
 	fs.Int64Var(&opt.MaxProfileEvents, "max-profile-events", importer.DefaultMaxProfileEvents, "NVTX ranges kept per Nsight profile; beyond it the import is truncated, and says so")
+	noSQLite := fs.Bool("no-sqlite", false, "do not write "+report.StoreFile+", the local SQL store for sqlite3, pandas and scripts")
 	var tz, cpuProfile, memProfile string
 	fs.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the build to this file (for slow-build reports)")
 	fs.StringVar(&memProfile, "memprofile", "", "write the heap profile taken at the build's highest live heap to this file (for memory reports)")
@@ -75,7 +76,7 @@ func build(args []string, stdout io.Writer) (err error) {
 	if err != nil {
 		return err
 	}
-	m, err := report.Write(res.Dataset, web.Assets(), out, report.Options{Verify: res.Verify})
+	m, err := report.Write(res.Dataset, web.Assets(), out, report.Options{Verify: res.Verify, Store: storeWriter(*noSQLite)})
 	if err != nil {
 		return err
 	}

@@ -26,6 +26,8 @@ type Options struct {
 	// Verify runs after everything is staged and before the swap; an error
 	// aborts the build and keeps the previous report (sources changed, …).
 	Verify func() error
+	// Store, when set, writes StoreFile into the stage.
+	Store StoreWriter
 }
 
 // Write builds the report for d into dir, replacing an earlier report there.
@@ -43,7 +45,7 @@ func Write(d *model.Dataset, assets fs.FS, dir string, opt Options) (*Manifest, 
 		return nil, fmt.Errorf("stage report: %w", err)
 	}
 	defer release()
-	m, err := render(d, assets, &stageFiles{dir: stage})
+	m, err := render(d, assets, &stageFiles{dir: stage}, opt.Store)
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +88,10 @@ func (f *stageFiles) put(name string, b []byte) {
 }
 
 // render produces every output file into out and returns the manifest.
-func render(d *model.Dataset, assets fs.FS, out *stageFiles) (*Manifest, error) {
+func render(d *model.Dataset, assets fs.FS, out *stageFiles, store StoreWriter) (*Manifest, error) {
+	waitStore := startStore(out.dir, store, d)
+	// Every return waits, so the stage is never removed under the writer.
+	defer waitStore()
 	wasm, err := fs.ReadFile(assets, AssetEngine)
 	if err != nil {
 		return nil, fmt.Errorf("page assets: %w (run `make assets`)", err)
@@ -156,6 +161,13 @@ func render(d *model.Dataset, assets fs.FS, out *stageFiles) (*Manifest, error) 
 	}
 	out.put(IndexFile, html)
 	out.put(HeadersFile, Headers(csp))
+	storeEntry, err := waitStore()
+	if err != nil {
+		return nil, err
+	}
+	if storeEntry != nil {
+		out.entries = append(out.entries, *storeEntry)
+	}
 
 	m := &Manifest{
 		Generator: Generator, FormatVersion: FormatVersion, Schema: model.Schema,

@@ -1,0 +1,683 @@
+package sqlstore
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dsight/dsight/internal/lifecycle"
+	"github.com/dsight/dsight/internal/model"
+	"github.com/dsight/dsight/internal/pyramid"
+	"github.com/dsight/dsight/internal/shard"
+
+	_ "modernc.org/sqlite" // the pure-Go driver, registered as "sqlite"
+)
+
+// File is the store's name inside a report directory.
+const File = "trace-data.sqlite"
+
+// Stats is what one write produced.
+type Stats struct {
+	Rows  map[string]int64 // rows per table
+	Bytes int64
+	Took  time.Duration
+}
+
+// writer holds the one connection a store is written through.
+type writer struct {
+	ctx     context.Context
+	dc      driverConn
+	origin  int64
+	pending int64 // rows since the last commit
+	rows    map[string]int64
+	// sourceIDs maps a registered evidence path to its source id.
+	sourceIDs map[string]int
+}
+
+// source is an evidence path as (source id, NULL), or (NULL, path) when
+// no source of that path is registered.
+func (w *writer) source(path string) (id, unregistered any) {
+	if id, ok := w.sourceIDs[path]; ok {
+		return id, nil
+	}
+	return nil, nonEmpty(path)
+}
+
+// Write creates the store at path (which must not exist) from the dataset
+// a build holds, before the report writer lays it out as shards: metric
+// series still carry their summaries. A failed write removes the file.
+func Write(path string, d *model.Dataset) (st Stats, err error) {
+	began := time.Now()
+	if _, err := os.Lstat(path); err == nil {
+		return st, fmt.Errorf("sqlite store %s already exists", path)
+	}
+	defer func() {
+		if err != nil {
+			os.Remove(path)
+			os.Remove(path + "-journal")
+		}
+	}()
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=journal_mode(OFF)&_pragma=synchronous(OFF)&_pragma=locking_mode(EXCLUSIVE)")
+	if err != nil {
+		return st, fmt.Errorf("sqlite store: %w", err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return st, fmt.Errorf("sqlite store: %w", err)
+	}
+	defer conn.Close()
+	err = conn.Raw(func(c any) error {
+		dc, ok := c.(driverConn)
+		if !ok {
+			return fmt.Errorf("sqlite store: driver connection %T cannot prepare and execute", c)
+		}
+		var err error
+		st, err = write(ctx, dc, d)
+		return err
+	})
+	if err != nil {
+		return st, err
+	}
+	if err := conn.Close(); err != nil {
+		return st, fmt.Errorf("sqlite store: %w", err)
+	}
+	if err := db.Close(); err != nil {
+		return st, fmt.Errorf("sqlite store: %w", err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return st, err
+	}
+	st.Bytes, st.Took = fi.Size(), time.Since(began)
+	return st, nil
+}
+
+// driverConn is what the writer needs of the driver's connection.
+type driverConn interface {
+	driver.ConnPrepareContext
+	driver.ExecerContext
+}
+
+// write fills the store through the driver connection dc.
+func write(ctx context.Context, dc driverConn, d *model.Dataset) (Stats, error) {
+	var st Stats
+	w := &writer{ctx: ctx, dc: dc, origin: d.Meta.OriginNS, rows: map[string]int64{}, sourceIDs: map[string]int{}}
+	for _, s := range d.Sources {
+		w.sourceIDs[s.Path] = s.ID
+	}
+	if err := w.exec("PRAGMA user_version=" + strconv.Itoa(Version)); err != nil {
+		return st, err
+	}
+	if err := w.exec("BEGIN"); err != nil {
+		return st, err
+	}
+	for _, ddl := range tables {
+		if err := w.exec(ddl); err != nil {
+			return st, err
+		}
+	}
+	steps := []func(*model.Dataset) error{
+		w.meta, w.sources, w.requests, w.sessions, w.evidence, w.serverSpans,
+		w.metrics, w.profiles, w.iterations,
+	}
+	for _, step := range steps {
+		if err := step(d); err != nil {
+			return st, fmt.Errorf("sqlite store: %w", err)
+		}
+	}
+	for _, ddl := range indexes {
+		if err := w.exec(ddl); err != nil {
+			return st, err
+		}
+	}
+	if err := w.exec("COMMIT"); err != nil {
+		return st, err
+	}
+	st.Rows = w.rows
+	return st, nil
+}
+
+func (w *writer) exec(q string) error {
+	if err := w.execArgs(q, nil); err != nil {
+		head, _, _ := strings.Cut(q, "(")
+		return fmt.Errorf("sqlite store: %s: %w", strings.TrimSpace(head), err)
+	}
+	return nil
+}
+
+func (w *writer) execArgs(q string, args []driver.NamedValue) error {
+	_, err := w.dc.ExecContext(w.ctx, q, args)
+	return err
+}
+
+// rowsWritten commits every commitRows rows, so the journal (none, with
+// journal_mode OFF) and the page cache's dirty set stay bounded.
+func (w *writer) rowsWritten(n int64) error {
+	w.pending += n
+	if w.pending < commitRows {
+		return nil
+	}
+	w.pending = 0
+	if err := w.exec("COMMIT"); err != nil {
+		return err
+	}
+	return w.exec("BEGIN")
+}
+
+// table streams rows into name through fill and records the row count.
+func (w *writer) table(name string, cols int, fill func(add func(...any) error) error) error {
+	in, err := w.inserter(name, cols)
+	if err != nil {
+		return err
+	}
+	var n int64
+	err = fill(func(v ...any) error { n++; return in.add(v...) })
+	if cerr := in.close(); err == nil {
+		err = cerr
+	}
+	w.rows[name] += n
+	return err
+}
+
+// seconds is the engine's conversion: the exact integer difference from
+// the origin divided once, so nine decimals round-trip.
+func (w *writer) seconds(ns int64) float64 { return float64(ns-w.origin) / 1e9 }
+
+func (w *writer) optSeconds(ns *int64) any {
+	if ns == nil {
+		return nil
+	}
+	return w.seconds(*ns)
+}
+
+// relSeconds converts a time already relative to the origin.
+func relSeconds(ns int64) float64 { return float64(ns) / 1e9 }
+
+func optRel(ns *int64) any {
+	if ns == nil {
+		return nil
+	}
+	return relSeconds(*ns)
+}
+
+// opt turns a nil pointer into SQL NULL.
+func opt[T any](p *T) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
+// nonEmpty is NULL for "", which the model uses for "not recorded".
+func nonEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func (w *writer) meta(d *model.Dataset) error {
+	m := d.Meta
+	if err := w.table("meta", 2, func(add func(...any) error) error {
+		for _, kv := range [][2]any{
+			{"schema", model.Schema}, {"store_version", strconv.Itoa(Version)}, {"job", m.Job},
+			{"origin_ns", strconv.FormatInt(m.OriginNS, 10)}, {"duration_s", strconv.FormatFloat(relSeconds(m.DurationNS), 'f', -1, 64)},
+			{"phase", m.Phase}, {"time_basis", m.TimeBasis}, {"client_kind", nonEmpty(m.ClientKind)},
+			{"otel_enabled", strconv.FormatBool(m.OTelEnabled)}, {"iteration_timezone", nonEmpty(m.IterationTimezone)},
+		} {
+			if err := add(kv[0], kv[1]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	if err := w.table("audit", 2, func(add func(...any) error) error {
+		for _, k := range sortedKeys(d.Audit) {
+			if err := add(k, d.Audit[k]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	if err := w.table("warnings", 3, func(add func(...any) error) error {
+		n := 0
+		for _, s := range m.Warnings {
+			if err := add(n, "warning", s); err != nil {
+				return err
+			}
+			n++
+		}
+		for _, s := range m.Limitations {
+			if err := add(n, "limitation", s); err != nil {
+				return err
+			}
+			n++
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	return w.table("unread", 1, func(add func(...any) error) error {
+		for _, p := range d.Unread {
+			if err := add(p); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func (w *writer) sources(d *model.Dataset) error {
+	return w.table("sources", 5, func(add func(...any) error) error {
+		for _, s := range d.Sources {
+			if err := add(s.ID, s.Path, s.Kind, s.Bytes, s.SHA256); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func (w *writer) requests(d *model.Dataset) error {
+	return w.table("requests", 26, func(add func(...any) error) error {
+		for i := range d.Requests {
+			r := &d.Requests[i]
+			var serverIDs, spans any
+			lifecycleOK := false
+			if s := r.Server; s != nil {
+				if len(s.ServerIDs) > 0 {
+					serverIDs = strings.Join(s.ServerIDs, ",")
+				}
+				spans, lifecycleOK = s.SpanCount, s.LifecycleAvailable
+			}
+			if err := add(i, r.ID, r.Session, r.Agent, opt(r.Parent), opt(r.Conversation), opt(r.SourceTrace), opt(r.Turn), r.Depth,
+				relSeconds(r.StartNS), relSeconds(r.EndNS), optRel(r.FirstNS), opt(r.TTFTms),
+				opt(r.InputTokens), opt(r.OutputTokens), opt(r.CachedTokens),
+				r.Status, opt(r.Error), opt(r.Phase), opt(r.Worker), nonEmpty(r.TimingQuality),
+				r.Evidence.Source, r.Evidence.Line, serverIDs, spans, boolInt(lifecycleOK)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func (w *writer) sessions(d *model.Dataset) error {
+	return w.table("sessions", 6, func(add func(...any) error) error {
+		for i, s := range model.GroupSessions(d.Requests) {
+			if err := add(i, s.ID, relSeconds(s.StartNS), relSeconds(s.EndNS), len(s.Requests), len(s.Agents)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// evidence writes, per request with server evidence, the workers that
+// served it, its bindings and its lifecycle stages (internal/lifecycle's
+// derivation, the one the engine answers with).
+func (w *writer) evidence(d *model.Dataset) error {
+	owner := make([]int, len(d.Evidence))
+	for i := range owner {
+		owner[i] = -1
+	}
+	for i := range d.Requests {
+		if s := d.Requests[i].Server; s != nil && s.Evidence >= 0 && s.Evidence < len(owner) {
+			owner[s.Evidence] = i
+		}
+	}
+	if err := w.table("request_workers", 2, func(add func(...any) error) error {
+		for i := range d.Requests {
+			if s := d.Requests[i].Server; s != nil {
+				for _, wk := range uniq(s.Workers) {
+					if err := add(wk, i); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	if err := w.table("worker_bindings", 12, func(add func(...any) error) error {
+		for k := range d.Evidence {
+			for n, b := range d.Evidence[k].Bindings {
+				src, path := w.source(b.Ref.Path)
+				if err := add(owner[k], n, b.Worker, nonEmpty(b.Host), nonEmpty(b.Role), nonEmpty(b.ServerID), opt(b.Process),
+					nonEmpty(b.Basis), boolInt(b.Ambiguous), src, path, b.Ref.Line); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	return w.table("lifecycle_stages", 18, func(add func(...any) error) error {
+		for k := range d.Evidence {
+			if owner[k] < 0 || !lifecycle.Available(&d.Evidence[k]) {
+				continue
+			}
+			l := lifecycle.Derive(&d.Evidence[k])
+			for n, s := range l.Stages {
+				src, path := w.source(s.Evidence.Path)
+				if err := add(owner[k], n, s.ID, s.Name, s.Kind, s.Row, s.Label, w.seconds(s.StartNS), w.seconds(s.EndNS),
+					s.Role, opt(s.Host), s.FromBoundary.Label, s.ToBoundary.Label, opt(s.SourceSpanID),
+					src, path, evidenceLine(s.Evidence), opt(s.Evidence.Ordinal)); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+}
+
+func evidenceLine(e lifecycle.Evidence) any {
+	if e.Path == "" {
+		return nil
+	}
+	return e.Line
+}
+
+func uniq(s []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, v := range s {
+		if !seen[v] {
+			seen[v] = true
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// serverSpans writes every joined span (request set) and every span no
+// request owns (request NULL), in that order.
+func (w *writer) serverSpans(d *model.Dataset) error {
+	owner := map[int]int{}
+	for i := range d.Requests {
+		if s := d.Requests[i].Server; s != nil {
+			owner[s.Evidence] = i
+		}
+	}
+	n := 0
+	return w.table("server_spans", 22, func(add func(...any) error) error {
+		one := func(req any, s *model.JoinedSpan) error {
+			sp := s.Span
+			service, _ := sp.Resource.ServiceName()
+			src, path := w.source(sp.Ref.Path)
+			err := add(n, req, sp.TraceID, sp.SpanID, nonEmpty(sp.ParentSpanID), sp.Name, sp.Kind.String(), sp.Role(),
+				w.seconds(sp.StartNS), w.seconds(sp.EndNS), int64(sp.Status.Code), nonEmpty(sp.Status.Message),
+				nonEmpty(service), attr(sp, "dynamo.request.id"), attr(sp, "dynamo.process.epoch"),
+				nonEmpty(s.Join), nonEmpty(s.Worker), nonEmpty(s.WorkerBasis), src, path, sp.Ref.Line, sp.Ref.Ordinal)
+			n++
+			return err
+		}
+		for k := range d.Evidence {
+			var req any
+			if i, ok := owner[k]; ok {
+				req = i
+			}
+			for j := range d.Evidence[k].Spans {
+				if err := one(req, &d.Evidence[k].Spans[j]); err != nil {
+					return err
+				}
+			}
+		}
+		for j := range d.ServerSpans {
+			if err := one(nil, &d.ServerSpans[j]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func attr(sp *model.Span, key string) any {
+	if s, ok := sp.Attrs.String(key); ok {
+		return s
+	}
+	return nil
+}
+
+func (w *writer) metrics(d *model.Dataset) error {
+	if err := w.table("metric_series", 23, func(add func(...any) error) error {
+		for _, m := range d.Metrics {
+			var labels any
+			if len(m.Labels) > 0 {
+				obj := make(map[string]string, len(m.Labels))
+				for _, l := range m.Labels {
+					obj[l.Key] = l.Value
+				}
+				b, _ := json.Marshal(obj) // map keys marshal sorted
+				labels = string(b)
+			}
+			if err := add(m.ID, m.Name, nonEmpty(m.Label), nonEmpty(m.Unit), nonEmpty(m.ValueKind), nonEmpty(m.Component), nonEmpty(m.Group),
+				nonEmpty(m.Description), nonEmpty(m.RawName), nonEmpty(m.Endpoint), opt(m.Host), opt(m.GPU), opt(m.Worker), opt(m.Rank),
+				opt(m.RankKind), opt(m.WorkerProcess), labels, nonEmpty(m.SourceKind), nonEmpty(m.Generator), nonEmpty(m.Temporal),
+				opt(m.TimeResolutionS), m.Samples, m.Rows); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	return w.table("metric_points", 4, func(add func(...any) error) error {
+		for i := range d.Metrics {
+			if err := metricRows(&d.Metrics[i], add); err != nil {
+				return fmt.Errorf("metric series %d (%s): %w", d.Metrics[i].ID, d.Metrics[i].Name, err)
+			}
+		}
+		return nil
+	})
+}
+
+// metricRows writes the exact rows of one series' summary, read through
+// internal/pyramid one exact chunk's time span at a time: a query over
+// (previous chunk's last time, this chunk's last time] returns each row
+// once, also when rows share a timestamp across a chunk boundary.
+func metricRows(m *model.MetricSeries, add func(...any) error) error {
+	if m.Summary == nil {
+		return errors.New("no summary (the store is written from the build's dataset)")
+	}
+	gz, err := m.Summary.Payload.Bytes()
+	if err != nil {
+		return err
+	}
+	raw, err := shard.Decompress(gz)
+	if err != nil {
+		return err
+	}
+	p, err := pyramid.DecodeShard(raw)
+	if err != nil {
+		return err
+	}
+	from := int64(math.MinInt64)
+	var v pyramid.View
+	var lastT int64
+	seq, first := 0, true
+	for _, c := range p.Chunks() {
+		if c.Level != -1 || c.Rows == 0 {
+			continue
+		}
+		if err := p.QueryInto(&v, from, c.Last, max(1, (c.Rows+1)/2+1)); err != nil {
+			return err
+		}
+		if !v.Exact {
+			return fmt.Errorf("exact chunk %d answered in buckets", c.ID)
+		}
+		for k, t := range v.Times {
+			// Event series may record several rows at one time; seq keeps
+			// them apart in the key, in recorded order.
+			if !first && t == lastT {
+				seq++
+			} else {
+				seq = 0
+			}
+			first, lastT = false, t
+			var value any
+			if v.Valid[k] {
+				value = v.Values[k]
+			}
+			if err := add(m.ID, relSeconds(t), seq, value); err != nil {
+				return err
+			}
+		}
+		from = c.Last + 1
+	}
+	return nil
+}
+
+func (w *writer) profiles(d *model.Dataset) error {
+	if err := w.table("profiles", 17, func(add func(...any) error) error {
+		for i := range d.Profiles {
+			p := &d.Profiles[i]
+			cpu := 0
+			if p.CPU != nil {
+				cpu = len(p.CPU.Samples)
+			}
+			if err := add(p.ID, p.Source, p.File, boolInt(p.Mapped), p.Worker, opt(p.Role), opt(p.Index), opt(p.Engine), opt(p.Rank),
+				opt(p.GPUs), opt(p.Host), strconv.FormatInt(p.EpochNS, 10), len(p.Ranges), p.Counts.Selected, p.Limit,
+				boolInt(p.Truncated), cpu); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	if err := w.table("nvtx_names", 3, func(add func(...any) error) error {
+		for i := range d.Profiles {
+			for k, name := range d.Profiles[i].Names {
+				if err := add(d.Profiles[i].ID, k, name); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	var durations [][3]any
+	if err := w.table("nvtx_ranges", 7, func(add func(...any) error) error {
+		type row struct {
+			bucket     int
+			start, end float64
+			k          int
+		}
+		var rows []row
+		for i := range d.Profiles {
+			p := &d.Profiles[i]
+			rows = rows[:0]
+			longest := map[int]float64{}
+			for k, r := range p.Ranges {
+				start, end := w.seconds(p.UTCNS(r.StartNS)), w.seconds(p.UTCNS(r.EndNS))
+				b := DurationBucket(end - start)
+				longest[b] = max(longest[b], end-start)
+				rows = append(rows, row{b, start, end, k})
+			}
+			// In key order, so the table's pages fill up (a third smaller
+			// than inserting in start order across duration classes).
+			slices.SortFunc(rows, func(a, b row) int {
+				return cmp.Or(cmp.Compare(a.bucket, b.bucket), cmp.Compare(a.start, b.start),
+					cmp.Compare(p.Ranges[a.k].RowID, p.Ranges[b.k].RowID))
+			})
+			for _, x := range rows {
+				r := &p.Ranges[x.k]
+				if err := add(p.ID, x.bucket, x.start, x.end, r.Name, r.GlobalTID, r.RowID); err != nil {
+					return err
+				}
+			}
+			for _, b := range sortedKeys(longest) {
+				durations = append(durations, [3]any{p.ID, b, longest[b]})
+			}
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	if err := w.table("nvtx_durations", 3, func(add func(...any) error) error {
+		for _, r := range durations {
+			if err := add(r[0], r[1], r[2]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	if err := w.table("cpu_samples", 6, func(add func(...any) error) error {
+		for i := range d.Profiles {
+			p := &d.Profiles[i]
+			if p.CPU == nil {
+				continue
+			}
+			for k, s := range p.CPU.Samples {
+				if err := add(p.ID, w.seconds(p.UTCNS(s.TimeNS)), k, s.GlobalTID, s.Stack, s.ID); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	return w.table("cpu_frames", 4, func(add func(...any) error) error {
+		for i := range d.Profiles {
+			p := &d.Profiles[i]
+			if p.CPU == nil {
+				continue
+			}
+			for s, stack := range p.CPU.Stacks {
+				for depth, sym := range stack {
+					if sym < 0 || int(sym) >= len(p.CPU.Symbols) {
+						return fmt.Errorf("profile %s: stack %d names symbol %d of %d", p.File, s, sym, len(p.CPU.Symbols))
+					}
+					if err := add(p.ID, s, depth, p.CPU.Symbols[sym]); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		return nil
+	})
+}
+
+// DurationBucket is an NVTX range's duration class, ceil(log2(max(d, 1 ns)))
+// for a duration d in seconds: an overlap query reads, per class, only the
+// starts that class's longest range can reach back from.
+func DurationBucket(d float64) int {
+	return int(math.Ceil(math.Log2(max(d, 1e-9))))
+}
+
+// WriteFile is Write for callers that need only the error (the report
+// writer's store hook).
+func WriteFile(path string, d *model.Dataset) error {
+	_, err := Write(path, d)
+	return err
+}

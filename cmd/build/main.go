@@ -53,6 +53,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = publishCmd(args[1:], stdout)
 	case "link":
 		err = linkCmd(args[1:], stdout)
+	case "mcp":
+		err = mcpCmd(args[1:], stdout)
 	case "version":
 		fmt.Fprintf(stdout, "dsight (report format %d, browser API 3.1)\n", report.FormatVersion)
 	case "-h", "--help", "help":

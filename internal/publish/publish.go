@@ -71,6 +71,8 @@ func Report(reportDir, bucketDir, baseURL string) (*Result, error) {
 		case f.Path == report.IndexFile || f.Path == report.HeadersFile:
 			// index.html goes last; _headers is for static hosts: the
 			// edge sets its own headers.
+		case f.Path == report.StoreFile:
+			// The SQL store is for local readers; the page never loads it.
 		default:
 			return nil, fmt.Errorf("%s: the manifest lists %s, which the edge layout has no place for", reportDir, f.Path)
 		}

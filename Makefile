@@ -12,7 +12,7 @@ WASM_BUDGET := 6000000
 STATICCHECK_VERSION := v0.8.2
 STATICCHECK := bin/tools/staticcheck-$(STATICCHECK_VERSION)/staticcheck
 
-.PHONY: all build assets wasm edge deps browser-deps demo test test-go test-browser bench bench-browser fuzz check clean
+.PHONY: all build assets wasm edge deps browser-deps sqlite-deps demo test test-go test-browser bench bench-browser fuzz check clean
 
 all: build
 
@@ -62,8 +62,15 @@ demo: build
 
 test: build browser-deps test-go test-browser
 
-test-go: check
+test-go: check sqlite-deps
 	$(GO) test ./...
+
+# The store tests open trace-data.sqlite with the sqlite3 command, as a user would.
+sqlite-deps:
+	@command -v sqlite3 >/dev/null 2>&1 || { \
+	  echo "installing Debian sqlite3 for the store tests"; \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq sqlite3 >/dev/null) || \
+	  (sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq sqlite3 >/dev/null); }
 
 # check is the static gate: formatting, vet and staticcheck over every package.
 check: $(STATICCHECK)

@@ -2,17 +2,22 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/dsight/dsight/internal/importer"
+	"github.com/dsight/dsight/internal/model"
 	"github.com/dsight/dsight/internal/query"
 	"github.com/dsight/dsight/internal/report"
 	"github.com/dsight/dsight/internal/sqlstore"
 	"github.com/dsight/dsight/tools/gen/synth"
+	"github.com/dsight/dsight/web"
 )
 
 // storeRun builds a generated run with every source kind the store has a
@@ -157,5 +162,51 @@ func TestNoSQLiteSkipsTheStore(t *testing.T) {
 	out := storeRun(t, "--no-sqlite")
 	if _, err := os.Stat(filepath.Join(out, report.StoreFile)); !os.IsNotExist(err) {
 		t.Fatalf("--no-sqlite wrote %s (%v)", report.StoreFile, err)
+	}
+}
+
+// A build that fails after its store was written (the sources changed
+// under it), or while writing it, leaves the previous report and its
+// store byte-identical and no stage behind.
+func TestFailedBuildKeepsPreviousStore(t *testing.T) {
+	needAssets(t)
+	runDir := genRun(t)
+	parent := t.TempDir()
+	out := filepath.Join(parent, "report")
+	if code, _, stderr := dsight(t, "build", runDir, "-o", out); code != 0 {
+		t.Fatalf("build: %s", stderr)
+	}
+	before := tree(t, out)
+	if _, ok := before[report.StoreFile]; !ok {
+		t.Fatal("the first build wrote no store")
+	}
+	res, err := importer.Import(importer.Options{Run: runDir, Phase: "profiling"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wrote bool
+	for name, opt := range map[string]report.Options{
+		"verify fails": {Store: func(p string, d *model.Dataset) error { wrote = true; return sqlstore.WriteFile(p, d) },
+			Verify: func() error { return errors.New("sources changed") }},
+		"store fails": {Store: func(p string, d *model.Dataset) error {
+			if err := os.WriteFile(p, []byte("half a store"), 0o644); err != nil {
+				return err
+			}
+			return errors.New("disk full")
+		}},
+	} {
+		if _, err := report.Write(res.Dataset, web.Assets(), out, opt); err == nil {
+			t.Fatalf("%s: the write succeeded", name)
+		}
+		if after := tree(t, out); !reflect.DeepEqual(before, after) {
+			t.Fatalf("%s: a failed rebuild changed the previous report", name)
+		}
+		entries, _ := os.ReadDir(parent)
+		if len(entries) != 1 {
+			t.Errorf("%s: %d entries beside the report, want none: %v", name, len(entries)-1, entries)
+		}
+	}
+	if !wrote {
+		t.Fatal("the store writer did not run")
 	}
 }

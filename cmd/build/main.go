@@ -7,6 +7,7 @@
 //	dsight query REPORT metrics [--name N] [--worker W] [--rank R] [--from S --to S] [--points]
 //	dsight publish REPORT --to DIR [--base-url URL]
 //	dsight link REPORT --view '#view=…' --to DIR [--base-url URL]
+//	dsight mcp REPORT
 //
 // This file only wires flags to internal packages and maps errors to exit
 // codes: 0 ok, 1 failure, 2 usage.
@@ -32,6 +33,7 @@ const usage = `usage:
   dsight query REPORT [KIND] [flags]    (dsight query -h lists kinds and flags)
   dsight publish REPORT --to DIR [--base-url URL]
   dsight link REPORT --view '#view=…' --to DIR [--base-url URL]
+  dsight mcp REPORT                     (read-only query_trace tool over stdio, for agents)
   dsight version`
 
 func main() {

@@ -105,6 +105,16 @@ func TestStoreOpensWithSQLiteAndCountsMatchManifest(t *testing.T) {
 	if a, b := sqlite3(t, db, "SELECT sum(ranges) FROM profiles"), sqlite3(t, db, "SELECT count(*) FROM nvtx_ranges"); a != b {
 		t.Errorf("profiles keep %s ranges, nvtx_ranges holds %s", a, b)
 	}
+	// Every range and sample names a thread of its profile.
+	for _, table := range []string{"nvtx_ranges", "cpu_samples"} {
+		q := "SELECT count(*) FROM " + table + " r LEFT JOIN nvtx_threads t ON t.profile = r.profile AND t.id = r.thread WHERE t.id IS NULL"
+		if got := sqlite3(t, db, q); got != "0" {
+			t.Errorf("%s: %s rows name no thread", table, got)
+		}
+	}
+	if got := sqlite3(t, db, "SELECT count(*) FROM nvtx_threads WHERE pid != (global_tid >> 24) & 16777215 OR tid != global_tid & 16777215"); got != "0" {
+		t.Errorf("%s threads' pid/tid disagree with their global id", got)
+	}
 	// The manifest lists the store among the report's files, and in no
 	// shard: the page never loads it.
 	listed := false

@@ -32,6 +32,11 @@ type Options struct {
 // error naming the file; a missing NVTX or string table is named in the
 // profile's schema and leaves it without ranges.
 func Read(path, name string, opt Options) (*model.Profile, error) {
+	return readProfile(path, name, opt, true)
+}
+
+// readProfile is Read; fromFile false reads NVTX_EVENTS through the driver only.
+func readProfile(path, name string, opt Options, fromFile bool) (*model.Profile, error) {
 	if opt.MaxEvents <= 0 {
 		opt.MaxEvents = DefaultMaxEvents
 	}
@@ -41,7 +46,7 @@ func Read(path, name string, opt Options) (*model.Profile, error) {
 	}
 	defer db.Close()
 	db.SetMaxOpenConns(1)
-	r := &reader{db: db, name: name, p: &model.Profile{File: name, Limit: opt.MaxEvents}}
+	r := &reader{db: db, path: path, fromFile: fromFile, name: name, p: &model.Profile{File: name, Limit: opt.MaxEvents}}
 	if err := r.read(); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -49,11 +54,13 @@ func Read(path, name string, opt Options) (*model.Profile, error) {
 }
 
 type reader struct {
-	db     *sql.DB
-	name   string
-	p      *model.Profile
-	tables map[string]map[string]bool // table → its columns
-	names  map[int64]string           // StringIds
+	db       *sql.DB
+	path     string
+	fromFile bool // NVTX_EVENTS read with the file-format reader when it can
+	name     string
+	p        *model.Profile
+	tables   map[string]map[string]bool // table → its columns
+	names    map[int64]string           // StringIds
 }
 
 func (r *reader) read() error {

@@ -35,11 +35,9 @@ func (r *reader) ranges() error {
 	} else {
 		r.missing(t + ".globalTid")
 	}
-	b, err := r.rangesFromFile(t)
-	if err != nil {
-		return err
-	}
+	b := r.rangesFromFile(t)
 	if b == nil {
+		var err error
 		if b, err = r.rangesFromDriver(t, text, textID, gtid); err != nil {
 			return err
 		}

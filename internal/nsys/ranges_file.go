@@ -8,36 +8,36 @@ import (
 )
 
 // rangesFromFile reads NVTX_EVENTS with the file-format reader
-// (sqlitefile.go). It returns nil, without an error, whenever it declines:
+// (sqlitefile.go). It returns nil whenever it declines:
 // a layout it does not read (WITHOUT ROWID, generated or rowid-alias
 // columns, REAL affinity, a -wal or -journal file beside the export), a
 // structure it finds corrupt, or a value the driver would convert or
 // refuse (a start that is not an integer, a real or text in an id column,
 // an empty or numeric name). The driver then reads the table, so either
 // way the profile is the one the driver gives.
-func (r *reader) rangesFromFile(t string) (*rangeBuilder, error) {
+func (r *reader) rangesFromFile(t string) *rangeBuilder {
 	if !r.fromFile || r.path == "" {
-		return nil, nil
+		return nil
 	}
 	for _, side := range []string{"-wal", "-journal"} {
 		if _, err := os.Stat(r.path + side); !errors.Is(err, os.ErrNotExist) {
-			return nil, nil
+			return nil
 		}
 	}
 	var root int64
 	var ddl sql.NullString
 	if err := r.db.QueryRow(`SELECT rootpage, sql FROM sqlite_master WHERE type = 'table' AND name = ?`, t).Scan(&root, &ddl); err != nil {
-		return nil, nil
+		return nil
 	}
 	if root <= 0 || root > 1<<32-1 || !ddl.Valid || strings.Contains(strings.ToLower(ddl.String), "without") {
-		return nil, nil
+		return nil
 	}
 	// The record position of each column read, or -1 when the table lacks
 	// it (the driver path selects NULL then).
 	want := map[string]int{"start": -1, "end": -1, "text": -1, "textId": -1, "globalTid": -1}
 	rows, err := r.db.Query(`SELECT cid, name, type, pk, dflt_value IS NULL, hidden FROM pragma_table_xinfo(?)`, t)
 	if err != nil {
-		return nil, nil
+		return nil
 	}
 	ok, pks, aliases := true, 0, ""
 	for rows.Next() {
@@ -73,31 +73,32 @@ func (r *reader) rangesFromFile(t string) (*rangeBuilder, error) {
 	}
 	rows.Close()
 	if !ok || rows.Err() != nil || want["start"] < 0 || want["end"] < 0 {
-		return nil, nil
+		return nil
 	}
 	if pks == 1 && aliases != "" {
 		if _, used := want[aliases]; used {
-			return nil, nil // the column is the rowid, stored as NULL in records
+			return nil // the column is the rowid, stored as NULL in records
 		}
 	}
 	f, err := os.Open(r.path)
 	if err != nil {
-		return nil, nil
+		return nil
 	}
 	defer f.Close()
 	size, err := fileSize(f)
 	if err != nil {
-		return nil, nil
+		return nil
 	}
 	s, err := openSQLiteFile(f, size)
 	if err != nil {
-		return nil, nil
+		return nil
 	}
 	b, err := scanNVTX(s, uint32(root), r.p.Capture, r.names, want)
 	if err != nil {
-		return nil, nil
+		return nil
 	}
-	return b, nil
+	r.fileRead = true
+	return b
 }
 
 // errDecline ends a scan at a value the driver would read differently.

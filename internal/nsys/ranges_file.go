@@ -107,12 +107,16 @@ var errDecline = errors.New("value left to the driver")
 // scanNVTX reads the NVTX_EVENTS b-tree at root; cols gives each column's
 // record position (-1: absent).
 func scanNVTX(s *sqliteFile, root uint32, capture [2]int64, names map[int64]string, cols map[string]int) (*rangeBuilder, error) {
-	// Sized first, by a walk that counts rows without decoding them:
-	// growing by appending would copy every range about twice and hold two
-	// copies at once.
-	n, err := s.countRows(root)
-	if err != nil {
-		return nil, err
+	// Sized first: growing by appending would copy every range about twice
+	// and hold two copies at once. The rowid span bounds the row count
+	// exactly for an export's dense rowids; when it is much larger than the
+	// file could hold, a walk counts the rows without decoding them.
+	n, ok := s.rowidSpan(root)
+	if !ok || n > s.size/8 {
+		var err error
+		if n, err = s.countRows(root); err != nil {
+			return nil, err
+		}
 	}
 	b := newRangeBuilder(capture, names, n)
 	// Where each record column lands: fields[i] for column i, up to the
@@ -135,7 +139,7 @@ func scanNVTX(s *sqliteFile, root uint32, capture [2]int64, names map[int64]stri
 		}
 	}
 	var x nvtxRow
-	err = s.scanTable(root, func(rowid int64, rec []byte) error {
+	err := s.scanTable(root, func(rowid int64, rec []byte) error {
 		x = nvtxRow{rowid: rowid}
 		hsize, n := varint(rec)
 		if n == 0 || hsize < uint64(n) || hsize > uint64(len(rec)) {

@@ -36,6 +36,7 @@ const maxDepth = 20
 
 type sqliteFile struct {
 	f        io.ReaderAt
+	size     int64
 	pageSize int
 	usable   int    // page size minus the reserved bytes at each page's end
 	pages    uint32 // pages in the database
@@ -93,7 +94,7 @@ func openSQLiteFile(f io.ReaderAt, size int64) (*sqliteFile, error) {
 	if n > math.MaxUint32 {
 		n = math.MaxUint32
 	}
-	return &sqliteFile{f: f, pageSize: ps, usable: usable, pages: uint32(n), seen: make([]uint64, (n+64)/64)}, nil
+	return &sqliteFile{f: f, size: size, pageSize: ps, usable: usable, pages: uint32(n), seen: make([]uint64, (n+64)/64)}, nil
 }
 
 // page reads page number pg into buf (grown when short), marking it met.
@@ -157,6 +158,79 @@ func (s *sqliteFile) readPage(pg uint32, buf []byte) error {
 func (s *sqliteFile) scanTable(root uint32, row func(rowid int64, rec []byte) error) error {
 	clear(s.seen)
 	return s.walk(root, 0, row)
+}
+
+// rowidSpan bounds the row count of the table rooted at root by its
+// smallest and largest rowid (rowids are distinct), reading one path down
+// each side of the tree; ok is false when the tree gives no usable bound.
+func (s *sqliteFile) rowidSpan(root uint32) (n int64, ok bool) {
+	var buf []byte
+	edge := func(last bool) (int64, bool) {
+		pg := root
+		for range maxDepth {
+			if pg == 0 || pg > s.pages {
+				return 0, false
+			}
+			if cap(buf) < s.pageSize {
+				buf = make([]byte, s.pageSize)
+			}
+			buf = buf[:s.pageSize]
+			if s.readPage(pg, buf) != nil {
+				return 0, false
+			}
+			hdr := 0
+			if pg == 1 {
+				hdr = 100
+			}
+			b := buf[:s.usable]
+			cells := int(binary.BigEndian.Uint16(b[hdr+3:]))
+			switch b[hdr] {
+			case 0x05:
+				if last {
+					pg = binary.BigEndian.Uint32(b[hdr+8:])
+					continue
+				}
+				if cells == 0 || hdr+14 > len(b) {
+					return 0, false
+				}
+				off := int(binary.BigEndian.Uint16(b[hdr+12:]))
+				if off+4 > len(b) {
+					return 0, false
+				}
+				pg = binary.BigEndian.Uint32(b[off:])
+			case 0x0D:
+				if cells == 0 {
+					return 0, false
+				}
+				at := hdr + 8
+				if last {
+					at += 2 * (cells - 1)
+				}
+				if at+2 > len(b) {
+					return 0, false
+				}
+				off := int(binary.BigEndian.Uint16(b[at:]))
+				if off >= len(b) {
+					return 0, false
+				}
+				_, k := varint(b[off:])
+				if k == 0 {
+					return 0, false
+				}
+				rowid, j := varint(b[off+k:])
+				return int64(rowid), j > 0
+			default:
+				return 0, false
+			}
+		}
+		return 0, false
+	}
+	first, ok1 := edge(false)
+	last, ok2 := edge(true)
+	if !ok1 || !ok2 || last < first || last-first < 0 || last-first >= math.MaxInt32 {
+		return 0, false
+	}
+	return last - first + 1, true
 }
 
 // countRows counts the rows of the table rooted at root from its leaf

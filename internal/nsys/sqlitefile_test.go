@@ -130,6 +130,9 @@ func TestFileReaderAgreesOnHandMadeFiles(t *testing.T) {
 		{"rowids out of order and negative", "", []string{nvtxDDL, rows(2000, func(k int) string {
 			return fmt.Sprintf("(%d, %d, %d, 59, 'scheduler.x%d', NULL, NULL)", (k*7919)%2003-1000, 5000-k, 6000, k%4)
 		})}, true},
+		{"rowids too sparse to size by", "", []string{nvtxDDL, rows(300, func(k int) string {
+			return fmt.Sprintf("(%d, %d, %d, 59, 'scheduler.s', NULL, NULL)", int64(k)*1_000_000_007, 1000+k, 2000+k)
+		})}, true},
 		{"ints of every width", "", []string{nvtxDDL, rows(8, func(k int) string {
 			v := []int64{0, 1, 127, -128, 32767, 1 << 23, -(1 << 31), 1 << 40}[k]
 			return fmt.Sprintf("(%d, %d, %d, 59, 'scheduler.w', %d, NULL)", k+1, 1000, 900000, v)

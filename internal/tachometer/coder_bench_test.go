@@ -37,10 +37,12 @@ func BenchmarkTextValues(b *testing.B) {
 			b.Run(fmt.Sprintf("run=%d/optional=%v", run, optional), func(b *testing.B) {
 				c := newColumnCoder(false)
 				c.rows = make([]int32, n)
+				cpu0 := cpuNS()
 				for range b.N {
 					c.textValues(0, values, valid, true)
 				}
 				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/value")
+				b.ReportMetric(float64(cpuNS()-cpu0)/float64(b.N*n), "cpu-ns/value")
 			})
 		}
 	}
@@ -80,5 +82,29 @@ func TestTextValuesByAddress(t *testing.T) {
 		if !slices.Equal(c.rows, want) || !slices.Equal(c.texts, ref.texts) {
 			t.Errorf("optional %v: codes %v texts %q, want %v %q", optional, c.rows[:20], c.texts, want[:20], ref.texts)
 		}
+	}
+}
+
+// BenchmarkIdentify finds the identities of batches of nine coded columns
+// whose series run over 64 rows or over the whole batch.
+func BenchmarkIdentify(b *testing.B) {
+	for _, run := range []int{64, batchRows} {
+		b.Run(fmt.Sprintf("run=%d", run), func(b *testing.B) {
+			c := newIdentityCoder(layout{identity: make([]string, 8)}, false)
+			c.reserve(batchRows)
+			for k, col := range c.cols {
+				for i := range batchRows {
+					col.rows[i] = int32(1 + (i/run+k)%50)
+				}
+				col.texts = make([]string, 50)
+			}
+			ids := make([]int32, batchRows)
+			cpu0 := cpuNS()
+			for range b.N {
+				c.identify(batchRows, ids)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*batchRows), "ns/row")
+			b.ReportMetric(float64(cpuNS()-cpu0)/float64(b.N*batchRows), "cpu-ns/row")
+		})
 	}
 }

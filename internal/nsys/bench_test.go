@@ -55,3 +55,34 @@ func cpuNS() int64 {
 	}
 	return ru.Utime.Nano() + ru.Stime.Nano()
 }
+
+// BenchmarkReadExport imports the export at DSIGHT_NSYS_BENCH_FILE (for
+// instance a 10M-range one from `go run ./tools/gen -sources nsight
+// -nsight-ranges 10000000`) with the file-format reader and with the driver
+// alone; run one of the two per process to read its peak RSS.
+func BenchmarkReadExport(b *testing.B) {
+	path := os.Getenv("DSIGHT_NSYS_BENCH_FILE")
+	if path == "" {
+		b.Skip("DSIGHT_NSYS_BENCH_FILE is not set")
+	}
+	for _, fromFile := range []bool{true, false} {
+		name := map[bool]string{true: "file", false: "driver"}[fromFile]
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			var rows int64
+			cpu0 := cpuNS()
+			for range b.N {
+				p, used, err := readProfile(path, filepath.Base(path), Options{}, fromFile)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if used != fromFile {
+					b.Fatalf("file reader used: %v", used)
+				}
+				rows = p.Counts.Rows
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(rows), "ns/range")
+			b.ReportMetric(float64(cpuNS()-cpu0)/float64(b.N)/float64(rows), "cpu-ns/range")
+		})
+	}
+}

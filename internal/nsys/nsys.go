@@ -32,28 +32,38 @@ type Options struct {
 // error naming the file; a missing NVTX or string table is named in the
 // profile's schema and leaves it without ranges.
 func Read(path, name string, opt Options) (*model.Profile, error) {
+	p, _, err := readProfile(path, name, opt, true)
+	return p, err
+}
+
+// readProfile is Read; fromFile false reads NVTX_EVENTS through the driver
+// only. It also says whether the file-format reader read the table.
+func readProfile(path, name string, opt Options, fromFile bool) (*model.Profile, bool, error) {
 	if opt.MaxEvents <= 0 {
 		opt.MaxEvents = DefaultMaxEvents
 	}
 	db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: path}).EscapedPath()+"?mode=ro&_pragma=query_only(1)")
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, false, fmt.Errorf("%s: %w", name, err)
 	}
 	defer db.Close()
 	db.SetMaxOpenConns(1)
-	r := &reader{db: db, name: name, p: &model.Profile{File: name, Limit: opt.MaxEvents}}
+	r := &reader{db: db, path: path, fromFile: fromFile, name: name, p: &model.Profile{File: name, Limit: opt.MaxEvents}}
 	if err := r.read(); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, r.fileRead, fmt.Errorf("%s: %w", name, err)
 	}
-	return r.p, nil
+	return r.p, r.fileRead, nil
 }
 
 type reader struct {
-	db     *sql.DB
-	name   string
-	p      *model.Profile
-	tables map[string]map[string]bool // table → its columns
-	names  map[int64]string           // StringIds
+	db       *sql.DB
+	path     string
+	fromFile bool // NVTX_EVENTS read with the file-format reader when it can
+	fileRead bool // and it did
+	name     string
+	p        *model.Profile
+	tables   map[string]map[string]bool // table → its columns
+	names    map[int64]string           // StringIds
 }
 
 func (r *reader) read() error {

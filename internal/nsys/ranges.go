@@ -35,93 +35,16 @@ func (r *reader) ranges() error {
 	} else {
 		r.missing(t + ".globalTid")
 	}
-	// Sized first: growing by appending copied every range about twice.
-	var total int64
-	if err := r.db.QueryRow(`SELECT count(*) FROM ` + t + ` WHERE "end" IS NOT NULL`).Scan(&total); err != nil {
-		return fmt.Errorf("%s: %w", t, err)
+	b := r.rangesFromFile(t)
+	if b == nil {
+		var err error
+		if b, err = r.rangesFromDriver(t, text, textID, gtid); err != nil {
+			return err
+		}
 	}
-	r.p.Ranges = make([]model.NVTXRange, 0, total)
-	rows, err := r.db.Query(`SELECT rowid, start, "end", ` + text + `, ` + textID + `, ` + gtid + ` FROM ` + t)
-	if err != nil {
-		return fmt.Errorf("%s: %w", t, err)
-	}
-	defer rows.Close()
 	p := r.p
+	p.Counts, p.Names, p.Definitions, p.Ranges = b.counts, b.names, b.defs, b.ranges
 	c := &p.Counts
-	nameIndex := map[string]int32{}
-	// Names by StringIds id, resolved and classified once.
-	byID := map[int64]int32{}
-	const unselected, null = -1, -2
-	classify := func(name string) int32 {
-		if k, ok := nameIndex[name]; ok {
-			return k
-		}
-		d, ok := Classify(name)
-		if !ok {
-			return unselected
-		}
-		k := int32(len(p.Names))
-		p.Names = append(p.Names, name)
-		p.Definitions = append(p.Definitions, model.NVTXDefinition{Category: d.Category, Description: d.Description})
-		nameIndex[name] = k
-		return k
-	}
-	var (
-		rowid, start int64
-		end, tid, id sql.NullInt64
-		txt          sql.RawBytes
-	)
-	for rows.Next() {
-		if err := rows.Scan(&rowid, &start, &end, &txt, &id, &tid); err != nil {
-			return fmt.Errorf("%s row %d: %w", t, rowid, err)
-		}
-		c.Rows++
-		if !end.Valid {
-			c.Marks++
-			continue
-		}
-		if end.Int64 < start || start < p.Capture[0] || end.Int64 > p.Capture[1] {
-			c.InvalidOrBoundary++
-			continue
-		}
-		c.Scanned++
-		k := int32(null)
-		switch {
-		case txt != nil:
-			if n, ok := nameIndex[string(txt)]; ok {
-				k = n
-			} else {
-				k = classify(string(txt))
-			}
-		case id.Valid:
-			n, ok := byID[id.Int64]
-			if !ok {
-				n = null
-				if v, found := r.names[id.Int64]; found {
-					n = classify(v)
-				}
-				byID[id.Int64] = n
-			}
-			k = n
-		}
-		switch k {
-		case null:
-			c.NullNames++
-			continue
-		case unselected:
-			c.Unselected++
-			continue
-		}
-		c.Selected++
-		g := int64(0)
-		if tid.Valid {
-			g = tid.Int64
-		}
-		p.Ranges = append(p.Ranges, model.NVTXRange{StartNS: start, EndNS: end.Int64, GlobalTID: g, RowID: rowid, Name: k})
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("%s: %w", t, err)
-	}
 	order := func(a, b model.NVTXRange) int {
 		return cmp.Or(cmp.Compare(a.StartNS, b.StartNS), cmp.Compare(b.EndNS, a.EndNS), cmp.Compare(a.RowID, b.RowID))
 	}
@@ -138,4 +61,125 @@ func (r *reader) ranges() error {
 	}
 	c.Kept = int64(len(p.Ranges))
 	return nil
+}
+
+// rangesFromDriver reads NVTX_EVENTS through database/sql; text, textID and
+// gtid are the columns to select, or NULL.
+func (r *reader) rangesFromDriver(t, text, textID, gtid string) (*rangeBuilder, error) {
+	// Sized first: growing by appending copied every range about twice.
+	var total int64
+	if err := r.db.QueryRow(`SELECT count(*) FROM ` + t + ` WHERE "end" IS NOT NULL`).Scan(&total); err != nil {
+		return nil, fmt.Errorf("%s: %w", t, err)
+	}
+	b := newRangeBuilder(r.p.Capture, r.names, total)
+	rows, err := r.db.Query(`SELECT rowid, start, "end", ` + text + `, ` + textID + `, ` + gtid + ` FROM ` + t)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", t, err)
+	}
+	defer rows.Close()
+	var (
+		x   nvtxRow
+		txt sql.RawBytes
+	)
+	for rows.Next() {
+		if err := rows.Scan(&x.rowid, &x.start, &x.end, &txt, &x.id, &x.tid); err != nil {
+			return nil, fmt.Errorf("%s row %d: %w", t, x.rowid, err)
+		}
+		x.txt = txt
+		b.add(&x)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", t, err)
+	}
+	return b, nil
+}
+
+// nvtxRow is one NVTX_EVENTS row as the reader uses it; txt is nil for
+// NULL.
+type nvtxRow struct {
+	rowid, start int64
+	end, id, tid sql.NullInt64
+	txt          []byte
+}
+
+// rangeBuilder counts and keeps the rows of NVTX_EVENTS, whichever reader
+// delivers them, so both give the same profile.
+type rangeBuilder struct {
+	capture   [2]int64
+	strings   map[int64]string // StringIds
+	counts    model.ProfileCounts
+	names     []string
+	defs      []model.NVTXDefinition
+	ranges    []model.NVTXRange
+	nameIndex map[string]int32
+	byID      map[int64]int32 // names by StringIds id, resolved and classified once
+}
+
+const unselected, null = -1, -2
+
+func newRangeBuilder(capture [2]int64, strings map[int64]string, size int64) *rangeBuilder {
+	return &rangeBuilder{capture: capture, strings: strings, ranges: make([]model.NVTXRange, 0, size),
+		nameIndex: map[string]int32{}, byID: map[int64]int32{}}
+}
+
+func (b *rangeBuilder) classify(name string) int32 {
+	if k, ok := b.nameIndex[name]; ok {
+		return k
+	}
+	d, ok := Classify(name)
+	if !ok {
+		return unselected
+	}
+	k := int32(len(b.names))
+	b.names = append(b.names, name)
+	b.defs = append(b.defs, model.NVTXDefinition{Category: d.Category, Description: d.Description})
+	b.nameIndex[name] = k
+	return k
+}
+
+func (b *rangeBuilder) add(x *nvtxRow) {
+	c := &b.counts
+	c.Rows++
+	if !x.end.Valid {
+		c.Marks++
+		return
+	}
+	if x.end.Int64 < x.start || x.start < b.capture[0] || x.end.Int64 > b.capture[1] {
+		c.InvalidOrBoundary++
+		return
+	}
+	c.Scanned++
+	k := int32(null)
+	switch {
+	case x.txt != nil:
+		if n, ok := b.nameIndex[string(x.txt)]; ok {
+			k = n
+		} else {
+			k = b.classify(string(x.txt))
+		}
+	case x.id.Valid:
+		n, ok := b.byID[x.id.Int64]
+		if !ok {
+			n = null
+			if v, found := b.strings[x.id.Int64]; found {
+				n = b.classify(v)
+			}
+			b.byID[x.id.Int64] = n
+		}
+		k = n
+	}
+	switch k {
+	case null:
+		c.NullNames++
+		return
+	case unselected:
+		c.Unselected++
+		return
+	}
+	c.Selected++
+	g := int64(0)
+	if x.tid.Valid {
+		g = x.tid.Int64
+	}
+	b.ranges = append(b.ranges, model.NVTXRange{StartNS: x.start, EndNS: x.end.Int64, GlobalTID: g, RowID: x.rowid, Name: k})
 }

@@ -60,37 +60,66 @@ func (c *columnCoder) textString(s string) int32 {
 // chunk's dictionary, so that equal values share an address and a value
 // can be coded by its address without reading its bytes.
 func (c *columnCoder) textValues(at int, values []parquet.ByteArray, valid validity, dict bool) {
+	if !dict {
+		k := 0
+		for i := range valid.n {
+			if !valid.ok(i) {
+				c.rows[at+i] = 0
+				continue
+			}
+			c.rows[at+i] = c.text(values[k])
+			k++
+		}
+		return
+	}
+	// Dictionary pages: consecutive rows mostly repeat a value, so the loop
+	// compares addresses and looks one up only when it changes. A required
+	// column (no definition levels) takes the loop without null checks.
+	rows := c.rows[at : at+valid.n]
 	var last *byte
-	var lastLen, lastCode int32
+	lastLen, lastCode := int32(-1), int32(0) // no value yet: even an empty one differs
+	if valid.defs == nil {
+		for i, v := range values[:len(rows)] {
+			p, n := unsafe.SliceData(v), int32(len(v))
+			if p != last || n != lastLen {
+				last, lastLen, lastCode = p, n, c.dictCode(v)
+			}
+			rows[i] = lastCode
+		}
+		return
+	}
 	k := 0
-	for i := range valid.n {
-		if !valid.ok(i) {
-			c.rows[at+i] = 0
+	for i, d := range valid.defs[:len(rows)] {
+		if d != 1 {
+			rows[i] = 0
 			continue
 		}
 		v := values[k]
 		k++
-		if len(v) == 0 {
-			if c.empty == 0 {
-				c.empty = c.text(v)
-			}
-			c.rows[at+i] = c.empty
-			continue
-		}
-		if !dict {
-			c.rows[at+i] = c.text(v)
-			continue
-		}
 		p, n := unsafe.SliceData(v), int32(len(v))
 		if p != last || n != lastLen {
-			last, lastLen = p, n
-			if lastCode = c.memo.get(p, n); lastCode == 0 {
-				lastCode = c.text(v)
-				c.memo.put(p, n, lastCode)
-			}
+			last, lastLen, lastCode = p, n, c.dictCode(v)
 		}
-		c.rows[at+i] = lastCode
+		rows[i] = lastCode
 	}
+}
+
+// dictCode is the code of a value of a dictionary page, remembered by its
+// address for the rest of the column chunk.
+func (c *columnCoder) dictCode(v []byte) int32 {
+	if len(v) == 0 {
+		if c.empty == 0 {
+			c.empty = c.text(v)
+		}
+		return c.empty
+	}
+	p, n := unsafe.SliceData(v), int32(len(v))
+	code := c.memo.get(p, n)
+	if code == 0 {
+		code = c.text(v)
+		c.memo.put(p, n, code)
+	}
+	return code
 }
 
 // number returns the code of a numeric identity value or bound; format

@@ -4,13 +4,13 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
+	"github.com/dsight/dsight/internal/fuzzlimit"
 	"github.com/dsight/dsight/internal/nsys/nsystest"
 )
 
 // FuzzRead feeds arbitrary bytes as an export: Read returns a profile or an
-// error, never panics, and finishes in bounded time.
+// error, never panics, and finishes within fuzzlimit's per-input limit.
 func FuzzRead(f *testing.F) {
 	dir := f.TempDir()
 	seed := filepath.Join(dir, "seed.sqlite")
@@ -32,18 +32,10 @@ func FuzzRead(f *testing.F) {
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			p, err := Read(path, name, Options{MaxEvents: 1000})
-			if err == nil && int64(len(p.Ranges)) > p.Limit {
-				t.Errorf("kept %d ranges over the limit %d", len(p.Ranges), p.Limit)
-			}
-		}()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			t.Fatalf("Read did not finish within 10 s on %d bytes", len(data))
+		defer fuzzlimit.Start(t)()
+		p, err := Read(path, name, Options{MaxEvents: 1000})
+		if err == nil && int64(len(p.Ranges)) > p.Limit {
+			t.Errorf("kept %d ranges over the limit %d", len(p.Ranges), p.Limit)
 		}
 	})
 }

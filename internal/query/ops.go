@@ -168,7 +168,7 @@ func init() {
 			Args: append(append(args("from", "to"), profileFilters()...), arg("limit", limitDefault(30), func(g *Arg) { g.Max = bound(MaxCPULimit) })),
 			run:  func(e *Engine, a Args) (any, error) { return e.cpu(a) }},
 		{Name: "nsys_view", Help: "one profile's Nsight track for a window: its density, or below the exact threshold its ranges in thread lanes (bytes)", Internal: true, Binary: true,
-			Args: append(args("from", "to"), profileFilters()...),
+			Args:     append(args("from", "to"), profileFilters()...),
 			appendTo: func(e *Engine, dst []byte, a Args) ([]byte, error) { return e.appendNsysView(dst, a) }},
 		{Name: "detail_cache", Help: "the Nsight detail shards the engine holds and its budget; given a budget, sets it first", Internal: true,
 			Args: []Arg{arg("max_bytes", help("detail cache budget in decoded bytes"))},

@@ -3,23 +3,60 @@
 // and the question asked again. The engine keeps them in its own cache,
 // bounded by decoded bytes (detail_cache; detailDataStatus()).
 
-import { ask, loadShard as give } from "./engine.js";
+import { ask, askBytes, loadShard as give } from "./engine.js";
 import { loadShard as fetchShard } from "./loader.js";
 
 // Each round loads every shard the answer named, so two rounds suffice;
 // a third covers a shard dropped by a concurrent question.
 const ROUNDS = 3;
 
-export async function askDetail(op, args) {
+export async function askDetail(op, args, { signal, ask: asker = ask } = {}) {
   for (let round = 1; ; round++) {
+    if (signal?.aborted) throw cancelled();
     try {
-      return ask(op, args);
+      return asker(op, args);
     } catch (err) {
       if (round >= ROUNDS || err.code !== "shards_needed") throw err;
-      const bytes = await Promise.all(err.shards.map((d) => fetchShard(d)));
+      loads.pending++;
+      let bytes;
+      try {
+        bytes = await Promise.all(err.shards.map((d) => fetchShard(d)));
+      } finally {
+        loads.pending--;
+      }
+      // A newer view change made this load stale: its shards are not
+      // handed over, so they cost the engine neither decoding nor cache.
+      if (signal?.aborted) {
+        loads.cancelled++;
+        throw cancelled();
+      }
       err.shards.forEach((d, k) => give(d.id, bytes[k]));
     }
   }
+}
+
+// Detail loads in flight and those a newer view change cancelled
+// (reported by detailDataStatus beside the engine's cache).
+const loads = { pending: 0, cancelled: 0 };
+
+function cancelled() {
+  return new DOMException("a newer view change replaced this Nsight load", "AbortError");
+}
+
+// nsysView asks the engine's nsys_view (internal/query/nsysview.go) and
+// decodes its bytes: {header, rows}, rows a Float64Array of
+// NSYS_ROW_FLOATS per drawn range (start, end, name, thread, lane).
+export const NSYS_ROW_FLOATS = 5;
+
+export async function nsysView(args, signal) {
+  const bytes = await askDetail("nsys_view", args, { signal, ask: askBytes });
+  const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const n = dv.getUint32(0, true);
+  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(4, 4 + n)));
+  const at = Math.ceil((4 + n) / 8) * 8;
+  const count = (bytes.byteLength - at) / 8;
+  const rows = (bytes.byteOffset + at) % 8 === 0 ? new Float64Array(bytes.buffer, bytes.byteOffset + at, count) : new Float64Array(bytes.slice(at).buffer);
+  return { header, rows };
 }
 
 // browserNsys renames the CLI's global_tid to the browser API's globalTid
@@ -31,5 +68,5 @@ export function browserNsys(answer) {
 }
 
 export function detailDataStatus() {
-  return ask("detail_cache", {});
+  return { ...ask("detail_cache", {}), pendingLoads: loads.pending, cancelledLoads: loads.cancelled };
 }

@@ -17,18 +17,18 @@ export async function askDetail(op, args, { signal, ask: asker = ask } = {}) {
       return asker(op, args);
     } catch (err) {
       if (round >= ROUNDS || err.code !== "shards_needed") throw err;
+      // A newer view change makes this load stale: it ends at once, and
+      // the shards still arriving are never handed over, so they cost the
+      // engine neither decoding nor cache.
       loads.pending++;
       let bytes;
       try {
-        bytes = await Promise.all(err.shards.map((d) => fetchShard(d)));
+        bytes = await abortable(Promise.all(err.shards.map((d) => fetchShard(d))), signal);
+      } catch (e) {
+        if (e.name === "AbortError") loads.cancelled++;
+        throw e;
       } finally {
         loads.pending--;
-      }
-      // A newer view change made this load stale: its shards are not
-      // handed over, so they cost the engine neither decoding nor cache.
-      if (signal?.aborted) {
-        loads.cancelled++;
-        throw cancelled();
       }
       err.shards.forEach((d, k) => give(d.id, bytes[k]));
     }
@@ -38,6 +38,17 @@ export async function askDetail(op, args, { signal, ask: asker = ask } = {}) {
 // Detail loads in flight and those a newer view change cancelled
 // (reported by detailDataStatus beside the engine's cache).
 const loads = { pending: 0, cancelled: 0 };
+
+// abortable settles with p, or rejects when signal aborts first.
+function abortable(p, signal) {
+  if (!signal) return p;
+  return new Promise((resolve, reject) => {
+    const stop = () => reject(cancelled());
+    if (signal.aborted) return stop();
+    signal.addEventListener("abort", stop, { once: true });
+    p.then(resolve, reject).finally(() => signal.removeEventListener("abort", stop));
+  });
+}
 
 function cancelled() {
   return new DOMException("a newer view change replaced this Nsight load", "AbortError");
@@ -49,14 +60,24 @@ function cancelled() {
 export const NSYS_ROW_FLOATS = 5;
 
 export async function nsysView(args, signal) {
-  const bytes = await askDetail("nsys_view", args, { signal, ask: askBytes });
+  let answerMs = 0; // the engine's time, without the shard loads
+  const timed = (op, a) => {
+    const t = performance.now();
+    try {
+      return askBytes(op, a);
+    } finally {
+      answerMs += performance.now() - t;
+    }
+  };
+  const bytes = await askDetail("nsys_view", args, { signal, ask: timed });
+  const t = performance.now();
   const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const n = dv.getUint32(0, true);
   const header = JSON.parse(new TextDecoder().decode(bytes.subarray(4, 4 + n)));
   const at = Math.ceil((4 + n) / 8) * 8;
   const count = (bytes.byteLength - at) / 8;
   const rows = (bytes.byteOffset + at) % 8 === 0 ? new Float64Array(bytes.buffer, bytes.byteOffset + at, count) : new Float64Array(bytes.slice(at).buffer);
-  return { header, rows };
+  return { header, rows, answerMs: answerMs + performance.now() - t };
 }
 
 // browserNsys renames the CLI's global_tid to the browser API's globalTid

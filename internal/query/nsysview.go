@@ -134,63 +134,80 @@ func (e *Engine) densityWindow(p *catalog.ProfileRecord, w window) *DensityWindo
 
 // layOut reads the window's ranges from the held chunks (in the profile's
 // order: start, then end descending) and places each on its thread's
-// first free lane.
+// first free lane. Threads are few and names are indexed, so slices
+// stand where maps would cost most of a zoom.
 func (e *Engine) layOut(p *catalog.ProfileRecord, held map[string]*detailEntry, ids []string, w window, h *NsysViewHeader) []float64 {
 	type ref struct {
-		ch *catalog.NVTXChunk
-		r  int
+		ch     *catalog.NVTXChunk
+		r      int32
+		thread int32 // index in seen
 	}
-	var refs []ref
-	perThread := map[int64]int{}
+	type seenThread struct {
+		tid  int64
+		rows int
+		slot int // index in h.Threads, or -1
+	}
+	refs := make([]ref, 0, h.Estimate)
+	var seen []seenThread
+	find := func(g int64, last int) int {
+		if last >= 0 && seen[last].tid == g {
+			return last
+		}
+		for k := range seen {
+			if seen[k].tid == g {
+				return k
+			}
+		}
+		seen = append(seen, seenThread{tid: g, slot: -1})
+		return len(seen) - 1
+	}
+	last := -1
 	for _, id := range ids {
 		ch := held[id].nvtx
 		for r, start := range ch.Start {
 			if start > w.toNS || ch.End[r] < w.fromNS {
 				continue
 			}
-			refs = append(refs, ref{ch, r})
-			perThread[ch.GlobalTID[r]]++
+			last = find(ch.GlobalTID[r], last)
+			seen[last].rows++
+			refs = append(refs, ref{ch, int32(r), int32(last)})
 		}
 	}
 	h.Total = int64(len(refs))
-	tids := make([]int64, 0, len(perThread))
-	for g := range perThread {
-		tids = append(tids, g)
+	order := make([]int, len(seen))
+	for k := range order {
+		order[k] = k
 	}
-	slices.SortFunc(tids, func(x, y int64) int { return cmp.Or(cmp.Compare(perThread[y], perThread[x]), cmp.Compare(x, y)) })
-	tids = tids[:min(len(tids), nsysViewThreads)]
+	slices.SortFunc(order, func(x, y int) int { return cmp.Or(cmp.Compare(seen[y].rows, seen[x].rows), cmp.Compare(seen[x].tid, seen[y].tid)) })
+	order = order[:min(len(order), nsysViewThreads)]
 	names := map[int64]*string{}
 	for _, th := range p.Threads {
 		names[th.GlobalTID] = th.Name
 	}
-	slot := map[int64]int{}
-	ends := make([][nsysViewLanes]int64, len(tids))
-	for k, g := range tids {
-		slot[g] = k
-		h.Threads = append(h.Threads, ViewThread{GlobalTID: strconv.FormatInt(g, 10), PID: model.PID(g), TID: model.TID(g), Name: names[g], Ranges: perThread[g]})
+	ends := make([][nsysViewLanes]int64, len(order))
+	for k, i := range order {
+		g := seen[i].tid
+		seen[i].slot = k
+		h.Threads = append(h.Threads, ViewThread{GlobalTID: strconv.FormatInt(g, 10), PID: model.PID(g), TID: model.TID(g), Name: names[g], Ranges: seen[i].rows})
 		for l := range ends[k] {
 			ends[k][l] = math.MinInt64
 		}
 	}
-	nameAt := map[int64]int{}
-	top := map[int64]*TopNameItem{}
+	nameAt := make([]int32, len(p.Names)+1) // name id + 1 → index in h.Names + 1; slot 0 is "no name"
+	top := make([]TopNameItem, len(p.Names)+1)
 	out := make([]float64, 0, len(refs)*NsysViewRowFloats)
 	for _, rf := range refs {
 		ch, r := rf.ch, rf.r
 		start, end, n := ch.Start[r], ch.End[r], ch.Name[r]
-		name := ""
+		key := 0
 		if n >= 0 && n < int64(len(p.Names)) {
-			name = p.Names[n]
+			key = int(n) + 1
 		}
-		t := top[n]
-		if t == nil {
-			t = &TopNameItem{Name: name}
-			top[n] = t
-		}
+		t := &top[key]
 		t.Count++
 		t.Seconds += seconds(min(end, w.toNS) - max(start, w.fromNS))
-		k, ok := slot[ch.GlobalTID[r]]
-		if !ok {
+		k := seen[rf.thread].slot
+		if k < 0 {
 			continue
 		}
 		lane := -1
@@ -206,17 +223,27 @@ func (e *Engine) layOut(p *catalog.ProfileRecord, held map[string]*detailEntry, 
 		}
 		ends[k][lane] = max(end, start+1)
 		h.Threads[k].Lanes = max(h.Threads[k].Lanes, lane+1)
-		at, ok := nameAt[n]
-		if !ok {
-			at = len(h.Names)
-			nameAt[n] = at
-			h.Names = append(h.Names, name)
+		at := nameAt[key]
+		if at == 0 {
+			if key > 0 {
+				h.Names = append(h.Names, p.Names[key-1])
+			} else {
+				h.Names = append(h.Names, "")
+			}
+			at = int32(len(h.Names))
+			nameAt[key] = at
 		}
-		out = append(out, seconds(start), seconds(end), float64(at), float64(k), float64(lane))
+		out = append(out, seconds(start), seconds(end), float64(at-1), float64(k), float64(lane))
 	}
 	h.Drawn = len(out) / NsysViewRowFloats
-	for _, t := range top {
-		h.TopNames = append(h.TopNames, *t)
+	for key, t := range top {
+		if t.Count == 0 {
+			continue
+		}
+		if key > 0 {
+			t.Name = p.Names[key-1]
+		}
+		h.TopNames = append(h.TopNames, t)
 	}
 	slices.SortFunc(h.TopNames, func(x, y TopNameItem) int {
 		return cmp.Or(cmp.Compare(y.Seconds, x.Seconds), cmp.Compare(y.Count, x.Count), cmp.Compare(x.Name, y.Name))

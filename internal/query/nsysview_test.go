@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/dsight/dsight/internal/catalog"
@@ -134,5 +135,48 @@ func TestNsysViewNamesTheShardsItNeeds(t *testing.T) {
 	}
 	if _, _, qerr := askView(t, e, `{"profile":0,"from":1.0,"to":1.1}`); qerr == nil || qerr.Code != CodeShardsNeeded || len(qerr.Shards) != 2 {
 		t.Fatalf("exact: %v", qerr)
+	}
+}
+
+// BenchmarkNsysView asks "nsys_view" for 20 random windows of 8,000 rows
+// (at most two chunks: exact) in turn, giving the shards each names once,
+// as zooms over held shards do.
+func BenchmarkNsysView(b *testing.B) {
+	e, details, dur := benchNsysEngine(b, 2_000_000)
+	rng := rand.New(rand.NewPCG(1, 2))
+	width := 8_000 * 10e-6
+	var froms [20]float64
+	for k := range froms {
+		froms[k] = 1 + rng.Float64()*(dur-2-width)
+	}
+	var dst []byte
+	view := func(k int) {
+		a := Args{From: &froms[k%len(froms)], To: ptr(froms[k%len(froms)] + width), Profile: ptr(0)}
+		for {
+			out, err := e.appendNsysView(dst[:0], a)
+			if qe, ok := err.(*Error); ok && qe.Code == CodeShardsNeeded {
+				for _, need := range qe.Shards {
+					if err := e.Give(need.ID, details[need.ID]); err != nil {
+						b.Fatal(err)
+					}
+				}
+				continue
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			dst = out
+			break
+		}
+	}
+	for k := range froms {
+		view(k)
+	}
+	b.ReportAllocs()
+	cpu0 := cpuNS()
+	b.ResetTimer()
+	defer func() { b.ReportMetric(float64(cpuNS()-cpu0)/float64(b.N), "cpu-ns/op") }()
+	for k := range b.N {
+		view(k)
 	}
 }

@@ -178,7 +178,9 @@ func (e *Engine) layOut(p *catalog.ProfileRecord, held map[string]*detailEntry, 
 	for k := range order {
 		order[k] = k
 	}
-	slices.SortFunc(order, func(x, y int) int { return cmp.Or(cmp.Compare(seen[y].rows, seen[x].rows), cmp.Compare(seen[x].tid, seen[y].tid)) })
+	slices.SortFunc(order, func(x, y int) int {
+		return cmp.Or(cmp.Compare(seen[y].rows, seen[x].rows), cmp.Compare(seen[x].tid, seen[y].tid))
+	})
 	order = order[:min(len(order), nsysViewThreads)]
 	names := map[int64]*string{}
 	for _, th := range p.Threads {

@@ -10,7 +10,7 @@ import { loadShard as fetchShard } from "./loader.js";
 // a third covers a shard dropped by a concurrent question.
 const ROUNDS = 3;
 
-export async function askDetail(op, args, { signal, ask: asker = ask } = {}) {
+export async function askDetail(op, args, { signal, ask: asker = ask, onLoad } = {}) {
   for (let round = 1; ; round++) {
     if (signal?.aborted) throw cancelled();
     try {
@@ -21,6 +21,7 @@ export async function askDetail(op, args, { signal, ask: asker = ask } = {}) {
       // the shards still arriving are never handed over, so they cost the
       // engine neither decoding nor cache.
       loads.pending++;
+      onLoad?.(err.shards);
       let bytes;
       try {
         bytes = await abortable(Promise.all(err.shards.map((d) => fetchShard(d))), signal);
@@ -59,7 +60,7 @@ function cancelled() {
 // NSYS_ROW_FLOATS per drawn range (start, end, name, thread, lane).
 export const NSYS_ROW_FLOATS = 5;
 
-export async function nsysView(args, signal) {
+export async function nsysView(args, signal, onLoad) {
   let answerMs = 0; // the engine's time, without the shard loads
   const timed = (op, a) => {
     const t = performance.now();
@@ -69,7 +70,7 @@ export async function nsysView(args, signal) {
       answerMs += performance.now() - t;
     }
   };
-  const bytes = await askDetail("nsys_view", args, { signal, ask: timed });
+  const bytes = await askDetail("nsys_view", args, { signal, ask: timed, onLoad });
   const t = performance.now();
   const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const n = dv.getUint32(0, true);

@@ -4,6 +4,7 @@
 // loaded (nsightview.js); the tracks redraw the inspector when they land.
 
 import { h, fmtDuration } from "./dom.js";
+import { nameColor } from "./nsightview.js";
 
 const HOTSPOT_ROWS = 12;
 const SYMBOL_CHARS = 130;
@@ -85,7 +86,12 @@ function rangesTable(header) {
       "table",
       { class: "top-names small" },
       h("thead", null, h("tr", null, h("th", null, "Name"), h("th", null, "Count"), h("th", null, "Elapsed in window"))),
-      h("tbody", null, header.top_names.map((t) => h("tr", null, h("td", { class: "symbol", title: t.name }, t.name), h("td", { class: "num" }, t.count.toLocaleString("en-US")), h("td", { class: "num" }, fmtDuration(t.seconds))))),
+      h("tbody", null, header.top_names.map((t) => h("tr", null, h("td", { class: "symbol", title: t.name }, swatch(t.name), t.name), h("td", { class: "num" }, t.count.toLocaleString("en-US")), h("td", { class: "num" }, fmtDuration(t.seconds))))),
     ),
   ];
+}
+
+// swatch is a name's colour in the tracks.
+function swatch(name) {
+  return h("i", { class: "swatch", style: { background: nameColor(name) } });
 }

@@ -16,13 +16,26 @@ import { nsysView, askDetail, NSYS_ROW_FLOATS } from "./nsightdata.js";
 // goes through it, so a shared scale changes this one line.
 export const laneX = (state, t) => (t - state.from) / (state.to - state.from);
 
-const LANE_H = 14;
+const LANE_H = 16;
 const LANE_GAP = 2;
 const DENSITY_H = 44;
 // A lane with more ranges than this is drawn as a density of LANE_BINS
 // bins, as the reference draws it.
 const LANE_DENSE = 1800;
 const LANE_BINS = 500;
+// nameColor is a name's colour, the same at every zoom and in the Nsight
+// tab's table (a hash of the name picks it).
+const colors = new Map();
+export function nameColor(name) {
+  let c = colors.get(name);
+  if (c === undefined) {
+    let x = 2166136261;
+    for (let i = 0; i < name.length; i++) x = Math.imul(x ^ name.charCodeAt(i), 16777619);
+    c = PALETTE[(x >>> 0) % PALETTE.length];
+    if (colors.size < 4096) colors.set(name, c);
+  }
+  return c;
+}
 const PALETTE = ["#4e79a7", "#59a14f", "#9c755f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#ff9da7", "#f28e2b", "#bab0ac"];
 
 export class NsightSection {
@@ -85,14 +98,23 @@ export class NsightSection {
       return;
     }
     const chosen = this.chosen();
-    const blocks = chosen.map((p) => this.block(p));
-    replace(host, [h("div", { class: "nsight-title" }, h("b", null, "Nsight tracks"), h("span", { class: "muted" }, " · host NVTX ranges · shared process/rank activity; overlap does not prove request ownership")), ...blocks.map((b) => b.el)]);
+    // The same reports for the same request keep their elements: a zoom
+    // redraws the canvases and moves the request's bars, nothing more.
+    const key = JSON.stringify([chosen.map((p) => p.id), s.request]);
+    if (key !== this.key || !host.contains(this.blocks?.[0]?.el ?? null)) {
+      this.key = key;
+      this.blocks = chosen.map((p) => this.block(p));
+      replace(host, [h("div", { class: "nsight-title" }, h("b", null, "Nsight tracks"), h("span", { class: "muted" }, " · host NVTX ranges · shared process/rank activity; overlap does not prove request ownership")), ...this.blocks.map((b) => b.el)]);
+    } else {
+      for (const b of this.blocks) b.moveRequest();
+    }
+    const blocks = this.blocks;
     const t0 = performance.now();
     const timing = { answer_ms: 0, draw_ms: 0, modes: [] };
     try {
       const cur = this.current();
       const work = chosen.map(async (p, k) => {
-        const v = await nsysView({ profile: p.id, from: s.from, to: s.to }, ctl.signal);
+        const v = await nsysView({ profile: p.id, from: s.from, to: s.to }, ctl.signal, () => blocks[k].loading());
         if (ctl.signal.aborted) return;
         this.views.set(p.id, v);
         const t = performance.now();
@@ -129,13 +151,15 @@ export class NsightSection {
     const head = h("div", { class: "row nsight-head" }, h("div", { class: "row-label" }, h("span", { class: "name", title: `${title} · ${p.file}` }, title)), note);
     const rows = [head];
     const r = view.selected();
-    if (r) rows.push(requestRow(s, r, p));
+    let reqRow = r ? requestRow(s, r, p) : null;
+    if (reqRow) rows.push(reqRow);
     const labels = h("div", { class: "row-label nsight-threads" });
     const canvas = h("canvas", { class: "nsight-canvas", dataset: { profile: String(p.id), mode: "loading" } });
     const lanes = h("div", { class: "row nsight-lanes" }, labels, h("div", { class: "lane" }, canvas));
     rows.push(lanes);
     const el = h("div", { class: "nsight-profile", dataset: { profile: String(p.id) } }, rows);
     const draw = ({ header, rows: data }) => {
+      const at = { from: header.range[0], to: header.range[1] }; // the window drawn
       canvas.dataset.mode = header.mode;
       canvas.dataset.estimate = String(header.estimate);
       clear(labels);
@@ -143,7 +167,7 @@ export class NsightSection {
         const d = header.density;
         setText(note, `${header.estimate.toLocaleString("en-US")} ranges in the window's shards (over ${header.threshold.toLocaleString("en-US")}): ${d.bins}-bin density, bin width ${fmtDuration(d.bin_seconds)} · ${d.note}. Zoom in for exact ranges.`);
         labels.appendChild(h("span", { class: "name" }, `Density · ${fmtDuration(d.bin_seconds)} bins`));
-        drawDensity(canvas, s, d);
+        drawDensity(canvas, at, d);
         canvas.onclick = null;
         canvas.onmousemove = null;
         return;
@@ -168,7 +192,7 @@ export class NsightSection {
         labels.appendChild(h("span", { class: "thread-label", style: { height: `${hgt}px` }, title: `${label} · globalTid ${th.global_tid} · ${th.ranges} ranges` }, label));
         y += hgt;
       }
-      const geo = drawExact(canvas, s, header, data, top, y);
+      const geo = drawExact(canvas, at, header, data, top, y);
       canvas.onclick = (ev) => {
         const hit = geo.hit(ev);
         if (hit) view.commitRange(...fitRange(hit.start, Math.max(hit.end, hit.start + 1e-9), view.duration));
@@ -179,7 +203,17 @@ export class NsightSection {
         canvas.style.cursor = hit ? "pointer" : "default";
       };
     };
-    return { el, draw };
+    const loading = () => {
+      canvas.dataset.mode = "loading";
+      setText(note, "Loading selected ranges…");
+    };
+    const moveRequest = () => {
+      if (!reqRow) return;
+      const next = requestRow(s, view.selected(), p);
+      reqRow.replaceWith(next);
+      reqRow = next;
+    };
+    return { el, draw, loading, moveRequest };
   }
 }
 
@@ -245,6 +279,8 @@ function drawExact(canvas, s, header, data, top, height) {
   }
   const laneY = (th, lane) => top[th] + LANE_GAP + lane * (LANE_H + LANE_GAP);
   const bins = new Map(); // dense lane → counts
+  const labels = [];
+  const palette = header.names.map(nameColor);
   for (let i = 0; i < n; i++) {
     const o = i * NSYS_ROW_FLOATS;
     const [start, end, name, th, lane] = [data[o], data[o + 1], data[o + 2], data[o + 3], data[o + 4]];
@@ -259,8 +295,21 @@ function drawExact(canvas, s, header, data, top, height) {
     }
     const x0 = Math.max(laneX(s, start), 0) * w;
     const x1 = Math.min(laneX(s, end), 1) * w;
-    ctx.fillStyle = PALETTE[name % PALETTE.length];
-    ctx.fillRect(x0, laneY(th, lane), Math.max(x1 - x0, 1), LANE_H);
+    ctx.fillStyle = palette[name];
+    ctx.fillRect(x0, laneY(th, lane), Math.max(x1 - x0 - (x1 - x0 > 3 ? 1 : 0), 1), LANE_H);
+    if (x1 - x0 > 40) labels.push([header.names[name], x0, x1, laneY(th, lane)]);
+  }
+  // Names inside the ranges wide enough to hold some of them.
+  ctx.font = "10.5px system-ui, sans-serif";
+  ctx.fillStyle = "#fff";
+  ctx.textBaseline = "middle";
+  for (const [text, x0, x1, y] of labels) {
+    ctx.save();
+    ctx.beginPath();
+    ctx.rect(x0 + 3, y, x1 - x0 - 6, LANE_H);
+    ctx.clip();
+    ctx.fillText(text, x0 + 4, y + LANE_H / 2 + 0.5);
+    ctx.restore();
   }
   for (const [key, b] of bins) {
     const peak = Math.max(1, ...b);

@@ -137,6 +137,7 @@ function apiTab(view) {
     'x.queryRequests({minTTFT: 1000, limit: 20});',
     id === null ? "" : `x.getRequest(${JSON.stringify(id)});`,
     "x.listSessions({limit: 10});",
+    ...(view.nsight ? ["x.listProfiles();", `await x.inspectNsys({worker: ${JSON.stringify(view.nsight.current()?.worker ?? "frontend")}});`, "await x.queryNsys({name: \"\", limit: 20});", "await x.whenDetailsReady();"] : []),
     "x.describe().available;",
   ].filter(Boolean);
   return h(

@@ -109,6 +109,7 @@ export class NsightSection {
       for (const b of this.blocks) b.moveRequest();
     }
     const blocks = this.blocks;
+    for (const id of this.views.keys()) if (!chosen.some((p) => p.id === id)) this.views.delete(id); // memory: the shown reports only
     const t0 = performance.now();
     const timing = { answer_ms: 0, draw_ms: 0, modes: [] };
     try {

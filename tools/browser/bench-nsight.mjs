@@ -48,14 +48,28 @@ const q = (xs, p) => {
 };
 const stats = (xs) => ({ p50: q(xs, 0.5), p95: q(xs, 0.95), max: q(xs, 1) });
 
-// rendererRSS sums the resident memory of this browser's renderers (their
-// command lines name its profile directory).
-function rendererRSS(profileHint) {
-  let kb = 0;
-  for (const pid of fs.readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+// rendererRSS sums the resident memory of the renderers this process
+// started (descendants of it with --type=renderer): other browsers on the
+// machine are not counted.
+function rendererRSS() {
+  const parent = new Map();
+  const procs = fs.readdirSync("/proc").filter((d) => /^\d+$/.test(d));
+  for (const pid of procs) {
     try {
-      const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8");
-      if (!cmd.includes("--type=renderer") || (profileHint && !cmd.includes(profileHint))) continue;
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+      parent.set(Number(pid), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const mine = (pid) => {
+    for (let p = pid; p > 1; p = parent.get(p) ?? 0) if (p === process.pid) return true;
+    return false;
+  };
+  let kb = 0;
+  for (const pid of procs) {
+    try {
+      if (!mine(Number(pid)) || !fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("--type=renderer")) continue;
       const m = /VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"));
       if (m) kb += Number(m[1]);
     } catch {
@@ -80,9 +94,10 @@ try {
       await x.inspectNsys({ profile: p.id, from: 0, to: d });
       await frame();
       const overview = { ms: performance.now() - t, mode: document.querySelector(`.nsight-canvas[data-profile="${p.id}"]`).dataset.mode, ...last() };
-      // Windows holding about half the exact threshold at the profile's mean rate.
+      // Windows of 6,000 ranges at the profile's mean rate: under one
+      // 8,192-row chunk, so they overlap at most two and draw exact.
       const [a0, a1] = p.imported_range;
-      const width = (10_000 / p.event_count) * (a1 - a0);
+      const width = (6_000 / p.event_count) * (a1 - a0);
       let seed = 12345;
       const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
       const windows = Array.from({ length: zooms }, () => {

@@ -204,7 +204,7 @@ test("a newer view change cancels the detail loads of the one before", async () 
   }
 });
 
-test("the coverage line and the footer count Nsight reports and batch observations", async () => {
+test("the coverage line, the footer and the Agent API tab name the Nsight reports and batch observations", async () => {
   const { page, problems } = await open(browser.context, fileURL(report));
   try {
     const sum = cli(report, "summary");
@@ -214,6 +214,8 @@ test("the coverage line and the footer count Nsight reports and batch observatio
     assert.ok(cov.includes(`${sum.counts.iterations.toLocaleString("en-US")} batch observations`), cov);
     assert.ok((await page.locator("#footerInfo").textContent()).endsWith(`${sum.counts.profiles} Nsight reports`));
     assert.equal(await page.locator("#legendNsight").isVisible(), true);
+    await page.evaluate(() => traceExplorer.setState({ tab: "api" }));
+    assert.match(await page.locator(".api-tab pre.code").textContent(), /await x\.inspectNsys\(\{worker: /);
     assert.deepEqual(problems, []);
   } finally {
     await page.close();

@@ -180,3 +180,31 @@ func BenchmarkNsysView(b *testing.B) {
 		view(k)
 	}
 }
+
+// The detail cache counts the columns it holds, not the shard payloads:
+// its budget bounds the engine's memory.
+func TestDetailCacheCountsTheColumnsItHolds(t *testing.T) {
+	d, details, err := profileDetails(nsightFixture(3*catalog.ProfileChunkRows + 100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := catalog.Open(catalog.Encode(d))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := d.Profiles[0].Chunks[0].ID
+	if err := e.Give(id, details[id]); err != nil {
+		t.Fatal(err)
+	}
+	st, err := e.detailCacheOp(Args{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := int64(5 * 8 * catalog.ProfileChunkRows); st.DecodedBytes != want || len(details[id]) >= int(want) {
+		t.Errorf("decoded bytes %d, want %d (the payload is %d bytes)", st.DecodedBytes, want, len(details[id]))
+	}
+}

@@ -83,6 +83,7 @@ const b = await launch();
 try {
   const { page, problems } = await open(b.context, fileURL(report));
   const cdp = await page.context().newCDPSession(page);
+  const rssAtReady = rendererRSS();
   const got = await page.evaluate(
     async ({ zooms, calls }) => {
       const x = window.traceExplorer;
@@ -149,6 +150,7 @@ try {
   out.queryNsys_ms = stats(got.nsys);
   out.memory = {
     js_heap_mb: Math.round((metrics.JSHeapUsedSize ?? got.heap ?? 0) / 2 ** 20),
+    renderer_rss_at_ready_mb: rssAtReady,
     renderer_rss_mb: rendererRSS(),
     detail_cache: got.status,
   };

@@ -90,6 +90,10 @@ func (e *Engine) loadDetail(id string, raw []byte) error {
 	if err != nil {
 		return badArgs("detail shard %s: %v", id, err)
 	}
+	// The budget bounds what the engine holds: the decoded columns, which
+	// are several times the shard's payload (delta-coded, 8,192 rows of
+	// five int64s are 320 KiB in memory).
+	en.bytes = max(en.bytes, heldBytes(en))
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if old, ok := d.entries[id]; ok {
@@ -209,4 +213,22 @@ func profileDetails(d *model.Dataset) (*model.Dataset, map[string][]byte, error)
 		}
 	}
 	return &out, details, nil
+}
+
+// heldBytes is the memory of a decoded detail shard's columns.
+func heldBytes(en *detailEntry) int64 {
+	var n int
+	if c := en.nvtx; c != nil {
+		n += 8 * (len(c.Start) + len(c.End) + len(c.Name) + len(c.GlobalTID) + len(c.RowID))
+	}
+	if c := en.cpu; c != nil {
+		n += 8 * (len(c.Time) + len(c.GlobalTID) + len(c.Stack) + len(c.ID))
+		for _, st := range c.Stacks {
+			n += 24 + 8*len(st)
+		}
+		for _, sym := range c.Symbols {
+			n += 16 + len(sym)
+		}
+	}
+	return int64(n)
 }

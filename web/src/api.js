@@ -96,7 +96,18 @@ export function createAPI(view) {
     },
 
     selectSpan(id, opts = {}) {
-      if (opts.nsys) throw new Error("No Nsight report is available for this span's worker");
+      if (opts.nsys) {
+        // Follows a stage to its source span, fits it, and opens that
+        // worker's report; the tracks load behind whenDetailsReady().
+        const span = view.findSpan(String(id));
+        if (!span) throw new Error(`Unknown span ${JSON.stringify(id)} for the selected request`);
+        if (span.kind === "progress" && !span.source_span_id) throw new Error(`Stage ${span.id} has no source span to follow into Nsight`);
+        const worker = view.nsysWorker(span);
+        if (!worker) throw new Error(`Span ${span.id} has no recorded worker to open in Nsight`);
+        view.selectSpan(span.id, { fit: true, render: false });
+        view.inspectNsys({ worker });
+        return snapshot(s());
+      }
       view.selectSpan(id, { fit: !!opts.fit });
       return snapshot(s());
     },
@@ -156,6 +167,14 @@ export function createAPI(view) {
       return detailDataStatus();
     },
 
+    // inspectNsys opens a report at a range (reference §8) and answers
+    // queryNsys for it once its tracks are drawn.
+    async inspectNsys(o = {}) {
+      const p = view.inspectNsys(o);
+      await api.whenDetailsReady();
+      return api.queryNsys({ profile: p.id });
+    },
+
     // whenDetailsReady awaits the latest Nsight rendering, as
     // whenMetricsReady does for charts; with no Nsight view drawn it
     // resolves at once.
@@ -192,7 +211,7 @@ export function createAPI(view) {
         visible_request_count: visible.total,
         server_spans: ask("server_spans", { from: captured.from, to: captured.to, limit: 100 }),
         batch_observations: ask("iterations", { from: captured.from, to: captured.to, limit: 1000 }),
-        profile: null,
+        profile: captured.nsys && captured.profile !== null ? await api.queryNsys({ profile: captured.profile, from: captured.from, to: captured.to, limit: 200 }) : null,
         limitations: sum.meta.limitations,
         warnings: sum.meta.warnings,
         audit: sum.audit,
@@ -230,10 +249,14 @@ function restore(view, v) {
   if (Array.isArray(v.pinnedMetrics)) st.pinnedMetrics = metrics ? [...new Set(v.pinnedMetrics.filter((n) => typeof n === "string" && metrics.known(n)))] : [];
   const keepSpan = "span" in v ? v.span : st.span;
   st.span = null;
-  st.nsys = false;
+  // A saved report is kept only when it exists and is usable; without
+  // Nsight the tracks stay hidden.
+  const ns = view.nsight;
+  const prof = ns && "profile" in v && v.profile !== null ? ns.byId(Number(v.profile)) : null;
+  st.profile = prof && ns.usable(prof) ? prof.id : ns && !("profile" in v) ? st.profile : null;
+  st.nsys = !!ns && !!st.nsys;
+  st.compareNsys = !!ns && !!st.compareNsys;
   st.hardware = false;
-  st.compareNsys = false;
-  st.profile = null;
   st.metric = metrics && typeof st.metric === "string" && metrics.known(st.metric) ? st.metric : metrics ? metrics.defaultName : null;
   if (st.request !== null) {
     const r = view.request(st.request);

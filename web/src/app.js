@@ -9,6 +9,7 @@ import { renderTimeline, renderAxis } from "./timeline.js";
 import { renderOverview } from "./overview.js";
 import { renderInspector } from "./inspector.js";
 import { MetricsSection } from "./metricview.js";
+import { NsightSection } from "./nsightview.js";
 
 export class View {
   constructor(summary) {
@@ -22,6 +23,8 @@ export class View {
     this.searchTimer = null;
     this.metrics = null;
     this.metricsRendering = Promise.resolve();
+    this.nsight = null; // the Nsight tracks, when the run has profiles (nsightview.js)
+    this.detailsRendering = Promise.resolve();
     this.renders = 0; // counted so idle work can tell the view changed
     this.earlyChart = null; // the chart drawn before the engine loaded (firstchart.js)
   }
@@ -47,7 +50,8 @@ export class View {
   }
 
   availableTabs() {
-    return this.summary.capabilities.requests ? ["request", "api"] : ["api"];
+    const nsys = this.summary.capabilities.nsight ? ["nsys"] : [];
+    return this.summary.capabilities.requests ? ["request", ...nsys, "api"] : [...nsys, "api"];
   }
 
   // ---- state changes ------------------------------------------------------
@@ -117,6 +121,15 @@ export class View {
     if (!r) return null;
     const lc = r.lifecycle;
     return lc.stages.find((s) => s.id === id) || lc.activities.find((a) => a.id === id) || r.spans.find((sp) => sp.id === id) || null;
+  }
+
+  // nsysWorker is the worker whose Nsight report shows span: a progress
+  // stage follows its source span; frontend spans are the frontend's.
+  nsysWorker(span) {
+    let src = span;
+    if (span.kind === "progress") src = span.source_span_id ? this.findSpan(span.source_span_id) : null;
+    if (!src) return null;
+    return src.role === "frontend" ? "frontend" : src.worker || null;
   }
 
   selectSpan(id, { fit = false, render = true } = {}) {
@@ -277,7 +290,60 @@ export class View {
     if (this.summary.capabilities.requests) this.renderTracks();
     renderInspector(this);
     if (this.metrics) this.renderMetrics();
+    if (this.nsight) this.renderNsight();
     this.announce();
+  }
+
+  // renderNsight redraws the Nsight tracks, cancelling the loads of the
+  // rendering before; whenDetailsReady() awaits the latest one, and the
+  // inspector's Nsight tab is redrawn from what it loaded.
+  renderNsight() {
+    const p = this.nsight.render().then(() => {
+      if (p !== this.detailsRendering) return;
+      if (this.state.tab === "nsys") renderInspector(this);
+      window.dispatchEvent(new CustomEvent("trace-explorer:details-ready", { detail: { profile: this.state.profile, nsys: this.state.nsys } }));
+    });
+    p.catch(() => {}); // failures are shown in the tracks and reported by whenDetailsReady
+    this.detailsRendering = p;
+  }
+
+  // showNsight shows or hides the tracks, optionally choosing the report
+  // or compare mode, and opens the Nsight tab.
+  showNsight(on, { profile, compare } = {}) {
+    const s = this.state;
+    s.nsys = !!on;
+    if (profile !== undefined) s.profile = profile;
+    if (compare !== undefined) s.compareNsys = !!compare;
+    if (on && s.profile === null) s.profile = this.nsight.current()?.id ?? null;
+    if (on) s.tab = "nsys";
+    this.render();
+  }
+
+  // inspectNsys opens a profile — by id, or the first usable one of the
+  // worker (default "frontend") and rank — at the given range (no history
+  // entry), and scrolls to its tracks. Unknown profiles are errors.
+  inspectNsys({ worker, rank, profile, from, to, compare = false } = {}) {
+    const ns = this.nsight;
+    if (!ns) throw new Error("No Nsight report is in this run");
+    let p;
+    if (profile !== undefined && profile !== null) {
+      p = ns.byId(Number(profile));
+      if (!p) throw new Error(`Unknown Nsight profile ${JSON.stringify(profile)}`);
+    } else {
+      const w = worker ?? "frontend";
+      p = ns.profileFor(String(w), rank);
+      if (!p) throw new Error(`No Nsight report for worker ${w}${rank !== undefined && rank !== null ? ` rank ${rank}` : ""}`);
+    }
+    const s = this.state;
+    if (from !== undefined || to !== undefined) [s.from, s.to] = checkRange(from ?? s.from, to ?? s.to, this.duration);
+    s.profile = p.id;
+    s.nsys = true;
+    s.compareNsys = !!compare;
+    s.tab = "nsys";
+    this.showRequestPage();
+    this.render();
+    document.getElementById("nsightTracks").scrollIntoView({ block: "nearest" });
+    return p;
   }
 
   // rehearse asks the engine what a zoom to [from, to] would ask, drops
@@ -338,6 +404,8 @@ export class View {
       a.joined_spans && `${a.joined_spans.toLocaleString("en-US")} joined OTel spans`,
       a.unjoined_spans && `${a.unjoined_spans.toLocaleString("en-US")} unjoined server spans`,
       a.clients_with_lifecycle && `${a.clients_with_lifecycle.toLocaleString("en-US")} requests with a lifecycle`,
+      c.profiles && `${c.profiles.toLocaleString("en-US")} Nsight reports`,
+      c.iterations && `${c.iterations.toLocaleString("en-US")} batch observations`,
     ].filter(Boolean);
     const badge = $("joinBadge");
     const joinedClients = a.clients_with_server_identity || 0;
@@ -352,11 +420,13 @@ export class View {
       cov.classList.add("warn");
       cov.appendChild(h("ul", null, notes.map((n) => h("li", null, n))));
     }
-    $("footerInfo").textContent = `Origin ${m.start_utc} · ${c.sessions.toLocaleString("en-US")} sessions · ${c.workers} workers · 0 Nsight reports`;
+    $("footerInfo").textContent = `Origin ${m.start_utc} · ${c.sessions.toLocaleString("en-US")} sessions · ${c.workers} workers · ${(c.profiles || 0).toLocaleString("en-US")} Nsight reports`;
     $("legendActivity").hidden = !this.summary.capabilities.request_breakdown;
     $("timelineControls").hidden = !this.summary.capabilities.requests;
     $("emptyTimeline").hidden = this.summary.capabilities.requests;
     this.updateOverview = renderOverview(this, ask("overview", {}));
+    if (this.summary.capabilities.nsight && !this.nsight) this.nsight = new NsightSection(this);
+    $("legendNsight").hidden = !this.nsight;
     if (this.summary.capabilities.metrics && !this.metrics) {
       this.metrics = new MetricsSection(this, this.earlyChart);
       this.state.metric = this.metrics.defaultName;

@@ -84,3 +84,11 @@ export function opArg(op, name) {
   if (!a) throw new Error(`the engine declares no argument ${name} of ${op}`);
   return a;
 }
+
+// askBytes asks a binary op other than plot: a Uint8Array, or an
+// EngineError thrown (shards_needed carries .shards).
+export function askBytes(op, args) {
+  const r = engine.handle(request(op, args));
+  if (typeof r !== "string") return r;
+  throw new EngineError(JSON.parse(r));
+}

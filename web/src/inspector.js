@@ -2,6 +2,7 @@
 // tab with runnable examples for the sources this report has.
 
 import { h, clear, setText, fmtMs, fmtInt, fmtSeconds } from "./dom.js";
+import { nsightTab } from "./nsightpanel.js";
 
 export function renderInspector(view) {
   const { state } = view;
@@ -10,7 +11,7 @@ export function renderInspector(view) {
   );
   replaceIfChanged(document.getElementById("inspectorTabs"), tabs);
   setText(document.getElementById("inspectorTitle"), view.summary.counts.requests ? "Request & execution path" : "Captured evidence");
-  replaceIfChanged(document.getElementById("inspectorBody"), [state.tab === "api" ? apiTab(view) : requestTab(view)]);
+  replaceIfChanged(document.getElementById("inspectorBody"), [state.tab === "api" ? apiTab(view) : state.tab === "nsys" ? nsightTab(view) : requestTab(view)]);
 }
 
 // replaceIfChanged gives box the nodes as its children unless it already
@@ -77,7 +78,7 @@ function requestTab(view) {
   } else {
     box.appendChild(h("p", { class: "muted small" }, r.spans.length ? "Server spans are joined, but none forms a supported lifecycle; the bar shows client timing." : "No server-side lifecycle evidence is joined to this request; the bar shows client timing only."));
   }
-  if (r.workers.length || r.server_ids.length) box.appendChild(requestPath(r));
+  if (r.workers.length || r.server_ids.length) box.appendChild(requestPath(view, r));
   return box;
 }
 
@@ -94,19 +95,25 @@ function phaseFocus(view, span) {
     span.description ? h("p", { class: "muted small" }, span.description) : null,
     isStage ? h("p", { class: "small" }, "From ", h("b", null, span.from_boundary.label), " ", ev(span.from_boundary.evidence), h("br"), "to ", h("b", null, span.to_boundary.label), " ", ev(span.to_boundary.evidence)) : h("p", { class: "small" }, "Evidence ", ev(span.evidence), span.worker ? ` · worker ${span.worker} (${span.worker_basis})` : ""),
     span.routing_context ? h("p", { class: "small" }, `Routing: ${span.routing_context.phase} · ${span.routing_context.basis}`) : null,
-    h("div", { class: "actions" }, h("button", { type: "button", onclick: () => view.fitSpan() }, "Fit phase")),
+    h("div", { class: "actions" }, h("button", { type: "button", onclick: () => view.fitSpan() }, "Fit phase"), nsightPhaseButton(view, span)),
   );
 }
 
 // requestPath shows which workers did the work and how the client request
 // was bridged to them.
-function requestPath(r) {
+function requestPath(view, r) {
   const roleOrder = { prefill: 0, decode: 1, agg: 2 };
   const workers = [...r.workers].sort((a, b) => (roleOrder[a.split("-")[0]] ?? 9) - (roleOrder[b.split("-")[0]] ?? 9) || a.localeCompare(b));
-  const nodes = [h("button", { type: "button", class: "path-node", disabled: true, title: "No Nsight report", dataset: { pathWorker: "frontend" } }, "Frontend + router")];
+  // A card with a usable report opens it at the shared range, keeping the
+  // request, range and metrics.
+  const card = (w, label) => {
+    const usable = view.nsight && view.nsight.profileFor(w);
+    return h("button", { type: "button", class: "path-node", disabled: !usable, title: usable ? `Inspect Nsight · ${w}` : "No Nsight report", dataset: { pathWorker: w }, onclick: usable ? () => view.api.inspectNsys({ worker: w }).catch(() => {}) : undefined }, label);
+  };
+  const nodes = [card("frontend", "Frontend + router")];
   for (const w of workers) {
     nodes.push(h("span", { class: "path-arrow" }, "→"));
-    nodes.push(h("button", { type: "button", class: "path-node", disabled: true, title: "No Nsight report", dataset: { pathWorker: w } }, w));
+    nodes.push(card(w, w));
   }
   const bindings = r.worker_bindings.map((b) => h("li", null, `${b.worker} on ${b.host} · process ${b.process ?? "unknown"} · ${b.basis}${b.ambiguous ? " · ambiguous" : ""}`));
   const engine = r.engine.map((e) => h("li", null, `${e.worker}: client id ${e.client_id}${e.disagg_id ? ` → disagg ${e.disagg_id}` : ""}`));
@@ -130,6 +137,7 @@ function apiTab(view) {
     'x.queryRequests({minTTFT: 1000, limit: 20});',
     id === null ? "" : `x.getRequest(${JSON.stringify(id)});`,
     "x.listSessions({limit: 10});",
+    ...(view.nsight ? ["x.listProfiles();", `await x.inspectNsys({worker: ${JSON.stringify(view.nsight.current()?.worker ?? "frontend")}});`, "await x.queryNsys({name: \"\", limit: 20});", "await x.whenDetailsReady();"] : []),
     "x.describe().available;",
   ].filter(Boolean);
   return h(
@@ -140,4 +148,12 @@ function apiTab(view) {
     h("div", { class: "actions" }, h("button", { type: "button", onclick: () => view.copyState() }, "Copy view state"), h("button", { type: "button", onclick: () => view.downloadExport() }, "Export evidence JSON")),
     h("p", { class: "muted small" }, `Range ${view.state.from.toFixed(3)}–${view.state.to.toFixed(3)} s · request ${id === null ? "none" : id}`),
   );
+}
+
+// nsightPhaseButton opens the selected phase's worker profile at the
+// phase (selectSpan with nsys), when that worker has a usable report.
+function nsightPhaseButton(view, span) {
+  const worker = view.nsysWorker ? view.nsysWorker(span) : null;
+  if (!worker || !view.nsight || !view.nsight.profileFor(worker)) return null;
+  return h("button", { id: "inspectPhaseNsys", type: "button", onclick: () => view.api.selectSpan(span.id, { nsys: true }) }, "Inspect phase in Nsight");
 }

@@ -3,23 +3,82 @@
 // and the question asked again. The engine keeps them in its own cache,
 // bounded by decoded bytes (detail_cache; detailDataStatus()).
 
-import { ask, loadShard as give } from "./engine.js";
+import { ask, askBytes, loadShard as give } from "./engine.js";
 import { loadShard as fetchShard } from "./loader.js";
 
 // Each round loads every shard the answer named, so two rounds suffice;
 // a third covers a shard dropped by a concurrent question.
 const ROUNDS = 3;
 
-export async function askDetail(op, args) {
+export async function askDetail(op, args, { signal, ask: asker = ask, onLoad } = {}) {
   for (let round = 1; ; round++) {
+    if (signal?.aborted) throw cancelled();
     try {
-      return ask(op, args);
+      return asker(op, args);
     } catch (err) {
       if (round >= ROUNDS || err.code !== "shards_needed") throw err;
-      const bytes = await Promise.all(err.shards.map((d) => fetchShard(d)));
+      // A newer view change makes this load stale: it ends at once, and
+      // the shards still arriving are never handed over, so they cost the
+      // engine neither decoding nor cache.
+      loads.pending++;
+      onLoad?.(err.shards);
+      let bytes;
+      try {
+        bytes = await abortable(Promise.all(err.shards.map((d) => fetchShard(d))), signal);
+      } catch (e) {
+        if (e.name === "AbortError") loads.cancelled++;
+        throw e;
+      } finally {
+        loads.pending--;
+      }
       err.shards.forEach((d, k) => give(d.id, bytes[k]));
     }
   }
+}
+
+// Detail loads in flight and those a newer view change cancelled
+// (reported by detailDataStatus beside the engine's cache).
+const loads = { pending: 0, cancelled: 0 };
+
+// abortable settles with p, or rejects when signal aborts first.
+function abortable(p, signal) {
+  if (!signal) return p;
+  return new Promise((resolve, reject) => {
+    const stop = () => reject(cancelled());
+    if (signal.aborted) return stop();
+    signal.addEventListener("abort", stop, { once: true });
+    p.then(resolve, reject).finally(() => signal.removeEventListener("abort", stop));
+  });
+}
+
+function cancelled() {
+  return new DOMException("a newer view change replaced this Nsight load", "AbortError");
+}
+
+// nsysView asks the engine's nsys_view (internal/query/nsysview.go) and
+// decodes its bytes: {header, rows}, rows a Float64Array of
+// NSYS_ROW_FLOATS per drawn range (start, end, name, thread, lane).
+export const NSYS_ROW_FLOATS = 5;
+
+export async function nsysView(args, signal, onLoad) {
+  let answerMs = 0; // the engine's time, without the shard loads
+  const timed = (op, a) => {
+    const t = performance.now();
+    try {
+      return askBytes(op, a);
+    } finally {
+      answerMs += performance.now() - t;
+    }
+  };
+  const bytes = await askDetail("nsys_view", args, { signal, ask: timed, onLoad });
+  const t = performance.now();
+  const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const n = dv.getUint32(0, true);
+  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(4, 4 + n)));
+  const at = Math.ceil((4 + n) / 8) * 8;
+  const count = (bytes.byteLength - at) / 8;
+  const rows = (bytes.byteOffset + at) % 8 === 0 ? new Float64Array(bytes.buffer, bytes.byteOffset + at, count) : new Float64Array(bytes.slice(at).buffer);
+  return { header, rows, answerMs: answerMs + performance.now() - t };
 }
 
 // browserNsys renames the CLI's global_tid to the browser API's globalTid
@@ -31,5 +90,5 @@ export function browserNsys(answer) {
 }
 
 export function detailDataStatus() {
-  return ask("detail_cache", {});
+  return { ...ask("detail_cache", {}), pendingLoads: loads.pending, cancelledLoads: loads.cancelled };
 }

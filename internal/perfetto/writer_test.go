@@ -1,0 +1,151 @@
+package perfetto
+
+import (
+	"bytes"
+	"encoding/hex"
+	"strings"
+	"testing"
+
+	"github.com/dsight/dsight/internal/fuzzlimit"
+)
+
+// The counter packet of peers.md §5d, byte by byte: 2.0 at 1,500,000 ns on
+// track 101 of sequence 7, after the sequence's first packet.
+func TestCounterPacketBytes(t *testing.T) {
+	w := NewWriter(nil, 7)
+	w.Describe(Track{UUID: 101, Name: "c", Counter: &Counter{}})
+	before, _ := w.Bytes()
+	n := len(before)
+	w.Counter(1_500_000, 101, 2.0)
+	out, err := w.Bytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "0a18" + "40e0c65b" + "5a0e" + "4804" + "5865" + "e1020000000000000040" + "5007" + "6802"
+	if got := hex.EncodeToString(out[n:]); got != want {
+		t.Fatalf("counter packet\n got %s\nwant %s", got, want)
+	}
+}
+
+func TestWriterRoundTrip(t *testing.T) {
+	w := NewWriter(nil, 1)
+	w.Describe(Track{UUID: 1, Process: &Process{PID: 1, Name: "client"}, Ordering: Chronological})
+	w.Describe(Track{UUID: 2, Parent: 1, Name: "lane 0"})
+	w.Describe(Track{UUID: 3, Parent: 1, Name: "worker"})
+	w.Describe(Track{UUID: 4, Name: "in flight", Counter: &Counter{UnitName: "requests"}, Description: "d"})
+	w.Begin(10, 2, "request", []Arg{Str("request_id", "r1"), Int("output_tokens", 7), Float("ttft_ms", 1.5)}, []uint64{9}, nil)
+	w.Counter(10, 4, 1)
+	w.Begin(11, 2, "stage", nil, nil, nil)
+	w.Begin(12, 3, "served", nil, nil, []uint64{9})
+	w.End(13, 2)
+	w.End(14, 3)
+	w.Begin(15, 2, "stage", nil, nil, nil)
+	w.End(15, 2)
+	w.End(20, 2)
+	w.Counter(20, 4, 0)
+	out, err := w.Bytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := Decode(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := tr.Summarize()
+	if s.Tracks != 4 || s.ProcessTracks != 1 || s.CounterTracks != 1 || s.Slices != 4 || s.Counters != 2 || s.Flows != 1 || s.MaxDepth != 1 || s.Interned != 6 {
+		t.Fatalf("summary %+v", s)
+	}
+	first := tr.Events[0]
+	if first.Name != "request" || first.Args["request_id"] != "r1" || first.Args["output_tokens"] != int64(7) || first.Args["ttft_ms"] != 1.5 || first.Flows[0] != 9 {
+		t.Fatalf("first event %+v", first)
+	}
+	if tr.Tracks[3].Counter.UnitName != "requests" || tr.Tracks[3].Description != "d" || tr.Tracks[0].Ordering != Chronological {
+		t.Fatalf("tracks %+v", tr.Tracks)
+	}
+	// "stage" is interned once and used twice.
+	if n := bytes.Count(out, []byte("stage")); n != 1 {
+		t.Fatalf("the name stage is written %d times; interned, once", n)
+	}
+}
+
+func TestWriterRefuses(t *testing.T) {
+	for name, write := range map[string]func(w *Writer){
+		"event before descriptor": func(w *Writer) { w.Counter(1, 5, 1) },
+		"parent after child":      func(w *Writer) { w.Describe(Track{UUID: 2, Parent: 1}) },
+		"twice":                   func(w *Writer) { w.Describe(Track{UUID: 1}); w.Describe(Track{UUID: 1}) },
+		"uuid 0":                  func(w *Writer) { w.Describe(Track{Name: "x"}) },
+	} {
+		w := NewWriter(nil, 1)
+		write(w)
+		if _, err := w.Bytes(); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+}
+
+// Decode refuses what breaks Trace Processor's rules, each named.
+func TestDecodeRefuses(t *testing.T) {
+	good := func() *Writer {
+		w := NewWriter(nil, 1)
+		w.Describe(Track{UUID: 1, Name: "t"})
+		w.Describe(Track{UUID: 2, Name: "c", Counter: &Counter{}})
+		return w
+	}
+	cases := map[string]struct {
+		build func() []byte
+		want  string
+	}{
+		"unclosed":          {func() []byte { w := good(); w.Begin(1, 1, "a", nil, nil, nil); b, _ := w.Bytes(); return b }, "never ended"},
+		"end without begin": {func() []byte { w := good(); w.End(1, 1); b, _ := w.Bytes(); return b }, "no open slice"},
+		"time goes back": {func() []byte {
+			w := good()
+			w.Counter(5, 2, 1)
+			w.Counter(4, 2, 1)
+			b, _ := w.Bytes()
+			return b
+		}, "timestamp 4 after 5"},
+		"slice on counter": {func() []byte {
+			w := good()
+			w.Begin(1, 2, "a", nil, nil, nil)
+			w.End(2, 2)
+			b, _ := w.Bytes()
+			return b
+		}, "counter track"},
+		"flow without end": {func() []byte {
+			w := good()
+			w.Begin(1, 1, "a", nil, []uint64{3}, nil)
+			w.End(2, 1)
+			b, _ := w.Bytes()
+			return b
+		}, "flow 3"},
+		"no first packet": {func() []byte {
+			w := good()
+			w.Counter(1, 2, 1)
+			b, _ := w.Bytes()
+			// drop the first descriptor packet: its length is b[1]
+			return b[2+int(b[1]):]
+		}, "clear the incremental state"},
+	}
+	for name, c := range cases {
+		_, err := Decode(c.build())
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want an error saying %q", name, err, c.want)
+		}
+	}
+}
+
+func FuzzDecode(f *testing.F) {
+	w := NewWriter(nil, 1)
+	w.Describe(Track{UUID: 1, Name: "t"})
+	w.Begin(1, 1, "a", []Arg{Int("n", 1)}, nil, nil)
+	w.End(2, 1)
+	b, _ := w.Bytes()
+	f.Add(b)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		defer fuzzlimit.Start(t)()
+		tr, err := Decode(data)
+		if err == nil {
+			tr.Summarize()
+		}
+	})
+}

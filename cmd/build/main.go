@@ -7,6 +7,7 @@
 //	dsight query REPORT metrics [--name N] [--worker W] [--rank R] [--from S --to S] [--points]
 //	dsight publish REPORT --to DIR [--base-url URL]
 //	dsight link REPORT --view '#view=…' --to DIR [--base-url URL]
+//	dsight export perfetto REPORT -o FILE.pftrace[.gz]
 //
 // This file only wires flags to internal packages and maps errors to exit
 // codes: 0 ok, 1 failure, 2 usage.
@@ -32,6 +33,7 @@ const usage = `usage:
   dsight query REPORT [KIND] [flags]    (dsight query -h lists kinds and flags)
   dsight publish REPORT --to DIR [--base-url URL]
   dsight link REPORT --view '#view=…' --to DIR [--base-url URL]
+  dsight export perfetto REPORT -o FILE.pftrace[.gz]
   dsight version`
 
 func main() {
@@ -53,6 +55,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = publishCmd(args[1:], stdout)
 	case "link":
 		err = linkCmd(args[1:], stdout)
+	case "export":
+		err = exportCmd(args[1:], stdout)
 	case "version":
 		fmt.Fprintf(stdout, "dsight (report format %d, browser API 3.1)\n", report.FormatVersion)
 	case "-h", "--help", "help":

@@ -432,6 +432,8 @@ func (t *Trace) Summarize() Summary {
 			name := tr.Name
 			if tr.Process != nil {
 				name = tr.Process.Name
+			} else if tr.Thread != nil {
+				name = tr.Thread.Name
 			}
 			s.TopTracks = append(s.TopTracks, name)
 		}

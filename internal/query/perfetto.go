@@ -1,0 +1,368 @@
+package query
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/dsight/dsight/internal/lifecycle"
+	"github.com/dsight/dsight/internal/perfetto"
+)
+
+// The Perfetto export ("perfetto", a binary op): the whole report as one
+// .pftrace, built from the same columns, evidence and shards every other
+// answer reads, so `dsight export perfetto` and the page's Download button
+// write the same bytes. Layout:
+//
+//   - counter tracks first, grouped as the session-metrics seed lists them
+//     (Concurrency, Throughput, Per Request, Latency, Totals; series that
+//     fit none under "Other metrics"), one per metric series with its unit;
+//   - a "Client requests" process whose lanes hold the requests, packed so
+//     that overlapping requests never share a lane, each request's
+//     lifecycle stages nested under it;
+//   - one process per server worker (or role and host when no worker is
+//     known) holding the lifecycle activities of the requests it served, on
+//     lanes of their own per request, with a flow from each client request
+//     to the first activity on every worker that served it;
+//   - Nsight NVTX ranges on one thread track per recorded thread, under the
+//     profile's worker process.
+//
+// Times are the recorded epoch nanoseconds. Nothing is invented: a value a
+// request did not record has no annotation; a stage that does not nest in
+// its request, an NVTX range that does not nest on its thread (it goes to
+// an overflow track) and a metric gap row (a counter holds its value, so a
+// gap cannot be drawn) are counted in the "dsight export" track's
+// description.
+
+// perfettoSequence is the trusted_packet_sequence_id of the export.
+const perfettoSequence = 1
+
+// pfSlice is one slice of the export, times relative to the origin.
+type pfSlice struct {
+	start, end int64
+	child      bool // orders a child after its parent of the same interval
+	kind       uint8
+	name       string
+	req        int32 // request index, -1 for NVTX
+	aux        int32 // stage/activity: index into the exporter's details; NVTX: profile index
+	row        int64 // NVTX: row id
+	flow       uint64
+	flows      int32 // request: how many flows start at flow
+}
+
+const (
+	sliceRequest = iota
+	sliceStage
+	sliceActivity
+	sliceNVTX
+)
+
+// pfDetail is what a stage or activity slice annotates.
+type pfDetail struct {
+	source, role, host, span string
+}
+
+// pfTrack is one track: its descriptor and, for a slice track, its slices
+// sorted by (start, end descending, parent first); for a counter track the
+// series it draws.
+type pfTrack struct {
+	desc   perfetto.Track
+	slices []pfSlice
+	series int // -1: not a counter track
+}
+
+// pfLane is a lane being packed: its open slices' ends and owners.
+type pfLane struct {
+	track *pfTrack
+	ends  []int64
+	owner []int32
+}
+
+type pfProcess struct {
+	track *pfTrack
+	lanes []*pfLane
+	items []pfSlice // activities to pack, by request
+}
+
+type exporter struct {
+	e        *Engine
+	tracks   []*pfTrack
+	uuid     uint64
+	pid      int32
+	procs    map[string]*pfProcess
+	procKeys []string
+	details  []pfDetail
+	flow     uint64
+	counts   map[string]int64
+}
+
+func (x *exporter) track(t perfetto.Track, series int) *pfTrack {
+	x.uuid++
+	t.UUID = x.uuid
+	tr := &pfTrack{desc: t, series: series}
+	x.tracks = append(x.tracks, tr)
+	return tr
+}
+
+func (x *exporter) process(name string) *pfTrack {
+	x.pid++
+	return x.track(perfetto.Track{Process: &perfetto.Process{PID: x.pid, Name: name}, Ordering: perfetto.Chronological}, -1)
+}
+
+// appendPerfetto answers "perfetto": the trace's bytes appended to dst.
+// It needs the evidence and every metric and NVTX shard; without them it
+// names what to load (shards_needed) or waits for the evidence.
+func (e *Engine) appendPerfetto(dst []byte) ([]byte, error) {
+	if len(e.c.Server.Request) > 0 {
+		e.chunkMu.Lock()
+		pending := !e.c.HasEvidence()
+		e.chunkMu.Unlock()
+		if pending {
+			return nil, &Error{Code: CodeEvidencePending, Message: "the Perfetto export needs the report's server evidence, which is still loading"}
+		}
+	}
+	all := make([]int, len(e.c.Metrics))
+	for i := range all {
+		all[i] = i
+	}
+	held, missing := e.claim(all)
+	var nvtxIDs []string
+	for _, p := range e.c.Profiles {
+		for _, c := range p.Chunks {
+			nvtxIDs = append(nvtxIDs, c.ID)
+		}
+	}
+	detail, dmissing := e.detailClaim(nvtxIDs)
+	if len(missing)+len(dmissing) > 0 {
+		if held != nil {
+			e.unpin(held)
+		}
+		return nil, shardsNeeded("perfetto", append(missing, dmissing...))
+	}
+	defer e.release(held)
+	defer e.detailRelease(detail)
+
+	x := &exporter{e: e, procs: map[string]*pfProcess{}, counts: map[string]int64{}}
+	info := x.track(perfetto.Track{Name: "dsight export"}, -1)
+	x.counters()
+	if err := x.requests(); err != nil {
+		return nil, err
+	}
+	x.packActivities()
+	x.nvtx(detail)
+	info.desc.Description = x.describeCounts()
+	return x.write(dst)
+}
+
+// requests lays the client requests on lanes with their stages, and
+// collects each served request's activities per worker.
+func (x *exporter) requests() error {
+	e, r := x.e, x.e.r
+	if r.N == 0 {
+		return nil
+	}
+	client := x.process("Client requests (" + e.c.Meta.ClientKind + ")")
+	var lanes []*pfTrack
+	var laneEnd []int64
+	origin := e.c.Meta.OriginNS
+	for i := range r.N {
+		start, end := r.Start[i], r.End[i]
+		k := slices.IndexFunc(laneEnd, func(t int64) bool { return t <= start })
+		if k < 0 {
+			k = len(lanes)
+			lanes = append(lanes, x.track(perfetto.Track{Parent: client.desc.UUID, Name: "lane " + strconv.Itoa(k+1)}, -1))
+			laneEnd = append(laneEnd, 0)
+		}
+		laneEnd[k] = end
+		lane := lanes[k]
+		req := pfSlice{start: start, end: end, kind: sliceRequest, name: requestSliceName(r.Status[i]), req: int32(i)}
+		at := len(lane.slices)
+		lane.slices = append(lane.slices, req)
+		sk := e.serverRow[i]
+		if sk < 0 || e.c.Server.LifecycleAvailable[sk] != 1 {
+			continue
+		}
+		l, err := x.lifecycle(int(sk))
+		if err != nil {
+			return fmt.Errorf("request %q: stored server evidence: %w", r.ID[i], err)
+		}
+		prev := start
+		for _, s := range l.Stages {
+			a, b := s.StartNS-origin, s.EndNS-origin
+			if a < prev || b < a || b > end {
+				x.counts["lifecycle stages that do not nest in their request (left out)"]++
+				continue
+			}
+			prev = b
+			lane.slices = append(lane.slices, pfSlice{start: a, end: b, child: true, kind: sliceStage, name: s.Label, req: int32(i), aux: x.detail(lifecycleSource(s.Evidence), s.Role, orEmpty(s.Host), "")})
+		}
+		first := x.flow + 1
+		served := map[string]bool{}
+		for _, act := range l.Activities {
+			sp := act.Span
+			key, name := processKey(act.Span.Worker, sp.Role(), lifecycle.RecordedHost(sp.Span))
+			p := x.procs[key]
+			if p == nil {
+				p = &pfProcess{}
+				x.procs[key] = p
+				x.procKeys = append(x.procKeys, key)
+				p.track = &pfTrack{desc: perfetto.Track{Name: name}}
+			}
+			it := pfSlice{start: sp.StartNS - origin, end: sp.EndNS - origin, kind: sliceActivity, name: act.Label, req: int32(i),
+				aux: x.detail(spanSource(sp.Ref.Path, sp.Ref.Line), sp.Role(), orEmpty(lifecycle.RecordedHost(sp.Span)), sp.Name)}
+			if it.end < it.start {
+				x.counts["activities that end before they start (left out)"]++
+				continue
+			}
+			if !served[key] {
+				served[key] = true
+				x.flow++
+				it.flow = x.flow
+			}
+			p.items = append(p.items, it)
+		}
+		if n := x.flow + 1 - first; n > 0 {
+			lane.slices[at].flow, lane.slices[at].flows = first, int32(n)
+		}
+	}
+	return nil
+}
+
+func requestSliceName(status string) string {
+	if status == "" || status == "completed" {
+		return "request"
+	}
+	return "request (" + status + ")"
+}
+
+// processKey names the process an activity is drawn in: its worker, else
+// its role and recorded host.
+func processKey(worker, role string, host *string) (key, name string) {
+	if worker != "" {
+		name = worker
+		if host != nil {
+			name += " · " + *host
+		}
+		return "w:" + worker, name
+	}
+	name = role
+	if name == "" {
+		name = "server"
+	}
+	if host != nil {
+		name += " · " + *host
+	}
+	return "r:" + name, name
+}
+
+func (x *exporter) lifecycle(k int) (lifecycle.Lifecycle, error) {
+	e := x.e
+	e.chunkMu.Lock()
+	defer e.chunkMu.Unlock()
+	c, err := e.chunks.chunk(int(e.c.Server.Chunk[k]), e.c.ServerChunk)
+	if err != nil {
+		return lifecycle.Lifecycle{}, err
+	}
+	ev, err := c.Request(int(e.c.Server.Slot[k]))
+	if err != nil {
+		return lifecycle.Lifecycle{}, err
+	}
+	return lifecycle.Derive(ev), nil
+}
+
+func (x *exporter) detail(source, role, host, span string) int32 {
+	x.details = append(x.details, pfDetail{source: source, role: role, host: host, span: span})
+	return int32(len(x.details) - 1)
+}
+
+func lifecycleSource(ev lifecycle.Evidence) string { return spanSource(ev.Path, ev.Line) }
+
+func spanSource(path string, line int64) string {
+	if path == "" {
+		return ""
+	}
+	return path + ":" + strconv.FormatInt(line, 10)
+}
+
+func orEmpty(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// packActivities places each worker's activities on lanes: an activity
+// nests under an open one of the same request that contains it, else
+// takes the first free lane, so one request's activities never nest under
+// another's.
+func (x *exporter) packActivities() {
+	slices.Sort(x.procKeys)
+	for _, key := range x.procKeys {
+		p := x.procs[key]
+		name := p.track.desc.Name
+		p.track = x.process(name)
+		slices.SortStableFunc(p.items, func(a, b pfSlice) int {
+			if a.start != b.start {
+				return cmpInt(a.start, b.start)
+			}
+			return cmpInt(b.end, a.end)
+		})
+		for _, it := range p.items {
+			lane := x.place(&p.lanes, p.track.desc.UUID, it, "lane ")
+			lane.track.slices = append(lane.track.slices, it)
+		}
+		p.items = nil
+	}
+}
+
+// place finds the lane for s among lanes (a new one when none fits): the
+// first whose innermost open slice has s's owner and contains s, else the
+// first with nothing open.
+func (x *exporter) place(lanes *[]*pfLane, parent uint64, s pfSlice, prefix string) *pfLane {
+	free := -1
+	for k, l := range *lanes {
+		for n := len(l.ends); n > 0 && l.ends[n-1] <= s.start; n-- {
+			l.ends, l.owner = l.ends[:n-1], l.owner[:n-1]
+		}
+		n := len(l.ends)
+		if n > 0 && l.owner[n-1] == s.req && l.ends[n-1] >= s.end {
+			l.ends, l.owner = append(l.ends, s.end), append(l.owner, s.req)
+			return l
+		}
+		if n == 0 && free < 0 {
+			free = k
+		}
+	}
+	if free < 0 {
+		free = len(*lanes)
+		*lanes = append(*lanes, &pfLane{track: x.track(perfetto.Track{Parent: parent, Name: prefix + strconv.Itoa(free+1)}, -1)})
+	}
+	l := (*lanes)[free]
+	l.ends, l.owner = append(l.ends, s.end), append(l.owner, s.req)
+	return l
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func (x *exporter) describeCounts() string {
+	var b strings.Builder
+	b.WriteString("Exported by dsight from report " + x.e.c.Meta.Job + ". Times are the recorded epoch nanoseconds; no cross-host clock correction.")
+	keys := make([]string, 0, len(x.counts))
+	for k := range x.counts {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		fmt.Fprintf(&b, " %s: %d.", k, x.counts[k])
+	}
+	return b.String()
+}

@@ -221,7 +221,7 @@ func (x *exporter) write(dst []byte) ([]byte, error) {
 type cursor struct {
 	x    *exporter
 	t    *pfTrack
-	next_ int // next slice
+	pos  int // next slice
 	open []int
 	// the pending event
 	ts    int64
@@ -247,18 +247,18 @@ func (c *cursor) next() bool {
 	s := c.t.slices
 	if n := len(c.open); n > 0 {
 		top := &s[c.open[n-1]]
-		if c.next_ >= len(s) || !nests(top, &s[c.next_]) {
+		if c.pos >= len(s) || !nests(top, &s[c.pos]) {
 			c.ts, c.end, c.slice = top.end, true, c.open[n-1]
 			c.open = c.open[:n-1]
 			return true
 		}
 	}
-	if c.next_ >= len(s) {
+	if c.pos >= len(s) {
 		return false
 	}
-	c.ts, c.end, c.slice = s[c.next_].start, false, c.next_
-	c.open = append(c.open, c.next_)
-	c.next_++
+	c.ts, c.end, c.slice = s[c.pos].start, false, c.pos
+	c.open = append(c.open, c.pos)
+	c.pos++
 	return true
 }
 

@@ -1,8 +1,7 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
+	"bufio"
 	"errors"
 	"flag"
 	"fmt"
@@ -51,63 +50,42 @@ func exportCmd(args []string, stdout io.Writer) error {
 	if len(pos) != 1 || *out == "" {
 		return fmt.Errorf("%w: dsight export perfetto REPORT -o FILE.pftrace[.gz]", errUsage)
 	}
-	trace, err := exportPerfetto(pos[0])
+	core, dir, err := report.OpenDir(pos[0])
 	if err != nil {
 		return err
-	}
-	payload := trace
-	if strings.HasSuffix(*out, ".gz") {
-		var b bytes.Buffer
-		zw, _ := gzip.NewWriterLevel(&b, gzip.DefaultCompression)
-		if _, err := zw.Write(trace); err != nil {
-			return err
-		}
-		if err := zw.Close(); err != nil {
-			return err
-		}
-		payload = b.Bytes()
-	}
-	if err := writeFileAtomic(*out, payload); err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "wrote %s (%d bytes; %d uncompressed)\n", *out, len(payload), len(trace))
-	return nil
-}
-
-// exportPerfetto asks the report's engine for the trace, handing over the
-// shards it names, exactly as the page does before its Download button
-// saves the bytes.
-func exportPerfetto(path string) ([]byte, error) {
-	core, dir, err := report.OpenDir(path)
-	if err != nil {
-		return nil, err
 	}
 	e, err := query.New(core)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return perfettoFrom(e, core, dir)
+	if err := loadForPerfetto(e, core, dir); err != nil {
+		return err
+	}
+	n, written, err := writeAtomic(*out, func(w io.Writer) error {
+		if !strings.HasSuffix(*out, ".gz") {
+			return e.WritePerfetto(w)
+		}
+		zw, _ := gzip.NewWriterLevel(w, gzip.DefaultCompression)
+		if err := e.WritePerfetto(zw); err != nil {
+			return err
+		}
+		return zw.Close()
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote %s (%d bytes; %d uncompressed)\n", *out, written, n)
+	return nil
 }
 
-func perfettoFrom(e *query.Engine, core *catalog.Core, dir string) ([]byte, error) {
-	req := []byte(`{"op":"perfetto"}`)
+// loadForPerfetto hands the engine every shard the export names, reading
+// them from the report, as the page does before its Download button asks.
+func loadForPerfetto(e *query.Engine, core *catalog.Core, dir string) error {
 	for round := 0; ; round++ {
-		out, binary := e.AppendAnswer(nil, req)
-		if binary {
-			return out, nil
-		}
-		var env struct {
-			Code   query.Code        `json:"code"`
-			Error  string            `json:"error"`
-			Shards []query.ShardNeed `json:"shards"`
-		}
-		if err := json.Unmarshal(out, &env); err != nil {
-			return nil, err
-		}
-		var err error = &query.Error{Code: env.Code, Message: env.Error, Shards: env.Shards}
+		err := e.PerfettoReady()
 		var qe *query.Error
-		if round >= 2 || !errors.As(err, &qe) || qe.Code != query.CodeShardsNeeded {
-			return nil, err
+		if err == nil || round >= 2 || !errors.As(err, &qe) || qe.Code != query.CodeShardsNeeded {
+			return err
 		}
 		var metric, detail []query.ShardNeed
 		for _, n := range qe.Shards {
@@ -118,38 +96,57 @@ func perfettoFrom(e *query.Engine, core *catalog.Core, dir string) ([]byte, erro
 			}
 		}
 		if err := report.LoadMetricShards(e, core, dir, metric); err != nil {
-			return nil, err
+			return err
 		}
 		if err := report.LoadDetailShards(e, dir, detail); err != nil {
-			return nil, err
+			return err
 		}
 	}
 }
 
-// writeFileAtomic writes path through a temporary file in its directory,
-// so a failed export never leaves a truncated trace behind.
-func writeFileAtomic(path string, b []byte) error {
+// counting counts the bytes written through it.
+type counting struct {
+	w io.Writer
+	n int64
+}
+
+func (c *counting) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// writeAtomic writes path through a temporary file in its directory, so a
+// failed export never leaves a truncated trace behind. It returns the
+// bytes write produced and the bytes the file holds.
+func writeAtomic(path string, write func(io.Writer) error) (produced, written int64, err error) {
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".dsight-export-*")
 	if err != nil {
-		return err
+		return 0, 0, err
 	}
-	if _, err := tmp.Write(b); err != nil {
+	file := &counting{w: tmp}
+	buf := bufio.NewWriterSize(file, 1<<20)
+	in := &counting{w: buf}
+	if err := write(in); err == nil {
+		err = buf.Flush()
+	}
+	if err != nil {
 		tmp.Close()
 		os.Remove(tmp.Name())
-		return err
+		return 0, 0, err
 	}
 	if err := tmp.Chmod(0o644); err != nil {
 		tmp.Close()
 		os.Remove(tmp.Name())
-		return err
+		return 0, 0, err
 	}
 	if err := tmp.Close(); err != nil {
 		os.Remove(tmp.Name())
-		return err
+		return 0, 0, err
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
 		os.Remove(tmp.Name())
-		return err
+		return 0, 0, err
 	}
-	return nil
+	return in.n, file.n, nil
 }

@@ -358,11 +358,13 @@ func (d *decoder) event(ts int64, b []byte) error {
 		if !isCounter {
 			return d.errf("a counter value on slice track %d", uuid)
 		}
-		v, ok := f.uint(fEventDoubleCounter)
-		if !ok {
-			return d.errf("a counter event without double_counter_value")
+		if v, ok := f.uint(fEventDoubleCounter); ok {
+			e.Value = math.Float64frombits(v)
+		} else if v, ok := f.uint(fEventCounterValue); ok {
+			e.Value = float64(int64(v))
+		} else {
+			return d.errf("a counter event without a value")
 		}
-		e.Value = math.Float64frombits(v)
 	default:
 		return d.errf("event type %d", typ)
 	}

@@ -10,6 +10,7 @@ package perfetto
 
 import (
 	"fmt"
+	"io"
 	"math"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -50,6 +51,7 @@ const (
 	fEventType            = 9
 	fEventNameIID         = 10
 	fEventTrackUUID       = 11
+	fEventCounterValue    = 30
 	fEventDoubleCounter   = 44
 	fEventFlowIDs         = 47
 	fEventTerminatingFlow = 48
@@ -142,6 +144,7 @@ func Str(name, v string) Arg           { return Arg{Name: name, kind: 's', s: v}
 // Writer refuses an event on a track it has not described.
 type Writer struct {
 	out     []byte
+	sink    io.Writer // when set, out is flushed to it in blocks
 	pkt     []byte // the packet being built
 	ev      []byte // its track event
 	scratch []byte
@@ -150,17 +153,43 @@ type Writer struct {
 
 	names, argNames       map[string]uint64
 	newNames, newArgNames []string
-	tracks                map[uint64]bool
+	tracks                []bool // by uuid: described
 	err                   error
 }
 
 // NewWriter starts a sequence with id seq (non-zero), appending to dst.
 func NewWriter(dst []byte, seq uint32) *Writer {
-	return &Writer{out: dst, seq: seq, names: map[string]uint64{}, argNames: map[string]uint64{}, tracks: map[uint64]bool{}}
+	return &Writer{out: dst, seq: seq, names: map[string]uint64{}, argNames: map[string]uint64{}}
 }
+
+// NewStreamWriter starts a sequence with id seq that writes to sink in
+// blocks; call Flush at the end.
+func NewStreamWriter(sink io.Writer, seq uint32) *Writer {
+	w := NewWriter(make([]byte, 0, flushBytes+64<<10), seq)
+	w.sink = sink
+	return w
+}
+
+// flushBytes is the block a stream writer hands its sink.
+const flushBytes = 1 << 20
 
 // Bytes returns the trace written so far and the first error, if any.
 func (w *Writer) Bytes() ([]byte, error) { return w.out, w.err }
+
+// Flush writes what is buffered to the sink and returns the first error.
+func (w *Writer) Flush() error {
+	if w.sink != nil && w.err == nil && len(w.out) > 0 {
+		if _, err := w.sink.Write(w.out); err != nil {
+			w.err = err
+		}
+		w.out = w.out[:0]
+	}
+	return w.err
+}
+
+func (w *Writer) described(uuid uint64) bool {
+	return uuid < uint64(len(w.tracks)) && w.tracks[uuid]
+}
 
 func (w *Writer) fail(format string, a ...any) {
 	if w.err == nil {
@@ -175,12 +204,19 @@ func (w *Writer) Describe(t Track) {
 	case t.UUID == 0:
 		w.fail("perfetto: track %q has uuid 0", t.Name)
 		return
-	case w.tracks[t.UUID]:
+	case w.described(t.UUID):
 		w.fail("perfetto: track %d described twice", t.UUID)
 		return
-	case t.Parent != 0 && !w.tracks[t.Parent]:
+	case t.Parent != 0 && !w.described(t.Parent):
 		w.fail("perfetto: track %d described before its parent %d", t.UUID, t.Parent)
 		return
+	case t.UUID > 1<<32:
+		// uuids index a table here; a writer needs no more tracks
+		w.fail("perfetto: track uuid %d is too large for this writer", t.UUID)
+		return
+	}
+	for uint64(len(w.tracks)) <= t.UUID {
+		w.tracks = append(w.tracks, false)
 	}
 	w.tracks[t.UUID] = true
 	b := w.scratch[:0]
@@ -237,7 +273,7 @@ func (w *Writer) Begin(ts int64, track uint64, name string, args []Arg, flows, t
 	e = appendVarintField(e, fEventTrackUUID, track)
 	e = appendVarintField(e, fEventNameIID, w.intern(w.names, &w.newNames, name))
 	for _, a := range args {
-		var m []byte
+		m := w.scratch[:0]
 		m = appendVarintField(m, fAnnotationNameIID, w.intern(w.argNames, &w.newArgNames, a.Name))
 		switch a.kind {
 		case 'i':
@@ -248,6 +284,7 @@ func (w *Writer) Begin(ts int64, track uint64, name string, args []Arg, flows, t
 		default:
 			m = appendString(m, fAnnotationString, a.s)
 		}
+		w.scratch = m
 		e = appendBytes(e, fEventDebugAnnotation, m)
 	}
 	for _, id := range flows {
@@ -272,21 +309,33 @@ func (w *Writer) End(ts int64, track uint64) {
 	w.event(ts, e)
 }
 
-// Counter records value v on counter track at ts.
-func (w *Writer) Counter(ts int64, track uint64, v float64) {
+// Counter records value v on counter track at ts: an integral value as
+// counter_value (a varint: most gauges count something), any other as
+// double_counter_value. Trace Processor reads both as the same double.
+func (w *Writer) Counter(ts int64, track uint64, v float64) { w.counter(ts, track, v, true) }
+
+// DoubleCounter records v as double_counter_value whatever its value.
+func (w *Writer) DoubleCounter(ts int64, track uint64, v float64) { w.counter(ts, track, v, false) }
+
+func (w *Writer) counter(ts int64, track uint64, v float64, compact bool) {
 	if !w.known(track) {
 		return
 	}
 	e := w.ev[:0]
 	e = appendVarintField(e, fEventType, typeCounter)
 	e = appendVarintField(e, fEventTrackUUID, track)
-	e = protowire.AppendTag(e, fEventDoubleCounter, protowire.Fixed64Type)
-	e = protowire.AppendFixed64(e, math.Float64bits(v))
+	if i := int64(v); compact && float64(i) == v && math.Abs(v) < 1<<53 && !(v == 0 && math.Signbit(v)) {
+		// An integral value is exact as counter_value, in fewer bytes.
+		e = appendVarintField(e, fEventCounterValue, uint64(i))
+	} else {
+		e = protowire.AppendTag(e, fEventDoubleCounter, protowire.Fixed64Type)
+		e = protowire.AppendFixed64(e, math.Float64bits(v))
+	}
 	w.event(ts, e)
 }
 
 func (w *Writer) known(track uint64) bool {
-	if !w.tracks[track] {
+	if !w.described(track) {
 		w.fail("perfetto: event on track %d before its descriptor", track)
 		return false
 	}
@@ -330,6 +379,9 @@ func (w *Writer) finish(isEvent bool) {
 	}
 	w.pkt = p
 	w.out = appendBytes(w.out, fTracePacket, p)
+	if w.sink != nil && len(w.out) >= flushBytes {
+		w.Flush()
+	}
 }
 
 func (w *Writer) intern(table map[string]uint64, fresh *[]string, s string) uint64 {

@@ -3,6 +3,8 @@ package perfetto
 import (
 	"bytes"
 	"encoding/hex"
+	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -16,7 +18,7 @@ func TestCounterPacketBytes(t *testing.T) {
 	w.Describe(Track{UUID: 101, Name: "c", Counter: &Counter{}})
 	before, _ := w.Bytes()
 	n := len(before)
-	w.Counter(1_500_000, 101, 2.0)
+	w.DoubleCounter(1_500_000, 101, 2.0)
 	out, err := w.Bytes()
 	if err != nil {
 		t.Fatal(err)
@@ -24,6 +26,47 @@ func TestCounterPacketBytes(t *testing.T) {
 	want := "0a18" + "40e0c65b" + "5a0e" + "4804" + "5865" + "e1020000000000000040" + "5007" + "6802"
 	if got := hex.EncodeToString(out[n:]); got != want {
 		t.Fatalf("counter packet\n got %s\nwant %s", got, want)
+	}
+	// Counter writes the integral 2 as counter_value (30, varint): 7 bytes
+	// less. Fractions, NaN-free non-integers and -0 stay doubles.
+	n = len(out)
+	w.Counter(1_500_000, 101, 2.0)
+	out, _ = w.Bytes()
+	want = "0a11" + "40e0c65b" + "5a07" + "4804" + "5865" + "f00102" + "5007" + "6802"
+	if got := hex.EncodeToString(out[n:]); got != want {
+		t.Fatalf("compact counter packet\n got %s\nwant %s", got, want)
+	}
+	for _, v := range []float64{0.5, math.Copysign(0, -1), 1 << 60} {
+		w.Counter(1_500_000, 101, v)
+	}
+	out, _ = w.Bytes()
+	tr, err := Decode(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []float64
+	for _, e := range tr.Events {
+		got = append(got, e.Value)
+	}
+	if fmt.Sprint(got) != fmt.Sprint([]float64{2, 2, 0.5, math.Copysign(0, -1), 1 << 60}) || !math.Signbit(got[3]) {
+		t.Fatalf("values read back %v", got)
+	}
+}
+
+// A stream writer hands its sink exactly the bytes a buffer writer holds.
+func TestStreamWriter(t *testing.T) {
+	var sink bytes.Buffer
+	a, b := NewWriter(nil, 3), NewStreamWriter(&sink, 3)
+	for _, w := range []*Writer{a, b} {
+		w.Describe(Track{UUID: 1, Name: "t"})
+		for k := range int64(200_000) {
+			w.Begin(k*10, 1, "s", []Arg{Int("k", k)}, nil, nil)
+			w.End(k*10+5, 1)
+		}
+	}
+	want, _ := a.Bytes()
+	if err := b.Flush(); err != nil || !bytes.Equal(sink.Bytes(), want) || len(want) < 2*flushBytes {
+		t.Fatalf("stream %d bytes, buffer %d (%v)", sink.Len(), len(want), err)
 	}
 }
 

@@ -2,6 +2,7 @@ package query
 
 import (
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -111,15 +112,46 @@ func (x *exporter) process(name string) *pfTrack {
 }
 
 // appendPerfetto answers "perfetto": the trace's bytes appended to dst.
-// It needs the evidence and every metric and NVTX shard; without them it
-// names what to load (shards_needed) or waits for the evidence.
 func (e *Engine) appendPerfetto(dst []byte) ([]byte, error) {
+	w := perfetto.NewWriter(dst, perfettoSequence)
+	if err := e.perfetto(w); err != nil {
+		return nil, err
+	}
+	return w.Bytes()
+}
+
+// WritePerfetto streams the "perfetto" answer to sink: the same bytes, for
+// a trace too large to hold twice. Its errors are the answer's.
+func (e *Engine) WritePerfetto(sink io.Writer) error {
+	w := perfetto.NewStreamWriter(sink, perfettoSequence)
+	if err := e.perfetto(w); err != nil {
+		return err
+	}
+	return w.Flush()
+}
+
+// PerfettoReady reports what the export still needs: nil when it can be
+// written, else the answer's error (shards_needed naming every metric and
+// NVTX shard not held, or evidence_pending). A reader loads what it names
+// and asks again before writing.
+func (e *Engine) PerfettoReady() error {
+	// Nothing is marked read, so the shards just loaded stay until the
+	// export reads them.
+	held, _, err := e.perfettoClaim()
+	if err == nil {
+		e.unpin(held)
+	}
+	return err
+}
+
+// perfettoClaim pins every metric and NVTX shard for the export.
+func (e *Engine) perfettoClaim() ([]*shardEntry, map[string]*detailEntry, error) {
 	if len(e.c.Server.Request) > 0 {
 		e.chunkMu.Lock()
 		pending := !e.c.HasEvidence()
 		e.chunkMu.Unlock()
 		if pending {
-			return nil, &Error{Code: CodeEvidencePending, Message: "the Perfetto export needs the report's server evidence, which is still loading"}
+			return nil, nil, &Error{Code: CodeEvidencePending, Message: "the Perfetto export needs the report's server evidence, which is still loading"}
 		}
 	}
 	all := make([]int, len(e.c.Metrics))
@@ -138,7 +170,18 @@ func (e *Engine) appendPerfetto(dst []byte) ([]byte, error) {
 		if held != nil {
 			e.unpin(held)
 		}
-		return nil, shardsNeeded("perfetto", append(missing, dmissing...))
+		return nil, nil, shardsNeeded("perfetto", append(missing, dmissing...))
+	}
+	return held, detail, nil
+}
+
+// perfetto writes the trace. It needs the evidence and every metric and
+// NVTX shard; without them it names what to load (shards_needed) or waits
+// for the evidence.
+func (e *Engine) perfetto(w *perfetto.Writer) error {
+	held, detail, err := e.perfettoClaim()
+	if err != nil {
+		return err
 	}
 	defer e.release(held)
 	defer e.detailRelease(detail)
@@ -147,12 +190,14 @@ func (e *Engine) appendPerfetto(dst []byte) ([]byte, error) {
 	info := x.track(perfetto.Track{Name: "dsight export"}, -1)
 	x.counters()
 	if err := x.requests(); err != nil {
-		return nil, err
+		return err
 	}
 	x.packActivities()
 	x.nvtx(detail)
 	info.desc.Description = x.describeCounts()
-	return x.write(dst)
+	x.write(w)
+	_, err = w.Bytes()
+	return err
 }
 
 // requests lays the client requests on lanes with their stages, and

@@ -186,8 +186,7 @@ func (x *exporter) nvtx(held map[string]*detailEntry) {
 
 // write emits the descriptors, then every event in time order: a k-way
 // merge of the tracks' slice begins and ends and the counters' rows.
-func (x *exporter) write(dst []byte) ([]byte, error) {
-	w := perfetto.NewWriter(dst, perfettoSequence)
+func (x *exporter) write(w *perfetto.Writer) {
 	var h cursorHeap
 	for _, t := range x.tracks {
 		w.Describe(t.desc)
@@ -214,7 +213,6 @@ func (x *exporter) write(dst []byte) ([]byte, error) {
 			heap.Pop(&h)
 		}
 	}
-	return w.Bytes()
 }
 
 // cursor walks one track's events in time order.

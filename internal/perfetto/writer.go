@@ -145,8 +145,8 @@ func Str(name, v string) Arg           { return Arg{Name: name, kind: 's', s: v}
 type Writer struct {
 	out     []byte
 	sink    io.Writer // when set, out is flushed to it in blocks
-	pkt     []byte // the packet being built
-	ev      []byte // its track event
+	pkt     []byte    // the packet being built
+	ev      []byte    // its track event
 	scratch []byte
 	seq     uint32
 	started bool

@@ -130,7 +130,12 @@ type Arg struct {
 	i    int64
 	f    float64
 	s    string
+	b    []byte
 }
+
+// Bytes is Str for text in a buffer the caller reuses: the writer copies
+// it before returning.
+func Bytes(name string, v []byte) Arg { return Arg{Name: name, kind: 'b', b: v} }
 
 // Int, Float and Str make debug annotations.
 func Int(name string, v int64) Arg     { return Arg{Name: name, kind: 'i', i: v} }
@@ -281,6 +286,9 @@ func (w *Writer) Begin(ts int64, track uint64, name string, args []Arg, flows, t
 		case 'f':
 			m = protowire.AppendTag(m, fAnnotationDouble, protowire.Fixed64Type)
 			m = protowire.AppendFixed64(m, math.Float64bits(a.f))
+		case 'b':
+			m = protowire.AppendTag(m, fAnnotationString, protowire.BytesType)
+			m = protowire.AppendBytes(m, a.b)
 		default:
 			m = appendString(m, fAnnotationString, a.s)
 		}

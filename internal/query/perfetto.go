@@ -42,14 +42,14 @@ const perfettoSequence = 1
 // pfSlice is one slice of the export, times relative to the origin.
 type pfSlice struct {
 	start, end int64
-	child      bool // orders a child after its parent of the same interval
-	kind       uint8
-	name       string
-	req        int32 // request index, -1 for NVTX
-	aux        int32 // stage/activity: index into the exporter's details; NVTX: profile index
-	row        int64 // NVTX: row id
-	flow       uint64
-	flows      int32 // request: how many flows start at flow
+	// flow is a request's first flow id or an activity's terminating one;
+	// for an NVTX range, its row id.
+	flow  uint64
+	name  uint32 // in the exporter's string table
+	req   int32  // request index, -1 for NVTX
+	aux   int32  // stage/activity: index into the exporter's details; NVTX: profile index
+	flows int32  // request: how many flows start at flow
+	kind  uint8
 }
 
 const (
@@ -61,7 +61,8 @@ const (
 
 // pfDetail is what a stage or activity slice annotates.
 type pfDetail struct {
-	source, role, host, span string
+	line                   int64
+	path, role, host, span uint32 // string table ids; 0 for none
 }
 
 // pfTrack is one track: its descriptor and, for a slice track, its slices
@@ -91,11 +92,37 @@ type exporter struct {
 	tracks   []*pfTrack
 	uuid     uint64
 	pid      int32
-	procs    map[string]*pfProcess
-	procKeys []string
+	procs    map[procKey]*pfProcess
+	procKeys []procKey
 	details  []pfDetail
 	flow     uint64
 	counts   map[string]int64
+
+	// strs holds every name and annotation text once; strs[0] is "".
+	strs  []string
+	strID map[string]uint32
+
+	// reused per event
+	argBuf  []perfetto.Arg
+	flowBuf []uint64
+	srcBuf  []byte
+}
+
+// str returns s's id in the string table.
+func (x *exporter) str(s string) uint32 {
+	if s == "" {
+		return 0
+	}
+	if id, ok := x.strID[s]; ok {
+		return id
+	}
+	if x.strID == nil {
+		x.strID, x.strs = map[string]uint32{}, []string{""}
+	}
+	id := uint32(len(x.strs))
+	x.strs = append(x.strs, s)
+	x.strID[s] = id
+	return id
 }
 
 func (x *exporter) track(t perfetto.Track, series int) *pfTrack {
@@ -186,7 +213,7 @@ func (e *Engine) perfetto(w *perfetto.Writer) error {
 	defer e.release(held)
 	defer e.detailRelease(detail)
 
-	x := &exporter{e: e, procs: map[string]*pfProcess{}, counts: map[string]int64{}}
+	x := &exporter{e: e, procs: map[procKey]*pfProcess{}, counts: map[string]int64{}}
 	info := x.track(perfetto.Track{Name: "dsight export"}, -1)
 	x.counters()
 	if err := x.requests(); err != nil {
@@ -221,7 +248,7 @@ func (x *exporter) requests() error {
 		}
 		laneEnd[k] = end
 		lane := lanes[k]
-		req := pfSlice{start: start, end: end, kind: sliceRequest, name: requestSliceName(r.Status[i]), req: int32(i)}
+		req := pfSlice{start: start, end: end, kind: sliceRequest, name: x.str(requestSliceName(r.Status[i])), req: int32(i)}
 		at := len(lane.slices)
 		lane.slices = append(lane.slices, req)
 		sk := e.serverRow[i]
@@ -240,22 +267,24 @@ func (x *exporter) requests() error {
 				continue
 			}
 			prev = b
-			lane.slices = append(lane.slices, pfSlice{start: a, end: b, child: true, kind: sliceStage, name: s.Label, req: int32(i), aux: x.detail(lifecycleSource(s.Evidence), s.Role, orEmpty(s.Host), "")})
+			lane.slices = append(lane.slices, pfSlice{start: a, end: b, kind: sliceStage, name: x.str(s.Label), req: int32(i), aux: x.detail(s.Evidence.Path, s.Evidence.Line, s.Role, orEmpty(s.Host), "")})
 		}
 		first := x.flow + 1
-		served := map[string]bool{}
+		served := map[procKey]bool{}
 		for _, act := range l.Activities {
 			sp := act.Span
-			key, name := processKey(act.Span.Worker, sp.Role(), lifecycle.RecordedHost(sp.Span))
+			host := orEmpty(lifecycle.RecordedHost(sp.Span))
+			role := sp.Role()
+			key := processKey(act.Span.Worker, role, host)
 			p := x.procs[key]
 			if p == nil {
 				p = &pfProcess{}
 				x.procs[key] = p
 				x.procKeys = append(x.procKeys, key)
-				p.track = &pfTrack{desc: perfetto.Track{Name: name}}
+				p.track = &pfTrack{desc: perfetto.Track{Name: key.name()}}
 			}
-			it := pfSlice{start: sp.StartNS - origin, end: sp.EndNS - origin, kind: sliceActivity, name: act.Label, req: int32(i),
-				aux: x.detail(spanSource(sp.Ref.Path, sp.Ref.Line), sp.Role(), orEmpty(lifecycle.RecordedHost(sp.Span)), sp.Name)}
+			it := pfSlice{start: sp.StartNS - origin, end: sp.EndNS - origin, kind: sliceActivity, name: x.str(act.Label), req: int32(i),
+				aux: x.detail(sp.Ref.Path, sp.Ref.Line, role, host, sp.Name)}
 			if it.end < it.start {
 				x.counts["activities that end before they start (left out)"]++
 				continue
@@ -281,24 +310,33 @@ func requestSliceName(status string) string {
 	return "request (" + status + ")"
 }
 
-// processKey names the process an activity is drawn in: its worker, else
+// procKey names the process an activity is drawn in: its worker, else
 // its role and recorded host.
-func processKey(worker, role string, host *string) (key, name string) {
+type procKey struct{ worker, role, host string }
+
+func processKey(worker, role, host string) procKey {
 	if worker != "" {
-		name = worker
-		if host != nil {
-			name += " · " + *host
-		}
-		return "w:" + worker, name
+		return procKey{worker: worker, host: host}
 	}
-	name = role
+	if role == "" {
+		role = "server"
+	}
+	return procKey{role: role, host: host}
+}
+
+func (k procKey) name() string {
+	name := k.worker
 	if name == "" {
-		name = "server"
+		name = k.role
 	}
-	if host != nil {
-		name += " · " + *host
+	if k.host != "" {
+		name += " · " + k.host
 	}
-	return "r:" + name, name
+	return name
+}
+
+func (k procKey) less(o procKey) int {
+	return strings.Compare(k.worker+"\x00"+k.role+"\x00"+k.host, o.worker+"\x00"+o.role+"\x00"+o.host)
 }
 
 func (x *exporter) lifecycle(k int) (lifecycle.Lifecycle, error) {
@@ -316,18 +354,18 @@ func (x *exporter) lifecycle(k int) (lifecycle.Lifecycle, error) {
 	return lifecycle.Derive(ev), nil
 }
 
-func (x *exporter) detail(source, role, host, span string) int32 {
-	x.details = append(x.details, pfDetail{source: source, role: role, host: host, span: span})
+func (x *exporter) detail(path string, line int64, role, host, span string) int32 {
+	x.details = append(x.details, pfDetail{path: x.str(path), line: line, role: x.str(role), host: x.str(host), span: x.str(span)})
 	return int32(len(x.details) - 1)
 }
 
-func lifecycleSource(ev lifecycle.Evidence) string { return spanSource(ev.Path, ev.Line) }
-
-func spanSource(path string, line int64) string {
-	if path == "" {
-		return ""
-	}
-	return path + ":" + strconv.FormatInt(line, 10)
+// source appends "path:line" to the exporter's scratch buffer.
+func (x *exporter) source(path string, line int64) []byte {
+	b := append(x.srcBuf[:0], path...)
+	b = append(b, ':')
+	b = strconv.AppendInt(b, line, 10)
+	x.srcBuf = b
+	return b
 }
 
 func orEmpty(s *string) string {
@@ -342,7 +380,7 @@ func orEmpty(s *string) string {
 // takes the first free lane, so one request's activities never nest under
 // another's.
 func (x *exporter) packActivities() {
-	slices.Sort(x.procKeys)
+	slices.SortFunc(x.procKeys, procKey.less)
 	for _, key := range x.procKeys {
 		p := x.procs[key]
 		name := p.track.desc.Name

@@ -1,7 +1,6 @@
 package query
 
 import (
-	"container/heap"
 	"slices"
 	"strconv"
 	"strings"
@@ -126,14 +125,13 @@ func (x *exporter) nvtx(held map[string]*detailEntry) {
 		}
 		// The profile's worker process, else its role's on its host (the
 		// frontend's activities carry no worker), else a process of its own.
-		key, name := processKey(p.Worker, "", p.Host)
+		key := processKey(p.Worker, "", orEmpty(p.Host))
 		proc := x.procs[key]
 		if proc == nil && p.Role != nil {
-			roleKey, _ := processKey("", *p.Role, p.Host)
-			proc = x.procs[roleKey]
+			proc = x.procs[processKey("", *p.Role, orEmpty(p.Host))]
 		}
 		if proc == nil {
-			proc = &pfProcess{track: x.process(name + " (Nsight)")}
+			proc = &pfProcess{track: x.process(key.name() + " (Nsight)")}
 			x.procs[key] = proc
 		}
 		pid := proc.track.desc.Process.PID
@@ -168,11 +166,11 @@ func (x *exporter) nvtx(held map[string]*detailEntry) {
 					t := x.track(perfetto.Track{Thread: &perfetto.Thread{PID: pid, TID: x.pid, Name: label}, Description: desc}, -1)
 					*lanes = append(*lanes, &pfLane{track: t})
 				}
-				name := ""
+				var name uint32
 				if n := ch.Name[r]; n >= 0 && n < int64(len(p.Names)) {
-					name = p.Names[n]
+					name = x.str(p.Names[n])
 				}
-				s := pfSlice{start: ch.Start[r], end: ch.End[r], kind: sliceNVTX, name: name, req: -1, aux: int32(pi), row: ch.RowID[r]}
+				s := pfSlice{start: ch.Start[r], end: ch.End[r], kind: sliceNVTX, name: name, req: -1, aux: int32(pi), flow: uint64(ch.RowID[r])}
 				before := len(*lanes)
 				lane := x.place(lanes, proc.track.desc.UUID, s, (*lanes)[0].track.desc.Thread.Name+" · overlapping ")
 				if len(*lanes) > before {
@@ -203,15 +201,15 @@ func (x *exporter) write(w *perfetto.Writer) {
 			h = append(h, c)
 		}
 	}
-	heap.Init(&h)
+	h.init()
 	for len(h) > 0 {
 		c := h[0]
 		c.emit(w)
-		if c.next() {
-			heap.Fix(&h, 0)
-		} else {
-			heap.Pop(&h)
+		if !c.next() {
+			h[0] = h[len(h)-1]
+			h = h[:len(h)-1]
 		}
+		h.down(0)
 	}
 }
 
@@ -318,19 +316,23 @@ func (c *cursor) emit(w *perfetto.Writer) {
 	var flows, term []uint64
 	switch {
 	case s.kind == sliceRequest && s.flows > 0:
+		flows = x.flowBuf[:0]
 		for k := range uint64(s.flows) {
 			flows = append(flows, s.flow+k)
 		}
-	case s.flow != 0:
-		term = []uint64{s.flow}
+		x.flowBuf = flows
+	case s.kind == sliceActivity && s.flow != 0:
+		term = append(x.flowBuf[:0], s.flow)
+		x.flowBuf = term
 	}
-	w.Begin(ts, uuid, s.name, x.args(s), flows, term)
+	w.Begin(ts, uuid, x.strs[s.name], x.args(s), flows, term)
 }
 
 // args are a slice's debug annotations: only what was recorded.
 func (x *exporter) args(s *pfSlice) []perfetto.Arg {
 	e, r := x.e, x.e.r
-	var a []perfetto.Arg
+	a := x.argBuf[:0]
+	defer func() { x.argBuf = a[:0] }()
 	if s.req >= 0 {
 		a = append(a, perfetto.Str("request_id", r.ID[s.req]))
 	}
@@ -361,42 +363,60 @@ func (x *exporter) args(s *pfSlice) []perfetto.Arg {
 			a = append(a, perfetto.Str("workers", strings.Join(ws, ", ")))
 		}
 		ev := e.evidence(model.Ref{Source: int(r.EvidenceSource[i]), Line: r.EvidenceLine[i]})
-		a = append(a, perfetto.Str("source", spanSource(ev.Path, ev.Line)))
+		a = append(a, perfetto.Bytes("source", x.source(ev.Path, ev.Line)))
 	case sliceStage, sliceActivity:
 		d := &x.details[s.aux]
-		if d.span != "" {
-			a = append(a, perfetto.Str("span", d.span))
+		for _, f := range [...]struct {
+			name string
+			id   uint32
+		}{{"span", d.span}, {"role", d.role}, {"host", d.host}} {
+			if f.id != 0 {
+				a = append(a, perfetto.Str(f.name, x.strs[f.id]))
+			}
 		}
-		if d.role != "" {
-			a = append(a, perfetto.Str("role", d.role))
-		}
-		if d.host != "" {
-			a = append(a, perfetto.Str("host", d.host))
-		}
-		if d.source != "" {
-			a = append(a, perfetto.Str("source", d.source))
+		if d.path != 0 {
+			a = append(a, perfetto.Bytes("source", x.source(x.strs[d.path], d.line)))
 		}
 	case sliceNVTX:
 		p := &e.c.Profiles[s.aux]
-		a = append(a, perfetto.Int("profile", int64(p.ID)), perfetto.Int("rowid", s.row))
+		a = append(a, perfetto.Int("profile", int64(p.ID)), perfetto.Int("rowid", int64(s.flow)))
 	}
 	return a
 }
 
+// cursorHeap is a min-heap of cursors by (next timestamp, track uuid),
+// written out rather than through container/heap: the merge does one
+// sift per event, millions of them.
 type cursorHeap []*cursor
 
-func (h cursorHeap) Len() int { return len(h) }
-func (h cursorHeap) Less(i, j int) bool {
+func (h cursorHeap) less(i, j int) bool {
 	if h[i].ts != h[j].ts {
 		return h[i].ts < h[j].ts
 	}
 	return h[i].t.desc.UUID < h[j].t.desc.UUID
 }
-func (h cursorHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *cursorHeap) Push(v any)   { *h = append(*h, v.(*cursor)) }
-func (h *cursorHeap) Pop() any {
-	old := *h
-	v := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return v
+
+func (h cursorHeap) down(i int) {
+	n := len(h)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		m := l
+		if r := l + 1; r < n && h.less(r, l) {
+			m = r
+		}
+		if !h.less(m, i) {
+			return
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+}
+
+func (h cursorHeap) init() {
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		h.down(i)
+	}
 }

@@ -127,7 +127,8 @@ func writeAtomic(path string, write func(io.Writer) error) (produced, written in
 	file := &counting{w: tmp}
 	buf := bufio.NewWriterSize(file, 1<<20)
 	in := &counting{w: buf}
-	if err := write(in); err == nil {
+	err = write(in)
+	if err == nil {
 		err = buf.Flush()
 	}
 	if err != nil {

@@ -145,3 +145,19 @@ func TestExportUsage(t *testing.T) {
 		t.Errorf("export -h: %d %s", code, stdout)
 	}
 }
+
+// A failed write leaves neither the trace nor a temporary file behind.
+func TestWriteAtomicRemovesOnFailure(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "x.pftrace")
+	_, _, err := writeAtomic(path, func(w io.Writer) error {
+		w.Write([]byte("partial"))
+		return os.ErrClosed
+	})
+	if err == nil {
+		t.Fatal("a failed write was reported as written")
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Fatalf("left behind %v", ents)
+	}
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"io"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/dsight/dsight/internal/query"
@@ -23,9 +24,15 @@ func (c *countingDiscard) Write(p []byte) (int, error) { c.n += int64(len(p)); r
 func BenchmarkExportPerfetto(b *testing.B) {
 	path := os.Getenv("DSIGHT_PERFETTO_REPORT")
 	if path == "" {
-		core := benchReport(b, synth.Config{Seed: 9, Requests: 2000})
-		_ = core
-		b.Skip("set DSIGHT_PERFETTO_REPORT to a report directory")
+		dir := b.TempDir()
+		run := filepath.Join(dir, "run")
+		if _, err := synth.WriteRun(run, synth.Config{Seed: 9, Requests: 2000}); err != nil {
+			b.Fatal(err)
+		}
+		path = filepath.Join(dir, "report")
+		if err := build([]string{run, "-o", path}, io.Discard); err != nil {
+			b.Skip("report not built (page assets missing? run `make assets`): ", err)
+		}
 	}
 	core, dir, err := report.OpenDir(path)
 	if err != nil {
@@ -50,5 +57,4 @@ func BenchmarkExportPerfetto(b *testing.B) {
 	}
 	b.ReportMetric(float64(size)/1e6, "MB/trace")
 	b.ReportMetric(float64(core.Requests.N), "requests")
-	_ = io.Discard
 }

@@ -61,12 +61,15 @@ func exportCmd(args []string, stdout io.Writer) error {
 	if err := loadForPerfetto(e, core, dir); err != nil {
 		return err
 	}
-	n, written, err := writeAtomic(*out, func(w io.Writer) error {
+	var trace *counting
+	written, err := writeAtomic(*out, func(w io.Writer) error {
 		if !strings.HasSuffix(*out, ".gz") {
-			return e.WritePerfetto(w)
+			trace = &counting{w: w}
+			return e.WritePerfetto(trace)
 		}
 		zw, _ := gzip.NewWriterLevel(w, gzip.DefaultCompression)
-		if err := e.WritePerfetto(zw); err != nil {
+		trace = &counting{w: zw}
+		if err := e.WritePerfetto(trace); err != nil {
 			return err
 		}
 		return zw.Close()
@@ -74,7 +77,7 @@ func exportCmd(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "wrote %s (%d bytes; %d uncompressed)\n", *out, written, n)
+	fmt.Fprintf(stdout, "wrote %s (%d bytes; the trace is %d bytes)\n", *out, written, trace.n)
 	return nil
 }
 
@@ -118,36 +121,35 @@ func (c *counting) Write(p []byte) (int, error) {
 
 // writeAtomic writes path through a temporary file in its directory, so a
 // failed export never leaves a truncated trace behind. It returns the
-// bytes write produced and the bytes the file holds.
-func writeAtomic(path string, write func(io.Writer) error) (produced, written int64, err error) {
+// bytes the file holds.
+func writeAtomic(path string, write func(io.Writer) error) (written int64, err error) {
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".dsight-export-*")
 	if err != nil {
-		return 0, 0, err
+		return 0, err
 	}
 	file := &counting{w: tmp}
 	buf := bufio.NewWriterSize(file, 1<<20)
-	in := &counting{w: buf}
-	err = write(in)
+	err = write(buf)
 	if err == nil {
 		err = buf.Flush()
 	}
 	if err != nil {
 		tmp.Close()
 		os.Remove(tmp.Name())
-		return 0, 0, err
+		return 0, err
 	}
 	if err := tmp.Chmod(0o644); err != nil {
 		tmp.Close()
 		os.Remove(tmp.Name())
-		return 0, 0, err
+		return 0, err
 	}
 	if err := tmp.Close(); err != nil {
 		os.Remove(tmp.Name())
-		return 0, 0, err
+		return 0, err
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
 		os.Remove(tmp.Name())
-		return 0, 0, err
+		return 0, err
 	}
-	return in.n, file.n, nil
+	return file.n, nil
 }

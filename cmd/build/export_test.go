@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -45,14 +46,22 @@ func TestExportPerfetto(t *testing.T) {
 	rep := exportReport(t)
 	dir := t.TempDir()
 	plain, gz := filepath.Join(dir, "run.pftrace"), filepath.Join(dir, "run.pftrace.gz")
+	said := map[string]string{}
 	for _, out := range []string{plain, gz} {
-		if code, stdout, stderr := dsight(t, "export", "perfetto", rep, "-o", out); code != 0 || !strings.Contains(stdout, "wrote "+out) {
+		code, stdout, stderr := dsight(t, "export", "perfetto", rep, "-o", out)
+		if code != 0 || !strings.Contains(stdout, "wrote "+out) {
 			t.Fatalf("export %s: %d %s %s", out, code, stdout, stderr)
 		}
+		said[out] = stdout
 	}
 	raw, err := os.ReadFile(plain)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// Both name the trace's size; the .gz its own.
+	traceSize := fmt.Sprintf("the trace is %d bytes", len(raw))
+	if !strings.Contains(said[plain], fmt.Sprintf("(%d bytes; %s)", len(raw), traceSize)) || !strings.Contains(said[gz], traceSize) {
+		t.Errorf("the export says %q and %q for a %d-byte trace", said[plain], said[gz], len(raw))
 	}
 	f, err := os.Open(gz)
 	if err != nil {
@@ -150,7 +159,7 @@ func TestExportUsage(t *testing.T) {
 func TestWriteAtomicRemovesOnFailure(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "x.pftrace")
-	_, _, err := writeAtomic(path, func(w io.Writer) error {
+	_, err := writeAtomic(path, func(w io.Writer) error {
 		w.Write([]byte("partial"))
 		return os.ErrClosed
 	})

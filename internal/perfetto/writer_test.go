@@ -168,6 +168,24 @@ func TestDecodeRefuses(t *testing.T) {
 			// drop the first descriptor packet: its length is b[1]
 			return b[2+int(b[1]):]
 		}, "clear the incremental state"},
+		"event before its descriptor": {func() []byte {
+			w := good()
+			w.Counter(1, 2, 1)
+			b, _ := w.Bytes()
+			// drop the second packet, track 2's descriptor
+			first := 2 + int(b[1])
+			return append(b[:first:first], b[first+2+int(b[first+1]):]...)
+		}, "before its descriptor"},
+		"name not interned": {func() []byte {
+			w := good()
+			w.Begin(1, 1, "a", nil, nil, nil)
+			w.End(2, 1)
+			b, _ := w.Bytes()
+			// the interned name "a" (0x12 len 0x01 'a' inside an entry) renamed to iid 9
+			i := bytes.Index(b, []byte{0x08, 0x01, 0x12, 0x01, 'a'})
+			b[i+1] = 9
+			return b
+		}, "not interned"},
 	}
 	for name, c := range cases {
 		_, err := Decode(c.build())

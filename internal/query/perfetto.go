@@ -235,6 +235,14 @@ func (x *exporter) requests() error {
 		return nil
 	}
 	client := x.process("Client requests (" + e.c.Meta.ClientKind + ")")
+	// One detail per stage and activity: sized once from the stored span
+	// counts (a stage per span at most, plus the client's), as growing a
+	// slice of millions copies it again and again.
+	var spans int64
+	for _, n := range e.c.Server.SpanCount {
+		spans += n
+	}
+	x.details = make([]pfDetail, 0, 2*spans+3*int64(len(e.c.Server.SpanCount)))
 	var lanes []*pfTrack
 	var laneEnd []int64
 	origin := e.c.Meta.OriginNS

@@ -8,6 +8,7 @@
 //	dsight publish REPORT --to DIR [--base-url URL]
 //	dsight link REPORT --view '#view=…' --to DIR [--base-url URL]
 //	dsight mcp REPORT
+//	dsight export perfetto REPORT -o FILE.pftrace[.gz]
 //
 // This file only wires flags to internal packages and maps errors to exit
 // codes: 0 ok, 1 failure, 2 usage.
@@ -34,6 +35,7 @@ const usage = `usage:
   dsight publish REPORT --to DIR [--base-url URL]
   dsight link REPORT --view '#view=…' --to DIR [--base-url URL]
   dsight mcp REPORT                     (read-only query_trace tool over stdio, for agents)
+  dsight export perfetto REPORT -o FILE.pftrace[.gz]
   dsight version`
 
 func main() {
@@ -57,6 +59,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = linkCmd(args[1:], stdout)
 	case "mcp":
 		err = mcpCmd(args[1:], stdout)
+	case "export":
+		err = exportCmd(args[1:], stdout)
 	case "version":
 		fmt.Fprintf(stdout, "dsight (report format %d, browser API 3.1)\n", report.FormatVersion)
 	case "-h", "--help", "help":

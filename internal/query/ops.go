@@ -154,6 +154,8 @@ func init() {
 			appendTo: func(e *Engine, dst []byte, a Args) ([]byte, error) {
 				return e.appendPlot(dst, PlotRequest{From: a.From, To: a.To, Pixels: a.Pixels, Series: a.Series})
 			}},
+		{Name: "perfetto", Help: "the whole report as a Perfetto trace (the bytes of a .pftrace; dsight export perfetto writes it)", Internal: true, Binary: true,
+			appendTo: func(e *Engine, dst []byte, a Args) ([]byte, error) { return e.appendPerfetto(dst) }},
 		{Name: "metric_cache", Help: "the metric shards the engine holds and its budget; given a budget, sets it first", Internal: true,
 			Args: args("max_bytes", "max_points"),
 			run:  func(e *Engine, a Args) (any, error) { return e.metricCacheOp(a) }},

@@ -12,6 +12,7 @@ import { ask, opArg } from "./engine.js";
 import { snapshot, checkRange, agentKey } from "./state.js";
 import { queryMetrics, metricArgs, metricDataStatus } from "./metricdata.js";
 import { askDetail, browserNsys, detailDataStatus } from "./nsightdata.js";
+import { perfettoBytes } from "./perfetto.js";
 
 const REQUESTS_PAGE = 50;
 
@@ -194,6 +195,13 @@ export function createAPI(view) {
         await p;
         if (p === view.metricsRendering) return;
       }
+    },
+
+    // exportPerfetto resolves to the bytes of the whole run as a Perfetto
+    // trace: what the Download Perfetto button saves and `dsight export
+    // perfetto` writes.
+    exportPerfetto() {
+      return perfettoBytes();
     },
 
     async exportSelection() {

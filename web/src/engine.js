@@ -66,6 +66,17 @@ export function plot(args, into) {
   throw new EngineError(env);
 }
 
+// askBinary asks a binary op (internal/query's Binary ops): its bytes as a
+// Uint8Array, or {shards} naming the shards to load first; other failures
+// throw.
+export function askBinary(op, args) {
+  const r = engine.handle(request(op, args));
+  if (typeof r !== "string") return r;
+  const env = JSON.parse(r);
+  if (env.code === "shards_needed") return { shards: env.shards };
+  throw new EngineError(env);
+}
+
 // metricCache reports the metric shards the engine holds and its budget
 // (internal/query.MetricCacheStatus), setting the budget first when given
 // (maxBytes, maxPoints).

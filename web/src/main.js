@@ -9,6 +9,7 @@ import { createAPI } from "./api.js";
 import { rehearseZooms } from "./rehearse.js";
 import { drawFirstChart } from "./firstchart.js";
 import { wireShortLink } from "./shortlink.js";
+import { wirePerfetto } from "./perfetto.js";
 
 function showError(err) {
   const box = $("error");
@@ -106,6 +107,7 @@ function wire(view) {
   $("copyLink").addEventListener("click", guard(() => view.copyLink()));
   wireShortLink(view, guard);
   $("exportSelection").addEventListener("click", guard(() => view.downloadExport()));
+  wirePerfetto(view, guard);
   wireLaneDrag(view, guard);
   wireCursor(view);
 }

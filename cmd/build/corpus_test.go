@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -20,7 +21,11 @@ type corpusCase struct {
 	Warnings []string         `json:"warnings"`
 	Audit    map[string]int64 `json:"audit"`
 	FIFO     string           `json:"fifo"`
-	Output   string           `json:"output"`
+	// Links replace run paths by symbolic links: to the target as written,
+	// or, for "outside:<name>", to <name> in a directory outside the run,
+	// where the file or directory at the run path is moved first.
+	Links  map[string]string `json:"links"`
+	Output string            `json:"output"`
 }
 
 // buildSummary is what a build prints and the manifest holds.
@@ -72,6 +77,26 @@ func TestHostileCorpus(t *testing.T) {
 				os.Remove(p)
 				if err := syscall.Mkfifo(p, 0o644); err != nil {
 					t.Skip("no named pipes here:", err)
+				}
+			}
+			outside := t.TempDir()
+			for link, target := range want.Links {
+				p := filepath.Join(run, filepath.FromSlash(link))
+				if name, ok := strings.CutPrefix(target, "outside:"); ok {
+					target = filepath.Join(outside, filepath.FromSlash(name))
+					if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+						t.Fatal(err)
+					}
+					if err := os.Rename(p, target); err != nil && !os.IsNotExist(err) {
+						t.Fatal(err)
+					}
+				}
+				os.RemoveAll(p)
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Symlink(target, p); err != nil {
+					t.Skip("no symbolic links here:", err)
 				}
 			}
 			out := filepath.Join(t.TempDir(), "report")

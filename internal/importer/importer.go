@@ -106,6 +106,7 @@ func Import(opt Options) (*Result, error) {
 		d.Meta.IterationTimezone = opt.IterationTimezone.String()
 	}
 	d.Meta.OTelEnabled = !opt.NoOTel
+	recordLinks(d, root, inv.links)
 	b.d, b.res = d, &Result{Dataset: d, batchLoc: opt.IterationTimezone}
 	// Every kind that frames nothing is read before the window...
 	for i, k := range sourceKinds {

@@ -24,8 +24,10 @@ type corpusCase struct {
 	// Links replace run paths by symbolic links: to the target as written,
 	// or, for "outside:<name>", to <name> in a directory outside the run,
 	// where the file or directory at the run path is moved first.
-	Links  map[string]string `json:"links"`
-	Output string            `json:"output"`
+	Links map[string]string `json:"links"`
+	// Remove are run paths removed before the overlay is written.
+	Remove []string `json:"remove"`
+	Output string   `json:"output"`
 }
 
 // buildSummary is what a build prints and the manifest holds.
@@ -59,6 +61,11 @@ func TestHostileCorpus(t *testing.T) {
 				t.Fatalf("%s: %v", c, err)
 			}
 			run := lifecycleRun(t)
+			for _, rel := range want.Remove {
+				if err := os.Remove(filepath.Join(run, filepath.FromSlash(rel))); err != nil {
+					t.Fatal(err)
+				}
+			}
 			overlay := filepath.Join(dir, "overlay")
 			filepath.WalkDir(overlay, func(p string, e os.DirEntry, err error) error {
 				if err != nil || e.IsDir() {

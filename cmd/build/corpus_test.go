@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -25,6 +26,9 @@ type corpusCase struct {
 	// or, for "outside:<name>", to <name> in a directory outside the run,
 	// where the file or directory at the run path is moved first.
 	Links map[string]string `json:"links"`
+	// Append adds text to the end of run files; ${repeat:c:n} in it
+	// stands for the character c n times (inputs too large to keep here).
+	Append map[string]string `json:"append"`
 	// Remove are run paths removed before the overlay is written.
 	Remove []string `json:"remove"`
 	Output string   `json:"output"`
@@ -39,6 +43,8 @@ type buildSummary struct {
 		Audit map[string]int64 `json:"audit"`
 	} `json:"summary"`
 }
+
+var repeatPattern = regexp.MustCompile(`\$\{repeat:(.):([0-9]+)\}`)
 
 // TestHostileCorpus runs every case of testdata/hostile and checks its exit
 // code, its message's shape and its audit counters, in the build summary
@@ -79,6 +85,17 @@ func TestHostileCorpus(t *testing.T) {
 				writeFile(t, filepath.Join(run, rel), string(b))
 				return nil
 			})
+			for rel, text := range want.Append {
+				text = repeatPattern.ReplaceAllStringFunc(text, func(m string) string {
+					g := repeatPattern.FindStringSubmatch(m)
+					n, err := strconv.Atoi(g[2])
+					if err != nil {
+						t.Fatal(err)
+					}
+					return strings.Repeat(g[1], n)
+				})
+				appendFile(t, filepath.Join(run, filepath.FromSlash(rel)), text)
+			}
 			if want.FIFO != "" {
 				p := filepath.Join(run, filepath.FromSlash(want.FIFO))
 				os.Remove(p)

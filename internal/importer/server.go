@@ -96,6 +96,7 @@ func readOTel(b *build, files []string) error {
 	}
 	otel := spans.Result()
 	in.Spans = append(otel.Spans, otel.Invalid...) // the join counts and never joins inverted spans
+	truncateOversized(d, in.Spans)
 	d.Audit["duplicate_spans"] += int64(len(otel.Duplicates))
 	for _, f := range otel.Files {
 		if f.Empty {

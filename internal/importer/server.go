@@ -98,10 +98,25 @@ func readOTel(b *build, files []string) error {
 	in.Spans = append(otel.Spans, otel.Invalid...) // the join counts and never joins inverted spans
 	truncateOversized(d, in.Spans)
 	d.Audit["duplicate_spans"] += int64(len(otel.Duplicates))
+	var replaced int64
+	first := ""
 	for _, f := range otel.Files {
 		if f.Empty {
 			d.Meta.Warnings = append(d.Meta.Warnings, fmt.Sprintf("%s recorded no spans", f.Path))
 		}
+		if f.Replaced > 0 && first == "" {
+			first = fmt.Sprintf("%s:%d", f.Path, f.FirstReplaced)
+		}
+		replaced += f.Replaced
+	}
+	// The rule for invalid UTF-8, stated once: OTel text (span names,
+	// attribute keys and values) is kept with U+FFFD for what cannot be
+	// decoded, as encoding/json does, and counted here; client exports
+	// refuse it (raw or as an unpaired \ud800 escape) with file:line,
+	// because their request ids must join byte for byte.
+	if replaced > 0 {
+		d.Audit["otel_replaced_strings"] = replaced
+		d.Meta.Warnings = append(d.Meta.Warnings, fmt.Sprintf("%d OTel string(s) hold invalid UTF-8 or an unpaired surrogate escape; kept with U+FFFD in place of what could not be decoded (first: %s)", replaced, first))
 	}
 	if n := len(otel.Invalid); n > 0 {
 		d.Meta.Warnings = append(d.Meta.Warnings, fmt.Sprintf("%d OTel span(s) end before they start; they are counted and never joined (first: %s:%d)", n, otel.Invalid[0].Ref.Path, otel.Invalid[0].Ref.Line))

@@ -24,9 +24,12 @@ type serverEvidence struct {
 func readFrontends(b *build, files []string) error {
 	in := &b.server.in
 	var frontends []*dynamolog.FrontendLog
+	heads := map[string]*head{}
 	for _, p := range files {
 		if _, err := b.readFile(p, "frontend_log", func(src *source) error {
-			log, err := dynamolog.ScanFrontend(src.reader(), src.rel)
+			r, h := capture(src.reader())
+			heads[src.rel] = h
+			log, err := dynamolog.ScanFrontend(r, src.rel)
 			frontends = append(frontends, log)
 			return err
 		}); err != nil {
@@ -40,6 +43,8 @@ func readFrontends(b *build, files []string) error {
 			bad.add(log.Path, log.Undecodable, log.FirstUndecodable)
 			if log.Bytes == 0 {
 				b.d.Meta.Warnings = append(b.d.Meta.Warnings, log.Path+" is empty: a frontend log that records no bridges")
+			} else if desc := foreign(heads[log.Path], shapeDynamo, false); desc != "" && len(log.Bridges) == 0 {
+				b.d.Meta.Warnings = append(b.d.Meta.Warnings, log.Path+" records no bridges: "+desc+", not a Dynamo frontend log")
 			}
 		}
 	}
@@ -55,18 +60,25 @@ func readFrontends(b *build, files []string) error {
 func readWorkers(b *build, files []string) error {
 	in := &b.server.in
 	var bad undecodable
-	var empty []string
+	var empty, odd []string
 	defer func() {
 		bad.report(b.d, "worker", "undecodable_worker_lines")
 		for _, p := range empty {
 			b.d.Meta.Warnings = append(b.d.Meta.Warnings, p+" is empty: a worker log that records no bindings, engine ids or metrics")
 		}
+		b.d.Meta.Warnings = append(b.d.Meta.Warnings, odd...)
 	}()
 	for _, p := range files {
 		id, _ := sourcename.Parse(filepath.Base(p))
 		if _, err := b.readFile(p, "worker_log", func(src *source) error {
 			return fanOut(src.reader(), func(r io.Reader) error {
+				r, h := capture(r)
 				log, err := dynamolog.ScanWorker(r, src.rel)
+				if log != nil && log.Bytes > 0 && len(log.Bindings) == 0 && len(log.EngineMaps) == 0 {
+					if desc := foreign(h, shapeDynamo, false); desc != "" {
+						odd = append(odd, log.Path+" records no bindings or engine ids: "+desc+", not a worker log")
+					}
+				}
 				if log != nil {
 					in.WorkerLogs = append(in.WorkerLogs, join.WorkerLog{Name: id, Bindings: log.Bindings, EngineMaps: log.EngineMaps})
 					bad.add(log.Path, log.Undecodable, log.FirstUndecodable)
@@ -89,8 +101,13 @@ func readWorkers(b *build, files []string) error {
 func readOTel(b *build, files []string) error {
 	d, in := b.d, &b.server.in
 	var spans otlp.Collector
+	heads := map[string]*head{}
 	for _, p := range files {
-		if _, err := b.readFile(p, "otel", func(src *source) error { return spans.Add(src.rel, src.reader()) }); err != nil {
+		if _, err := b.readFile(p, "otel", func(src *source) error {
+			r, h := capture(src.reader())
+			heads[src.rel] = h
+			return spans.Add(src.rel, r)
+		}); err != nil {
 			return err
 		}
 	}
@@ -102,7 +119,11 @@ func readOTel(b *build, files []string) error {
 	first := ""
 	for _, f := range otel.Files {
 		if f.Empty {
-			d.Meta.Warnings = append(d.Meta.Warnings, fmt.Sprintf("%s recorded no spans", f.Path))
+			if desc := foreign(heads[f.Path], shapeOTel, true); desc != "" {
+				d.Meta.Warnings = append(d.Meta.Warnings, fmt.Sprintf("%s recorded no spans: %s, not OTel JSON", f.Path, desc))
+			} else {
+				d.Meta.Warnings = append(d.Meta.Warnings, fmt.Sprintf("%s recorded no spans", f.Path))
+			}
 		}
 		if f.Replaced > 0 && first == "" {
 			first = fmt.Sprintf("%s:%d", f.Path, f.FirstReplaced)

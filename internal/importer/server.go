@@ -36,11 +36,13 @@ func readFrontends(b *build, files []string) error {
 			return err
 		}
 	}
-	var bad undecodable
+	var bad, times undecodable
+	defer times.reportTimes(b.d)
 	for _, log := range frontends {
 		in.Bridges = append(in.Bridges, log.Bridges...)
 		if log != nil {
 			bad.add(log.Path, log.Undecodable, log.FirstUndecodable)
+			times.add(log.Path, log.BadTimes, log.FirstBadTime)
 			if log.Bytes == 0 {
 				b.d.Meta.Warnings = append(b.d.Meta.Warnings, log.Path+" is empty: a frontend log that records no bridges")
 			} else if desc := foreign(heads[log.Path], shapeDynamo, false); desc != "" && len(log.Bridges) == 0 {
@@ -59,10 +61,11 @@ func readFrontends(b *build, files []string) error {
 // waits too, so that it is reported where the metrics are built).
 func readWorkers(b *build, files []string) error {
 	in := &b.server.in
-	var bad undecodable
+	var bad, times undecodable
 	var empty, odd []string
 	defer func() {
 		bad.report(b.d, "worker", "undecodable_worker_lines")
+		times.reportTimes(b.d)
 		for _, p := range empty {
 			b.d.Meta.Warnings = append(b.d.Meta.Warnings, p+" is empty: a worker log that records no bindings, engine ids or metrics")
 		}
@@ -82,6 +85,7 @@ func readWorkers(b *build, files []string) error {
 				if log != nil {
 					in.WorkerLogs = append(in.WorkerLogs, join.WorkerLog{Name: id, Bindings: log.Bindings, EngineMaps: log.EngineMaps})
 					bad.add(log.Path, log.Undecodable, log.FirstUndecodable)
+					times.add(log.Path, log.BadTimes, log.FirstBadTime)
 					if log.Bytes == 0 {
 						empty = append(empty, log.Path)
 					}
@@ -207,6 +211,11 @@ func (res *Result) join(d *model.Dataset, ev *serverEvidence, requests []model.R
 	for k, v := range joined.Audit {
 		d.Audit[k] += v
 	}
+	if n := joined.Audit["unjoined_worker_bindings"] + joined.Audit["unjoined_engine_maps"]; n > 0 && len(requests) > 0 {
+		// Without this a request silently loses the worker only such a
+		// record names (its decode worker, typically).
+		d.Meta.Warnings = append(d.Meta.Warnings, fmt.Sprintf("%d worker-log binding(s) or engine id map(s) name a Dynamo request id that no frontend bridge maps to a kept client request (a request outside the phase, or a frontend log missing); their workers are not attributed (first: %s)", n, joined.FirstUnjoined))
+	}
 	for i := range joined.Requests {
 		j := &joined.Requests[i]
 		if len(j.ServerIDs) == 0 && len(j.Spans) == 0 && len(j.Bindings) == 0 && len(j.Engine) == 0 {
@@ -249,4 +258,15 @@ func (u *undecodable) report(d *model.Dataset, kind, counter string) {
 	if u.n > 0 {
 		d.Meta.Warnings = append(d.Meta.Warnings, fmt.Sprintf("%d %s log lines hold a Dynamo JSON record that cannot be decoded (torn or damaged); skipped (first: %s)", u.n, kind, u.first))
 	}
+}
+
+// reportTimes counts the frontend and worker log timestamps that break
+// dynamolog's plausibility rule (a real date and time from MinYear to
+// MaxYear): kept as recorded text, never used as times, the first named.
+func (u *undecodable) reportTimes(d *model.Dataset) {
+	if u.n == 0 {
+		return
+	}
+	d.Audit["implausible_log_timestamps"] += u.n
+	d.Meta.Warnings = append(d.Meta.Warnings, fmt.Sprintf("%d frontend/worker log timestamp(s) are not a real date and time from %d to %d; kept as recorded text, not used as times (first: %s)", u.n, dynamolog.MinYear, dynamolog.MaxYear, u.first))
 }

@@ -68,6 +68,15 @@ func Import(opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	res, err := importRun(opt, root, logDir)
+	if err != nil {
+		return nil, runRelative(root, err)
+	}
+	return res, nil
+}
+
+// importRun is Import once the run is located.
+func importRun(opt Options, root, logDir string) (*Result, error) {
 	inv, err := walkRun(logDir)
 	if err != nil {
 		return nil, err

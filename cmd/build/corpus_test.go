@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -20,7 +22,16 @@ type corpusCase struct {
 	Warnings []string         `json:"warnings"`
 	Audit    map[string]int64 `json:"audit"`
 	FIFO     string           `json:"fifo"`
-	Output   string           `json:"output"`
+	// Links replace run paths by symbolic links: to the target as written,
+	// or, for "outside:<name>", to <name> in a directory outside the run,
+	// where the file or directory at the run path is moved first.
+	Links map[string]string `json:"links"`
+	// Append adds text to the end of run files; ${repeat:c:n} in it
+	// stands for the character c n times (inputs too large to keep here).
+	Append map[string]string `json:"append"`
+	// Remove are run paths removed before the overlay is written.
+	Remove []string `json:"remove"`
+	Output string   `json:"output"`
 }
 
 // buildSummary is what a build prints and the manifest holds.
@@ -32,6 +43,8 @@ type buildSummary struct {
 		Audit map[string]int64 `json:"audit"`
 	} `json:"summary"`
 }
+
+var repeatPattern = regexp.MustCompile(`\$\{repeat:(.):([0-9]+)\}`)
 
 // TestHostileCorpus runs every case of testdata/hostile and checks its exit
 // code, its message's shape and its audit counters, in the build summary
@@ -54,6 +67,11 @@ func TestHostileCorpus(t *testing.T) {
 				t.Fatalf("%s: %v", c, err)
 			}
 			run := lifecycleRun(t)
+			for _, rel := range want.Remove {
+				if err := os.Remove(filepath.Join(run, filepath.FromSlash(rel))); err != nil {
+					t.Fatal(err)
+				}
+			}
 			overlay := filepath.Join(dir, "overlay")
 			filepath.WalkDir(overlay, func(p string, e os.DirEntry, err error) error {
 				if err != nil || e.IsDir() {
@@ -67,11 +85,42 @@ func TestHostileCorpus(t *testing.T) {
 				writeFile(t, filepath.Join(run, rel), string(b))
 				return nil
 			})
+			for rel, text := range want.Append {
+				text = repeatPattern.ReplaceAllStringFunc(text, func(m string) string {
+					g := repeatPattern.FindStringSubmatch(m)
+					n, err := strconv.Atoi(g[2])
+					if err != nil {
+						t.Fatal(err)
+					}
+					return strings.Repeat(g[1], n)
+				})
+				appendFile(t, filepath.Join(run, filepath.FromSlash(rel)), text)
+			}
 			if want.FIFO != "" {
 				p := filepath.Join(run, filepath.FromSlash(want.FIFO))
 				os.Remove(p)
 				if err := syscall.Mkfifo(p, 0o644); err != nil {
 					t.Skip("no named pipes here:", err)
+				}
+			}
+			outside := t.TempDir()
+			for link, target := range want.Links {
+				p := filepath.Join(run, filepath.FromSlash(link))
+				if name, ok := strings.CutPrefix(target, "outside:"); ok {
+					target = filepath.Join(outside, filepath.FromSlash(name))
+					if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+						t.Fatal(err)
+					}
+					if err := os.Rename(p, target); err != nil && !os.IsNotExist(err) {
+						t.Fatal(err)
+					}
+				}
+				os.RemoveAll(p)
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Symlink(target, p); err != nil {
+					t.Skip("no symbolic links here:", err)
 				}
 			}
 			out := filepath.Join(t.TempDir(), "report")

@@ -49,7 +49,12 @@ type Result struct {
 	FirstAfterEnd     int             // rows whose first-token boundary exceeds request end
 	LivenessOnly      int             // kept rows timed from the request log alone
 	UnmatchedAnalysis int             // analysis records no request-log row joined
-	Warnings          []string
+	// InvalidTTFT counts kept rows whose ttft is NaN, infinite or negative:
+	// kept with TTFT unknown, the first named (file:line) in a warning, as
+	// the AIPerf reader does.
+	InvalidTTFT      int
+	FirstInvalidTTFT string
+	Warnings         []string
 }
 
 // Labels recorded on requests.
@@ -61,6 +66,7 @@ const (
 	PhaseSettling      = "settling"
 	PhaseAll           = "all"
 	IssueFirstAfterEnd = "TTFT endpoint exceeds request_end_ns"
+	IssueInvalidTTFT   = "recorded TTFT is not a finite non-negative number; TTFT unknown"
 	IssueNoOutput      = "HTTP success without output (has_output=false)"
 	// WarningGrouping is always reported: AgentPerf records no agent tree.
 	WarningGrouping = "AgentPerf sessions group the recorded phase, user and conversation; no agent hierarchy is inferred"
@@ -223,8 +229,13 @@ func (a *adapter) readRequests() error {
 		}
 		a.seen[req.ID] = n
 		for _, issue := range req.Issues {
-			if issue == IssueFirstAfterEnd {
+			switch issue {
+			case IssueFirstAfterEnd:
 				a.res.FirstAfterEnd++
+			case IssueInvalidTTFT:
+				if a.res.InvalidTTFT++; a.res.FirstInvalidTTFT == "" {
+					a.res.FirstInvalidTTFT = fmt.Sprintf("%s:%d", a.pathOf(req.Evidence.Source), req.Evidence.Line)
+				}
 			}
 		}
 		if req.TimingQuality == TimingLiveness {
@@ -233,6 +244,16 @@ func (a *adapter) readRequests() error {
 		a.res.Requests = append(a.res.Requests, req)
 		return nil
 	})
+}
+
+// pathOf names the input a source id stands for.
+func (a *adapter) pathOf(id int) string {
+	for _, an := range a.in.Analyses {
+		if an.SourceID == id {
+			return an.Path
+		}
+	}
+	return a.in.Requests.Path
 }
 
 func (a *adapter) invalid(n int64, err error) error {
@@ -381,6 +402,7 @@ func firstToken(row *record, req *model.Request) error {
 		return fmt.Errorf("ttft %s: %w", row.ttft.Lit, err)
 	}
 	if math.IsNaN(ms) || math.IsInf(ms, 0) || ms < 0 {
+		req.Issues = append(req.Issues, IssueInvalidTTFT)
 		return nil
 	}
 	req.TTFTms = &ms
@@ -419,6 +441,9 @@ func (a *adapter) finish() (*Result, error) {
 	}
 	if res.LivenessOnly > 0 {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("%d AgentPerf requests take their timing from the liveness request log only; no phase-analysis record matched them", res.LivenessOnly))
+	}
+	if res.InvalidTTFT > 0 {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%d client rows record a TTFT that is NaN, infinite or negative; kept with TTFT unknown (first: %s)", res.InvalidTTFT, res.FirstInvalidTTFT))
 	}
 	if res.UnmatchedAnalysis > 0 {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("%d AgentPerf phase-analysis records match no request-log row; not imported", res.UnmatchedAnalysis))

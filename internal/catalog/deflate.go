@@ -136,3 +136,14 @@ func (c *Core) ServerChunk(k int) ([]byte, error) {
 func (c *Core) ServerSpanChunk(k int) ([]byte, error) {
 	return inflate(c.SpanChunks[k], c.SpanChunkBytes[k])
 }
+
+// MaxAttrValueBytes bounds one stored attribute value: a longer one can
+// never fit in an evidence chunk its readers accept (MaxChunkBytes), so the
+// importer cuts it to AttrValueKeepBytes with a labelled, counted warning
+// instead of building a report its readers refuse. Values under the bound
+// whose chunk still grows past MaxChunkBytes are refused at build time,
+// naming the span's file:line.
+const MaxAttrValueBytes = MaxChunkBytes
+
+// AttrValueKeepBytes is what is kept of a value over MaxAttrValueBytes.
+const AttrValueKeepBytes = 1 << 20

@@ -27,6 +27,9 @@ type FrontendLog struct {
 	// FirstUndecodable is the line of the first of them (0 when none), so
 	// the build's warning names where to look.
 	FirstUndecodable int64
+	// BadTimes counts bridges whose timestamp breaks the plausibility rule
+	// (see MinYear); FirstBadTime is the first one's line.
+	BadTimes, FirstBadTime int64
 	// Unbridged counts candidate lines without a non-empty client id and a
 	// UUID server id. Lines that do not mention a server key at all are
 	// counted here without being decoded.
@@ -78,6 +81,11 @@ func (o Options) ScanFrontend(r io.Reader, path string) (*FrontendLog, error) {
 			b.Time = recordTimestamp(&f)
 		} else {
 			b.Time = lineTimestamp(line)
+		}
+		if BadTime(b.Time) {
+			if log.BadTimes++; log.FirstBadTime == 0 {
+				log.FirstBadTime = n
+			}
 		}
 		index[key] = len(log.Bridges)
 		log.Bridges = append(log.Bridges, b)

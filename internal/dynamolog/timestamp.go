@@ -8,16 +8,51 @@ import (
 
 func newTimestamp(raw string) *model.Timestamp {
 	ts := &model.Timestamp{Raw: raw}
+	if implausible(raw) {
+		return ts // kept as text, never as a time (BadTimes counts it)
+	}
 	if t, err := time.Parse(time.RFC3339Nano, raw); err == nil {
 		ns := t.UnixNano()
-		// UnixNano is undefined outside ±292 years; such a line is not
-		// evidence of an epoch time.
-		if y := t.Year(); y > 1677 && y < 2262 {
-			ts.UnixNS = &ns
-		}
+		ts.UnixNS = &ns
 	}
 	return ts
 }
+
+// The plausibility rule for log timestamps: a date and time whose fields
+// are a real calendar date and clock time (not 2026-13-45T25:61:61), in a
+// year from MinYear to MaxYear (not 0001-01-01 or 9999-12-31; a benchmark
+// run of these logs cannot have been written then). Such a timestamp is
+// kept as recorded text, never as a time, and counted with its first line.
+const (
+	MinYear = 2000
+	MaxYear = 2099
+)
+
+// implausible reports whether raw's leading YYYY-MM-DD[T ]hh:mm:ss fields
+// break the rule above. A token too short to hold them is not judged.
+func implausible(raw string) bool {
+	if len(raw) < len("2006-01-02T15:04:05") {
+		return false
+	}
+	num := func(i, n int) int {
+		v := 0
+		for _, c := range raw[i : i+n] {
+			if c < '0' || c > '9' {
+				return -1
+			}
+			v = v*10 + int(c-'0')
+		}
+		return v
+	}
+	y, mo, d, h, mi, s := num(0, 4), num(5, 2), num(8, 2), num(11, 2), num(14, 2), num(17, 2)
+	if y < MinYear || y > MaxYear || mo < 1 || mo > 12 || h < 0 || h > 23 || mi < 0 || mi > 59 || s < 0 || s > 60 {
+		return true
+	}
+	return d < 1 || d > time.Date(y, time.Month(mo)+1, 0, 0, 0, 0, 0, time.UTC).Day()
+}
+
+// BadTime reports a recorded timestamp that breaks the plausibility rule.
+func BadTime(ts *model.Timestamp) bool { return ts != nil && implausible(ts.Raw) }
 
 // lineTimestamp returns a text line's leading timestamp token, if its first
 // field looks like a date.

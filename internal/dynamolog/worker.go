@@ -23,8 +23,11 @@ type WorkerLog struct {
 	// IncompleteBindings counts decoded lines naming dynamo.request.id
 	// without all of a UUID, host, role and process epoch.
 	IncompleteBindings int64
-	Bindings           []model.ProcessBinding
-	EngineMaps         []model.EngineMap
+	// BadTimes counts bindings whose timestamp breaks the plausibility
+	// rule (see MinYear); FirstBadTime is the first one's line.
+	BadTimes, FirstBadTime int64
+	Bindings               []model.ProcessBinding
+	EngineMaps             []model.EngineMap
 }
 
 var (
@@ -71,6 +74,11 @@ func (o Options) ScanWorker(r io.Reader, path string) (*WorkerLog, error) {
 						b.Time = recordTimestamp(&f)
 					} else {
 						b.Time = lineTimestamp(line)
+					}
+					if BadTime(b.Time) {
+						if log.BadTimes++; log.FirstBadTime == 0 {
+							log.FirstBadTime = n
+						}
 					}
 					index[key] = len(log.Bindings)
 					log.Bindings = append(log.Bindings, b)

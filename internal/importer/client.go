@@ -136,7 +136,7 @@ func (b *build) readAgentPerf(reqs *source, r io.Reader) ([]model.Request, clien
 	d.Meta.ClientKind = agentperf.ClientKind
 	d.Audit["liveness_only_client_timings"] += int64(out.LivenessOnly)
 	d.Audit["unmatched_agentperf_analysis"] += int64(out.UnmatchedAnalysis)
-	return out.Requests, clientCounts{out.Rows, out.Excluded, out.WithoutPhase, out.FirstAfterEnd, out.Warnings, 0}, nil
+	return out.Requests, clientCounts{out.Rows, out.Excluded, out.WithoutPhase, out.FirstAfterEnd, out.Warnings, out.InvalidTTFT}, nil
 }
 
 // sniffAgentPerf reports whether the export's first record is a native

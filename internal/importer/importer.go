@@ -68,6 +68,15 @@ func Import(opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	res, err := importRun(opt, root, logDir)
+	if err != nil {
+		return nil, runRelative(root, err)
+	}
+	return res, nil
+}
+
+// importRun is Import once the run is located.
+func importRun(opt Options, root, logDir string) (*Result, error) {
 	inv, err := walkRun(logDir)
 	if err != nil {
 		return nil, err
@@ -106,6 +115,7 @@ func Import(opt Options) (*Result, error) {
 		d.Meta.IterationTimezone = opt.IterationTimezone.String()
 	}
 	d.Meta.OTelEnabled = !opt.NoOTel
+	recordLinks(d, root, inv.links)
 	b.d, b.res = d, &Result{Dataset: d, batchLoc: opt.IterationTimezone}
 	// Every kind that frames nothing is read before the window...
 	for i, k := range sourceKinds {

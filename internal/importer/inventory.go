@@ -13,36 +13,15 @@ import (
 
 // inventory is every entry below a run's log directory, from one walk. The
 // source kinds discover their files in it, and what no kind registered is
-// reported as unread from it. Like filepath.WalkDir, the walk does not
-// follow symbolic links to directories.
+// reported as unread from it. Symbolic links are followed, by one rule for
+// every source (walkRun, links.go): a followed link is listed under its own
+// path as what it points to, and every link is recorded in links.
 type inventory struct {
 	dir      string
 	entries  map[string]fs.DirEntry // by slash path relative to dir
 	children map[string][]string    // directory ("." for dir) → entry names, sorted
 	order    []string               // every entry, in walk (lexical) order
-}
-
-func walkRun(dir string) (*inventory, error) {
-	inv := &inventory{dir: dir, entries: map[string]fs.DirEntry{}, children: map[string][]string{}}
-	err := filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if p == dir {
-			return nil
-		}
-		rel, err := filepath.Rel(dir, p)
-		if err != nil {
-			return err
-		}
-		rel = filepath.ToSlash(rel)
-		inv.entries[rel] = e
-		inv.order = append(inv.order, rel)
-		parent := path.Dir(rel)
-		inv.children[parent] = append(inv.children[parent], e.Name())
-		return nil
-	})
-	return inv, err
+	links    []walkedLink           // every symbolic link met, in walk order
 }
 
 func (inv *inventory) abs(rel string) string { return filepath.Join(inv.dir, filepath.FromSlash(rel)) }
@@ -83,9 +62,15 @@ func (inv *inventory) glob(patterns ...string) ([]string, error) {
 	return out, nil
 }
 
-// unread lists the regular files no kind registered, relative to root.
+// unread lists the regular files no kind registered, and the links that
+// could not be followed, relative to root.
 func (inv *inventory) unread(root string, registered map[string]int) []string {
 	var out []string
+	for _, l := range inv.links {
+		if l.unread != "" {
+			out = append(out, relative(root, l.path))
+		}
+	}
 	for _, p := range inv.regular(func(string, fs.DirEntry) bool { return true }) {
 		if _, ok := registered[p]; !ok {
 			out = append(out, relative(root, p))

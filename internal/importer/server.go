@@ -24,22 +24,29 @@ type serverEvidence struct {
 func readFrontends(b *build, files []string) error {
 	in := &b.server.in
 	var frontends []*dynamolog.FrontendLog
+	heads := map[string]*head{}
 	for _, p := range files {
 		if _, err := b.readFile(p, "frontend_log", func(src *source) error {
-			log, err := dynamolog.ScanFrontend(src.reader(), src.rel)
+			r, h := capture(src.reader())
+			heads[src.rel] = h
+			log, err := dynamolog.ScanFrontend(r, src.rel)
 			frontends = append(frontends, log)
 			return err
 		}); err != nil {
 			return err
 		}
 	}
-	var bad undecodable
+	var bad, times undecodable
+	defer times.reportTimes(b.d)
 	for _, log := range frontends {
 		in.Bridges = append(in.Bridges, log.Bridges...)
 		if log != nil {
 			bad.add(log.Path, log.Undecodable, log.FirstUndecodable)
+			times.add(log.Path, log.BadTimes, log.FirstBadTime)
 			if log.Bytes == 0 {
 				b.d.Meta.Warnings = append(b.d.Meta.Warnings, log.Path+" is empty: a frontend log that records no bridges")
+			} else if desc := foreign(heads[log.Path], shapeDynamo, false); desc != "" && len(log.Bridges) == 0 {
+				b.d.Meta.Warnings = append(b.d.Meta.Warnings, log.Path+" records no bridges: "+desc+", not a Dynamo frontend log")
 			}
 		}
 	}
@@ -54,22 +61,31 @@ func readFrontends(b *build, files []string) error {
 // waits too, so that it is reported where the metrics are built).
 func readWorkers(b *build, files []string) error {
 	in := &b.server.in
-	var bad undecodable
-	var empty []string
+	var bad, times undecodable
+	var empty, odd []string
 	defer func() {
 		bad.report(b.d, "worker", "undecodable_worker_lines")
+		times.reportTimes(b.d)
 		for _, p := range empty {
 			b.d.Meta.Warnings = append(b.d.Meta.Warnings, p+" is empty: a worker log that records no bindings, engine ids or metrics")
 		}
+		b.d.Meta.Warnings = append(b.d.Meta.Warnings, odd...)
 	}()
 	for _, p := range files {
 		id, _ := sourcename.Parse(filepath.Base(p))
 		if _, err := b.readFile(p, "worker_log", func(src *source) error {
 			return fanOut(src.reader(), func(r io.Reader) error {
+				r, h := capture(r)
 				log, err := dynamolog.ScanWorker(r, src.rel)
+				if log != nil && log.Bytes > 0 && len(log.Bindings) == 0 && len(log.EngineMaps) == 0 {
+					if desc := foreign(h, shapeDynamo, false); desc != "" {
+						odd = append(odd, log.Path+" records no bindings or engine ids: "+desc+", not a worker log")
+					}
+				}
 				if log != nil {
 					in.WorkerLogs = append(in.WorkerLogs, join.WorkerLog{Name: id, Bindings: log.Bindings, EngineMaps: log.EngineMaps})
 					bad.add(log.Path, log.Undecodable, log.FirstUndecodable)
+					times.add(log.Path, log.BadTimes, log.FirstBadTime)
 					if log.Bytes == 0 {
 						empty = append(empty, log.Path)
 					}
@@ -89,18 +105,43 @@ func readWorkers(b *build, files []string) error {
 func readOTel(b *build, files []string) error {
 	d, in := b.d, &b.server.in
 	var spans otlp.Collector
+	heads := map[string]*head{}
 	for _, p := range files {
-		if _, err := b.readFile(p, "otel", func(src *source) error { return spans.Add(src.rel, src.reader()) }); err != nil {
+		if _, err := b.readFile(p, "otel", func(src *source) error {
+			r, h := capture(src.reader())
+			heads[src.rel] = h
+			return spans.Add(src.rel, r)
+		}); err != nil {
 			return err
 		}
 	}
 	otel := spans.Result()
 	in.Spans = append(otel.Spans, otel.Invalid...) // the join counts and never joins inverted spans
+	truncateOversized(d, in.Spans)
 	d.Audit["duplicate_spans"] += int64(len(otel.Duplicates))
+	var replaced int64
+	first := ""
 	for _, f := range otel.Files {
 		if f.Empty {
-			d.Meta.Warnings = append(d.Meta.Warnings, fmt.Sprintf("%s recorded no spans", f.Path))
+			if desc := foreign(heads[f.Path], shapeOTel, true); desc != "" {
+				d.Meta.Warnings = append(d.Meta.Warnings, fmt.Sprintf("%s recorded no spans: %s, not OTel JSON", f.Path, desc))
+			} else {
+				d.Meta.Warnings = append(d.Meta.Warnings, fmt.Sprintf("%s recorded no spans", f.Path))
+			}
 		}
+		if f.Replaced > 0 && first == "" {
+			first = fmt.Sprintf("%s:%d", f.Path, f.FirstReplaced)
+		}
+		replaced += f.Replaced
+	}
+	// The rule for invalid UTF-8, stated once: OTel text (span names,
+	// attribute keys and values) is kept with U+FFFD for what cannot be
+	// decoded, as encoding/json does, and counted here; client exports
+	// refuse it (raw or as an unpaired \ud800 escape) with file:line,
+	// because their request ids must join byte for byte.
+	if replaced > 0 {
+		d.Audit["otel_replaced_strings"] = replaced
+		d.Meta.Warnings = append(d.Meta.Warnings, fmt.Sprintf("%d OTel string(s) hold invalid UTF-8 or an unpaired surrogate escape; kept with U+FFFD in place of what could not be decoded (first: %s)", replaced, first))
 	}
 	if n := len(otel.Invalid); n > 0 {
 		d.Meta.Warnings = append(d.Meta.Warnings, fmt.Sprintf("%d OTel span(s) end before they start; they are counted and never joined (first: %s:%d)", n, otel.Invalid[0].Ref.Path, otel.Invalid[0].Ref.Line))
@@ -170,6 +211,11 @@ func (res *Result) join(d *model.Dataset, ev *serverEvidence, requests []model.R
 	for k, v := range joined.Audit {
 		d.Audit[k] += v
 	}
+	if n := joined.Audit["unjoined_worker_bindings"] + joined.Audit["unjoined_engine_maps"]; n > 0 && len(requests) > 0 {
+		// Without this a request silently loses the worker only such a
+		// record names (its decode worker, typically).
+		d.Meta.Warnings = append(d.Meta.Warnings, fmt.Sprintf("%d worker-log binding(s) or engine id map(s) name a Dynamo request id that no frontend bridge maps to a kept client request (a request outside the phase, or a frontend log missing); their workers are not attributed (first: %s)", n, joined.FirstUnjoined))
+	}
 	for i := range joined.Requests {
 		j := &joined.Requests[i]
 		if len(j.ServerIDs) == 0 && len(j.Spans) == 0 && len(j.Bindings) == 0 && len(j.Engine) == 0 {
@@ -212,4 +258,15 @@ func (u *undecodable) report(d *model.Dataset, kind, counter string) {
 	if u.n > 0 {
 		d.Meta.Warnings = append(d.Meta.Warnings, fmt.Sprintf("%d %s log lines hold a Dynamo JSON record that cannot be decoded (torn or damaged); skipped (first: %s)", u.n, kind, u.first))
 	}
+}
+
+// reportTimes counts the frontend and worker log timestamps that break
+// dynamolog's plausibility rule (a real date and time from MinYear to
+// MaxYear): kept as recorded text, never used as times, the first named.
+func (u *undecodable) reportTimes(d *model.Dataset) {
+	if u.n == 0 {
+		return
+	}
+	d.Audit["implausible_log_timestamps"] += u.n
+	d.Meta.Warnings = append(d.Meta.Warnings, fmt.Sprintf("%d frontend/worker log timestamp(s) are not a real date and time from %d to %d; kept as recorded text, not used as times (first: %s)", u.n, dynamolog.MinYear, dynamolog.MaxYear, u.first))
 }

@@ -42,6 +42,10 @@ type Scanner struct {
 	// (\ud800) instead of decoding it as U+FFFD, for readers whose strings
 	// are identifiers that must not be rewritten.
 	StrictSurrogates bool
+	// Replaced counts the strings (since the scanner was made) in which
+	// invalid UTF-8 or an unpaired surrogate escape became U+FFFD, so that
+	// a reader that keeps replaced text can count what it rewrote.
+	Replaced int
 
 	data    []byte
 	pos     int

@@ -22,6 +22,9 @@ func (s *Scanner) Str() (string, error) {
 		if lone && s.StrictSurrogates {
 			return "", &SyntaxError{Offset: start, Msg: "unpaired UTF-16 surrogate escape in string"}
 		}
+		if lone {
+			s.Replaced++
+		}
 	}
 	if !utf8.Valid(raw) {
 		return "", s.fail(errUTF8, 0, "")
@@ -38,12 +41,17 @@ func (s *Scanner) StrBytes() ([]byte, error) {
 		return nil, err
 	}
 	if escaped {
-		s.scratch, _ = unescape(s.scratch[:0], raw)
+		var lone bool
+		s.scratch, lone = unescape(s.scratch[:0], raw)
 		raw = s.scratch
+		if lone {
+			s.Replaced++
+		}
 	}
 	if !utf8.Valid(raw) {
 		s.fixed = replaceInvalid(s.fixed[:0], raw)
 		raw = s.fixed
+		s.Replaced++
 	}
 	return raw, nil
 }

@@ -17,6 +17,9 @@ func (r *Result) Dump(w io.Writer) error {
 	fmt.Fprintf(bw, "lines %d\n", r.Lines)
 	fmt.Fprintf(bw, "unaligned %d\n", r.Unaligned)
 	fmt.Fprintf(bw, "long_lines %d\n", r.LongLines)
+	if r.Rejected > 0 || r.Conflicts > 0 { // absent from the goldens that have none
+		fmt.Fprintf(bw, "rejected %d %q\nconflicts %d %q\n", r.Rejected, r.FirstRejected, r.Conflicts, r.FirstConflict)
+	}
 	for _, msg := range r.Warnings {
 		fmt.Fprintf(bw, "warning %q\n", msg)
 	}

@@ -31,6 +31,10 @@ type Observation struct {
 	// Labels further scope the series (phase, tp, ep, …). Keys are unique.
 	Labels []Label
 	Values []Value
+	// Dropped, when set, says why values the line recorded were left out
+	// (a field failing validation), also with ok=false when none is kept;
+	// Read counts the line as rejected (see Losses).
+	Dropped string
 }
 
 // Rank is a recorded rank in its namespace. Kind "" means no rank was logged;

@@ -87,6 +87,8 @@ type Result struct {
 	// LongLines counts physical lines skipped for exceeding 1 MiB.
 	LongLines int
 	Lines     int64
+	// Losses are the lines rejected and the conflicting points.
+	Losses
 	// Window spans aligned observations that carry a non-setting value, from
 	// the earliest timestamp to the latest timestamp plus its resolution. It
 	// is nil when there are none: configuration alone never creates a time
@@ -126,7 +128,13 @@ func Read(r io.Reader, src SourceInfo, loc *time.Location, gens ...Generator) (*
 				return nil, &lineread.LineError{Path: src.Path, Line: lines.Line(), Err: fmt.Errorf("%s: %w", g.Name(), err)}
 			}
 			if !ok {
+				if obs.Dropped != "" {
+					b.result.reject(src.Path, lines.Line(), g.Name(), obs.Dropped)
+				}
 				continue
+			}
+			if obs.Dropped != "" {
+				b.result.reject(src.Path, lines.Line(), g.Name(), obs.Dropped)
 			}
 			if err := b.add(gi, obs, lines.Line()); err != nil {
 				return nil, &lineread.LineError{Path: src.Path, Line: lines.Line(), Err: err}
@@ -296,6 +304,9 @@ func (b *builder) finish() *Result {
 	for i := range r.Series {
 		s := &r.Series[i]
 		slices.SortStableFunc(s.Points, comparePointTime)
+		if s.Definition.Temporal != TemporalEvent { // simultaneous events never conflict
+			r.countConflicts(s.Source.Path, s.Definition.Name, s.Points)
+		}
 		if s.Reference != nil {
 			if ri, ok := b.bySeries[seriesKey{name: s.Reference.Name, scope: b.scopeOf[i]}]; ok {
 				s.Reference.Series = ri

@@ -14,6 +14,7 @@ func (r *Result) Clip(startNS, endNS int64) *Result {
 		Unaligned: r.Unaligned,
 		LongLines: r.LongLines,
 		Lines:     r.Lines,
+		Losses:    r.Losses,
 	}
 	if w := r.Window; w != nil && w.StartNS <= endNS && w.EndNS >= startNS {
 		out.Window = &Window{StartNS: max(w.StartNS, startNS), EndNS: min(w.EndNS, endNS)}
@@ -92,6 +93,7 @@ func Merge(results ...*Result) *Result {
 		}
 		out.Unaligned += r.Unaligned
 		out.LongLines += r.LongLines
+		out.Losses.add(r.Losses)
 		out.Lines += r.Lines
 		if w := r.Window; w != nil {
 			if out.Window == nil {

@@ -307,6 +307,14 @@ func readLogs(opt Options, res *Result, capFams []model.MetricFamily) ([]model.M
 	if merged.Unaligned > 0 {
 		res.Audit["unaligned_log_metric_records"] = int64(merged.Unaligned)
 	}
+	if n := merged.Rejected; n > 0 {
+		res.Audit["rejected_log_metric_lines"] = int64(n)
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%d worker log metric line(s) fail validation and were dropped whole or in part (first: %s)", n, merged.FirstRejected))
+	}
+	if n := merged.Conflicts; n > 0 {
+		res.Audit["conflicting_log_metric_points"] = int64(n)
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%d worker log metric point(s) repeat a timestamp of their series with another value; both are kept (first: %s)", n, merged.FirstConflict))
+	}
 	// Every family that produced a series is catalogued, also when the
 	// window keeps none of its points.
 	type famAcc struct {

@@ -32,6 +32,8 @@ type Dataset struct {
 	// Unread lists files found in the run that no reader consumed, relative to
 	// Meta.SourceRoot, so that nothing is dropped without the user knowing.
 	Unread []string
+	// Links are the symbolic links found in the run, in walk order.
+	Links []Link
 }
 
 // Meta describes the run as a whole.

@@ -41,6 +41,13 @@ type FileStats struct {
 	Records    int64 // JSON documents
 	BlankLines int64 // whitespace-only lines between JSONL records
 	Spans      int64 // spans decoded, before any de-duplication
+	// Replaced counts the strings (names, attribute keys and values, ids)
+	// whose invalid UTF-8 or unpaired surrogate escapes were replaced by
+	// U+FFFD, as encoding/json does: OTel text is kept, its rewrite counted
+	// (the client readers refuse such identifiers instead: they must join
+	// byte for byte). FirstReplaced is the line of the first.
+	Replaced      int64
+	FirstReplaced int64
 }
 
 // ErrTruncated marks a file that ends inside a JSON value.
@@ -148,8 +155,9 @@ type recordJob struct {
 }
 
 type recordResult struct {
-	spans []model.Span
-	err   error
+	spans    []model.Span
+	err      error
+	replaced int // strings replaced by U+FFFD in the record
 }
 
 // records decodes JSONL records on every core while the caller keeps
@@ -177,8 +185,9 @@ func (f *fileDecoder) startRecords() *records {
 			s := newScanner()
 			var rec recordDecoder
 			for job := range jobs {
+				before := s.Replaced
 				spans, err := decodeJSONLRecord(s, &rec, f.path, job.line, job.lineNo, job.last)
-				job.done <- recordResult{spans, err}
+				job.done <- recordResult{spans, err, s.Replaced - before}
 			}
 		}()
 	}
@@ -208,7 +217,18 @@ func (rs *records) emitOldest() error {
 	if res.err != nil {
 		return res.err
 	}
+	rs.f.noteReplaced(res.replaced, job.lineNo)
 	return rs.f.flush(res.spans)
+}
+
+// noteReplaced counts a record's strings replaced by U+FFFD.
+func (f *fileDecoder) noteReplaced(n int, line int64) {
+	if n > 0 {
+		if f.stats.Replaced == 0 {
+			f.stats.FirstReplaced = line
+		}
+		f.stats.Replaced += int64(n)
+	}
 }
 
 // finish emits every queued record and stops the workers.
@@ -302,6 +322,7 @@ func (f *fileDecoder) document(head []byte, rest io.Reader) error {
 			return nil
 		}
 		f.rec = recordDecoder{s: f.s, path: f.path, lines: lines, spans: f.rec.spans[:0]}
+		before, at := f.s.Replaced, lines.lineAt(f.s.Pos())
 		if err := f.rec.record(); err != nil {
 			off := f.s.Pos()
 			var se *syntaxError
@@ -315,6 +336,7 @@ func (f *fileDecoder) document(head []byte, rest io.Reader) error {
 			}
 			return describe(err, f.path, f.stats.Format, line, start)
 		}
+		f.noteReplaced(f.s.Replaced-before, at)
 		if err := f.flush(f.rec.spans); err != nil {
 			return err
 		}

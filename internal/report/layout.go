@@ -36,7 +36,10 @@ type Manifest struct {
 	Entry         Entry              `json:"entry"`
 	Sources       []query.SourceItem `json:"sources"`
 	Unread        []string           `json:"unread"`
-	Files         []FileEntry        `json:"files"`
+	// Links are the run's symbolic links with their resolved targets
+	// (docs/format: the source inventory); absent when it has none.
+	Links []LinkEntry `json:"links,omitempty"`
+	Files []FileEntry `json:"files"`
 }
 
 // Entry names the shards the page loads at start.
@@ -65,4 +68,14 @@ type FileEntry struct {
 	Path   string `json:"path"`
 	Bytes  int64  `json:"bytes"`
 	SHA256 string `json:"sha256"`
+}
+
+// LinkEntry is one symbolic link of the run in the manifest: its path, its
+// resolved target (run-relative, or absolute when outside is true) and,
+// when it was not followed, why.
+type LinkEntry struct {
+	Path    string `json:"path"`
+	Target  string `json:"target,omitempty"`
+	Outside bool   `json:"outside,omitempty"`
+	Unread  string `json:"unread,omitempty"`
 }

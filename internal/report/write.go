@@ -173,6 +173,9 @@ func render(d *model.Dataset, assets fs.FS, out *stageFiles, store StoreWriter) 
 		Generator: Generator, FormatVersion: FormatVersion, Schema: model.Schema,
 		Summary: summary, Entry: entry, Unread: nonNil(d.Unread),
 	}
+	for _, l := range d.Links {
+		m.Links = append(m.Links, LinkEntry{Path: l.Path, Target: l.Target, Outside: l.Outside, Unread: l.Unread})
+	}
 	for _, s := range d.Sources {
 		m.Sources = append(m.Sources, query.SourceItem{ID: s.ID, Path: s.Path, Kind: s.Kind, Bytes: s.Bytes, SHA256: s.SHA256})
 	}

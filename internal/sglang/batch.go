@@ -2,6 +2,7 @@ package sglang
 
 import (
 	"bytes"
+	"fmt"
 
 	"github.com/dsight/dsight/internal/logmetric"
 )
@@ -43,9 +44,10 @@ const (
 // fields of the other phase and invalid values create no value.
 func decodeBatch(phase phaseMask, fields []byte) (logmetric.Observation, bool) {
 	var (
-		values [len(batchFields)]float64
-		state  [len(batchFields)]uint8
-		count  int
+		values  [len(batchFields)]float64
+		state   [len(batchFields)]uint8
+		count   int
+		dropped string // why the first invalid value was dropped
 	)
 	for rest := fields; len(rest) > 0; {
 		var part []byte
@@ -64,6 +66,9 @@ func decodeBatch(phase phaseMask, fields []byte) (logmetric.Observation, bool) {
 		}
 		v, ok := parseValue(batchFields[fi].kind, raw)
 		if !ok {
+			if dropped == "" {
+				dropped = fmt.Sprintf("field %q has a value that fails validation (%.40q)", key, raw)
+			}
 			continue
 		}
 		switch state[fi] {
@@ -76,11 +81,12 @@ func decodeBatch(phase phaseMask, fields []byte) (logmetric.Observation, bool) {
 		}
 	}
 	if count == 0 {
-		return logmetric.Observation{}, true
+		return logmetric.Observation{Dropped: dropped}, true
 	}
 	obs := logmetric.Observation{
-		Labels: make([]logmetric.Label, 1, 1+len(rankNames)),
-		Values: make([]logmetric.Value, 0, count),
+		Labels:  make([]logmetric.Label, 1, 1+len(rankNames)),
+		Values:  make([]logmetric.Value, 0, count),
+		Dropped: dropped,
 	}
 	obs.Labels[0] = phaseLabel(phase)
 	for fi, s := range state {

@@ -2,6 +2,7 @@ package sglang
 
 import (
 	"bytes"
+	"fmt"
 	"strconv"
 
 	"github.com/dsight/dsight/internal/logmetric"
@@ -20,6 +21,9 @@ func (Generator) Decode(line []byte) (logmetric.Observation, bool, error) {
 		off = at + 1
 		p, n := parsePrefix(line[at:])
 		if n == 0 {
+			if why, rest := badRankPrefix(line[at:]); why != "" && ownMessage(trimColourReset(rest)) {
+				return logmetric.Observation{Dropped: why}, false, nil
+			}
 			continue
 		}
 		msg := trimColourReset(line[at+n:])
@@ -27,16 +31,28 @@ func (Generator) Decode(line []byte) (logmetric.Observation, bool, error) {
 			obs        logmetric.Observation
 			recognised bool
 		)
-		if hasPrefix(msg, "ReqTimeStats(") {
+		request := hasPrefix(msg, "ReqTimeStats(")
+		if request {
 			obs, recognised = decodeRequest(msg[len("ReqTimeStats("):])
+			if !recognised && !bytes.Contains(msg, []byte("): ")) {
+				return logmetric.Observation{Dropped: `ReqTimeStats record is truncated (no "): " before its fields)`}, false, nil
+			}
 		} else if phase, fields, ok := batchMessage(msg); ok {
 			obs, recognised = decodeBatch(phase, fields)
 		} else {
 			continue
 		}
+		if recognised && len(obs.Values) == 0 && obs.Dropped != "" {
+			return logmetric.Observation{Dropped: obs.Dropped}, false, nil
+		}
 		if !recognised || len(obs.Values) == 0 {
 			return logmetric.Observation{}, false, nil
 		}
+		// One rule for a bad timestamp in SGLang and TokenSpeed logs: an
+		// error naming file:line (ErrInvalidStamp), never a silent drop. A
+		// line whose time cannot be read cannot be placed at all, and a
+		// malformed stamp on a recognised line means the log is damaged or
+		// of a format this reader does not know: the user must look.
 		if err := p.stamp.Validate(); err != nil {
 			return logmetric.Observation{}, false, err
 		}
@@ -44,6 +60,49 @@ func (Generator) Decode(line []byte) (logmetric.Observation, bool, error) {
 		return obs, true, nil
 	}
 	return logmetric.Observation{}, false, nil
+}
+
+// ownMessage reports whether msg is a message this generator reads.
+func ownMessage(msg []byte) bool {
+	if hasPrefix(msg, "ReqTimeStats(") {
+		return true
+	}
+	_, _, ok := batchMessage(msg)
+	return ok
+}
+
+// badRankPrefix explains why b, which starts with a valid "[stamp", is not
+// a prefix: a rank named twice, or one with more than maxRankDigits digits.
+// It returns "" when b is not such a prefix, or the reason and the text
+// after the prefix's "] ".
+func badRankPrefix(b []byte) (string, []byte) {
+	if len(b) == 0 || b[0] != '[' {
+		return "", nil
+	}
+	_, used := logmetric.ParseStamp(b[1:], '.')
+	if used == 0 {
+		return "", nil
+	}
+	end := bytes.Index(b, []byte("] "))
+	if end < 0 {
+		return "", nil
+	}
+	var seen uint8
+	for _, field := range bytes.Fields(b[1+used : end]) {
+		for ni, r := range rankNames {
+			if !hasPrefix(field, r.logged) || !allDigits(field[len(r.logged):]) {
+				continue
+			}
+			switch {
+			case len(field)-len(r.logged) > maxRankDigits:
+				return fmt.Sprintf("rank %s has more than %d digits", field, maxRankDigits), b[end+2:]
+			case seen&(1<<ni) != 0:
+				return fmt.Sprintf("rank %s is named twice in the prefix", r.logged), b[end+2:]
+			}
+			seen |= 1 << ni
+		}
+	}
+	return "", nil
 }
 
 // rankNames in the upstream prefix order; the label is the lower-case name.

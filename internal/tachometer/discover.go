@@ -90,8 +90,12 @@ func Discover(root string, explicit bool) (*Capture, error) {
 			return nil
 		}
 		// A pipe or device named like a capture is kept, so that opening
-		// it refuses it by name rather than skipping it without a word.
+		// it refuses it by name rather than skipping it without a word; a
+		// link to a file is followed, as the run's inventory follows it (a
+		// linked final.parquet is the capture's final file).
 		if d.Type()&fs.ModeSymlink == 0 {
+			files = append(files, path)
+		} else if st, err := os.Stat(path); err == nil && !st.IsDir() {
 			files = append(files, path)
 		}
 		return nil

@@ -2,6 +2,7 @@ package tokenspeed
 
 import (
 	"bytes"
+	"fmt"
 	"slices"
 	"strconv"
 
@@ -79,19 +80,26 @@ func (Generator) Definitions() []logmetric.Definition { return slices.Clone(defi
 func (Generator) Decode(line []byte) (logmetric.Observation, bool, error) {
 	stamp, rank, msg, ok := findPrefix(line)
 	if !ok {
+		// One rule with SGLang: a recognised batch line whose timestamp
+		// cannot be read is an error naming file:line, not a silent drop.
+		if bad := unreadableStamp(line); bad != "" {
+			return logmetric.Observation{}, false, fmt.Errorf("%w: %q", logmetric.ErrInvalidStamp, bad)
+		}
 		return logmetric.Observation{}, false, nil
 	}
 	values := decodeMessage(msg)
+	dropped := invalidFields(msg)
 	if len(values) == 0 {
-		return logmetric.Observation{}, false, nil
+		return logmetric.Observation{Dropped: dropped}, false, nil
 	}
 	if err := stamp.Validate(); err != nil {
 		return logmetric.Observation{}, false, err
 	}
 	return logmetric.Observation{
-		Time:   stamp,
-		Rank:   logmetric.Rank{Kind: logmetric.RankKindAttentionTP, Index: rank},
-		Values: values,
+		Time:    stamp,
+		Rank:    logmetric.Rank{Kind: logmetric.RankKindAttentionTP, Index: rank},
+		Values:  values,
+		Dropped: dropped,
 	}, true, nil
 }
 

@@ -61,6 +61,15 @@ for (const mode of ["file", "http"]) {
       const cliSessions = cli(fx.report, "sessions", { sort: "ttft", limit: 5 });
       assert.equal(sessions.total, cliSessions.total);
       assert.deepEqual(sessions.items, cliSessions.items);
+      // A negative page is refused by every list method alike, never answered with nothing.
+      const refused = await page.evaluate(() => ["listSessions", "listMetricSeries", "queryRequests"].map((m) => {
+        try {
+          return `${m} answered ${JSON.stringify(traceExplorer[m]({ limit: -1 }))}`;
+        } catch (e) {
+          return `${m}: ${e.message}`;
+        }
+      }));
+      for (const msg of refused) assert.match(msg, /: limit must be an integer from 0 to 1000; got -1$/);
 
       assert.deepEqual(await page.evaluate(() => traceExplorer.getSource(0)), cli(fx.report, "source", { id: 0 }));
       assert.equal(await page.evaluate(() => traceExplorer.getSource(99)), null);

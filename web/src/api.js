@@ -16,11 +16,12 @@ import { perfettoBytes } from "./perfetto.js";
 
 const REQUESTS_PAGE = 50;
 
-// clampLimit truncates a numeric limit into op's declared bounds; anything
-// else goes to the engine as given, for it to refuse.
+// clampLimit truncates a numeric limit above op's declared bound to it;
+// anything else (a negative page too) goes to the engine as given, for it to
+// refuse as every other method does.
 const clampLimit = (op, v) => {
   const n = v === undefined || v === null ? NaN : Number(v);
-  if (!Number.isFinite(n)) return v;
+  if (!Number.isFinite(n) || n < opArg(op, "limit").min) return v;
   const a = opArg(op, "limit");
   return Math.min(Math.max(Math.trunc(n), a.min), a.max);
 };

@@ -107,6 +107,9 @@ type Joined struct {
 	ServerSpans []model.JoinedSpan
 	// Audit counts what the join saw; keys follow the contract's audit map.
 	Audit map[string]int64
+	// FirstUnjoined locates the first worker-log binding or engine map
+	// whose Dynamo request id no bridge names (file:line), "" when none.
+	FirstUnjoined string
 }
 
 // Texts shown as evidence bases and issues.

@@ -1,6 +1,7 @@
 package join
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/dsight/dsight/internal/model"
@@ -37,6 +38,7 @@ func (j *joiner) attachWorkerLogs() {
 				switch {
 				case !ok:
 					j.out.Audit["unjoined_worker_bindings"]++
+					j.unjoined(b.Ref)
 				case b.Host != name.Host || b.Role != name.Role || b.Process == "":
 					j.out.Audit["mismatched_worker_bindings"]++
 				default:
@@ -53,6 +55,7 @@ func (j *joiner) attachWorkerLogs() {
 			i, ok := j.byServer[m.ServerID]
 			if !ok {
 				j.out.Audit["unjoined_engine_maps"]++
+				j.unjoined(m.Ref)
 				continue
 			}
 			r := &j.reqs[i]
@@ -95,6 +98,14 @@ func (j *joiner) attachWorkerLogs() {
 		if o.many {
 			j.out.Audit["ambiguous_engine_ids"]++
 		}
+	}
+}
+
+// unjoined notes the first worker-log record whose request id is not
+// bridged.
+func (j *joiner) unjoined(ref model.LineRef) {
+	if j.out.FirstUnjoined == "" {
+		j.out.FirstUnjoined = fmt.Sprintf("%s:%d", ref.Path, ref.Line)
 	}
 }
 

@@ -341,7 +341,7 @@ func readLogs(opt Options, res *Result, capFams []model.MetricFamily) ([]model.M
 	for _, i := range order {
 		s := &clipped.Series[i]
 		temporal := pyramidTemporal(s.Definition.Temporal)
-		popt := pyramid.Options{Temporal: temporal, Points: int64(len(s.Points))}
+		popt := pyramid.Options{Temporal: temporal, Points: int64(len(s.Points)), Evidence: true}
 		ref := -1
 		if s.Reference != nil && s.Reference.Series >= 0 {
 			ref = s.Reference.Series
@@ -355,7 +355,7 @@ func readLogs(opt Options, res *Result, capFams []model.MetricFamily) ([]model.M
 		}
 		var samples int64
 		for _, p := range s.Points {
-			if err := b.Add(p.TimeNS-opt.OriginNS, p.Value, p.Null); err != nil {
+			if err := b.AddFrom(p.TimeNS-opt.OriginNS, p.Value, p.Null, int64(p.SourceID), p.Line); err != nil {
 				return nil, nil, fmt.Errorf("%s: %w", s.Source.Path, err)
 			}
 			if !p.Null && p.TimeNS >= opt.OriginNS {

@@ -181,7 +181,7 @@ function build(host, opts) {
     // Each series shows its nearest recorded sample at or before the
     // cursor, labelled with that sample's own time, never the cursor's.
     const t = u.posToVal(left, "x");
-    const parts = [`cursor ${t.toFixed(3)} s`];
+    const parts = [`${t.toFixed(3)} s`];
     let listed = 0;
     for (const line of lines) {
       if (line.ref) continue;

@@ -128,3 +128,42 @@ func TestEngineGaugesOnlyCapture(t *testing.T) {
 		t.Errorf("available %+v, want %+v", sum.Capabilities, want)
 	}
 }
+
+// A wrong --iteration-timezone no longer drops the log metrics silently:
+// each source most of whose points fall outside the run window is named in
+// a warning (summary, hence the page), and the loss is counted.
+func TestWrongIterationTimezoneIsNamed(t *testing.T) {
+	needAssets(t)
+	run := filepath.Join(t.TempDir(), "run")
+	if _, err := synth.WriteRun(run, synth.Config{Seed: 5, Requests: 60, Sources: synth.SourceAIPerf | synth.SourceFrontend | synth.SourceWorkers | synth.SourceTokenSpeed, Timezone: "Asia/Tokyo"}); err != nil {
+		t.Fatal(err)
+	}
+	summary := func(zone string) query.Summary {
+		out := filepath.Join(t.TempDir(), "r")
+		if code, _, stderr := dsight(t, "build", run, "-o", out, "--iteration-timezone", zone); code != 0 {
+			t.Fatalf("build: %s", stderr)
+		}
+		_, stdout, _ := dsight(t, "query", out, "summary")
+		var sum query.Summary
+		if err := json.Unmarshal([]byte(stdout), &sum); err != nil {
+			t.Fatal(err)
+		}
+		return sum
+	}
+	warned := func(s query.Summary) int {
+		n := 0
+		for _, w := range s.Meta.Warnings {
+			if strings.Contains(w, "fall outside the run window once aligned in") && strings.Contains(w, "--iteration-timezone") {
+				n++
+			}
+		}
+		return n
+	}
+	wrong := summary("UTC")
+	if warned(wrong) == 0 || wrong.Audit["out_of_window_log_metric_points"] == 0 {
+		t.Errorf("UTC on Tokyo logs: warnings %q, audit %v", wrong.Meta.Warnings, wrong.Audit)
+	}
+	if right := summary("Asia/Tokyo"); warned(right) != 0 {
+		t.Errorf("the right zone warned: %q", right.Meta.Warnings)
+	}
+}

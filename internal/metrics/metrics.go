@@ -324,6 +324,14 @@ func readLogs(opt Options, res *Result, capFams []model.MetricFamily) ([]model.M
 			famNames = append(famNames, s.Definition.Name)
 		}
 	}
+	zone := "UTC"
+	if opt.Location != nil {
+		zone = opt.Location.String()
+	}
+	if outside, warns := windowLosses(merged, opt.OriginNS, opt.LastNS, zone); outside > 0 {
+		res.Audit["out_of_window_log_metric_points"] = outside
+		res.Warnings = append(res.Warnings, warns...)
+	}
 	clipped := merged.Clip(opt.OriginNS, opt.LastNS)
 	out := make([]*built, len(clipped.Series))
 	// Limits first, so an observed series can resolve its limit per sample.

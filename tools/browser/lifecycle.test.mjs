@@ -138,6 +138,8 @@ test("OTel only: empty timeline, coverage and queries kept", async () => {
       basis: traceExplorer.describe().meta.time_basis,
       empty: !document.querySelector("#emptyTimeline").hidden,
       lanes: document.querySelectorAll("#clientTracks .lane").length,
+      serverLanes: [...document.querySelectorAll("#serverActivity .server-activity-row")].map((r) => r.dataset.activityLane),
+      serverBars: document.querySelectorAll("#serverActivity [data-span]").length,
       tabs: [...document.querySelectorAll("#inspectorTabs .tab")].map((t) => t.dataset.tab),
       title: document.querySelector("#inspectorTitle").textContent,
       requests: traceExplorer.queryRequests({}).total,
@@ -145,8 +147,11 @@ test("OTel only: empty timeline, coverage and queries kept", async () => {
     assert.equal(seen.available.requests, false);
     assert.equal(seen.available.server_activity, true);
     assert.match(seen.basis, /no client measurement window/);
-    assert.equal(seen.empty, true);
+    // Spans no request owns are drawn on the timeline, a lane per role and
+    // host, not only counted in the overview.
+    assert.equal(seen.empty, false);
     assert.equal(seen.lanes, 0);
+    assert.ok(seen.serverLanes.length > 0 && seen.serverLanes.every((k) => k.includes(" · ")), JSON.stringify(seen.serverLanes));
     assert.deepEqual(seen.tabs, ["api"]);
     assert.equal(seen.title, "Captured evidence");
     assert.equal(seen.requests, 0);
@@ -154,6 +159,7 @@ test("OTel only: empty timeline, coverage and queries kept", async () => {
     const spans = await page.evaluate((d) => traceExplorer.queryServerSpans({ from: 0, to: d, limit: 1000 }), d);
     assert.deepEqual(spans, cli(otelOnly, "server_spans", { from: 0, to: d, limit: 1000 }));
     assert.ok(spans.total > 0 && spans.items.length === spans.total);
+    assert.equal(seen.serverBars, spans.total, "every span in range is drawn");
     await page.screenshot({ path: path.join(OUT, "otel-only.png"), fullPage: true });
     assert.deepEqual(problems, []);
   } finally {

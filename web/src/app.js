@@ -9,6 +9,7 @@ import { renderTimeline, renderAxis } from "./timeline.js";
 import { renderOverview } from "./overview.js";
 import { renderInspector } from "./inspector.js";
 import { MetricsSection } from "./metricview.js";
+import { renderServerLanes } from "./serverlanes.js";
 
 export class View {
   constructor(summary) {
@@ -275,6 +276,7 @@ export class View {
     setText($("rangeSummary"), `${fmtDuration(s.to - s.from)} selected · all tracks aligned`);
     if (this.updateOverview) this.updateOverview();
     if (this.summary.capabilities.requests) this.renderTracks();
+    else renderServerLanes(this);
     renderInspector(this);
     if (this.metrics) this.renderMetrics();
     this.announce();

@@ -214,12 +214,13 @@ func (cs *captureSummary) one(i int, sc *loadScratch) (*built, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := pyramid.NewBuilder(pyramid.Options{Temporal: pyramid.Sample, Points: int64(len(t))})
+	b, err := pyramid.NewBuilder(pyramid.Options{Temporal: pyramid.Sample, Points: int64(len(t)), Evidence: true})
 	if err != nil {
 		return nil, err
 	}
 	for k := range t {
-		if err := b.Add(t[k]-cs.opt.OriginNS, v[k], false); err != nil {
+		src, row := cs.evidence(sc, k, len(t))
+		if err := b.AddFrom(t[k]-cs.opt.OriginNS, v[k], false, src, row); err != nil {
 			return nil, fmt.Errorf("capture series %s: %w", info.RawName, err)
 		}
 	}

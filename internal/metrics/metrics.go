@@ -332,6 +332,14 @@ func readLogs(opt Options, res *Result, capFams []model.MetricFamily) ([]model.M
 			famNames = append(famNames, s.Definition.Name)
 		}
 	}
+	zone := "UTC"
+	if opt.Location != nil {
+		zone = opt.Location.String()
+	}
+	if outside, warns := windowLosses(merged, opt.OriginNS, opt.LastNS, zone); outside > 0 {
+		res.Audit["out_of_window_log_metric_points"] = outside
+		res.Warnings = append(res.Warnings, warns...)
+	}
 	clipped := merged.Clip(opt.OriginNS, opt.LastNS)
 	out := make([]*built, len(clipped.Series))
 	// Limits first, so an observed series can resolve its limit per sample.
@@ -349,7 +357,7 @@ func readLogs(opt Options, res *Result, capFams []model.MetricFamily) ([]model.M
 	for _, i := range order {
 		s := &clipped.Series[i]
 		temporal := pyramidTemporal(s.Definition.Temporal)
-		popt := pyramid.Options{Temporal: temporal, Points: int64(len(s.Points))}
+		popt := pyramid.Options{Temporal: temporal, Points: int64(len(s.Points)), Evidence: true}
 		ref := -1
 		if s.Reference != nil && s.Reference.Series >= 0 {
 			ref = s.Reference.Series
@@ -363,7 +371,7 @@ func readLogs(opt Options, res *Result, capFams []model.MetricFamily) ([]model.M
 		}
 		var samples int64
 		for _, p := range s.Points {
-			if err := b.Add(p.TimeNS-opt.OriginNS, p.Value, p.Null); err != nil {
+			if err := b.AddFrom(p.TimeNS-opt.OriginNS, p.Value, p.Null, int64(p.SourceID), p.Line); err != nil {
 				return nil, nil, fmt.Errorf("%s: %w", s.Source.Path, err)
 			}
 			if !p.Null && p.TimeNS >= opt.OriginNS {

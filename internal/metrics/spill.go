@@ -33,7 +33,7 @@ import (
 
 // maxSpillPair is the longest encoded pair: a 10-byte uvarint, a header
 // byte and 8 value bytes.
-const maxSpillPair = binary.MaxVarintLen64 + 1 + 8
+const maxSpillPair = binary.MaxVarintLen64 + 1 + 8 + maxSpillEvidence
 
 // spillHeader is the bytes of a block's used-length field.
 const spillHeader = 2
@@ -75,6 +75,9 @@ type loadScratch struct {
 	raw    []byte
 	times  []int64
 	values []float64
+	// sources and rows are each pair's evidence when the store keeps it
+	// (spillevidence.go); a store that does not leaves them empty.
+	sources, rows []int64
 }
 
 // spillStore is the pointStore of a read: a tachometer.Sink that spills
@@ -102,6 +105,7 @@ type spilledSeries struct {
 	sorted  bool     // every pair arrived at or after the previous one
 	touched bool     // a pair arrived since the last sweep
 	enc     pairCodec
+	ev      evidenceCodec
 }
 
 // pairCodec is the previous pair of a series, which the next is encoded
@@ -237,6 +241,7 @@ func (s *spillStore) Points(ps []tachometer.Point) error {
 		}
 		before := cap(ss.pending)
 		ss.pending = ss.enc.append(ss.pending, p.TimeNS, p.Value)
+		ss.pending = ss.ev.append(ss.pending, p.Source, p.Row)
 		s.pending += cap(ss.pending) - before
 	}
 	if s.pending > s.sweepAt {
@@ -329,7 +334,10 @@ func (s *spillStore) load(i int, sc *loadScratch) ([]int64, []float64, error) {
 		k += run
 	}
 	times, values := grow(&sc.times, ss.n), grow(&sc.values, ss.n)
+	sources, rows := grow(&sc.sources, ss.n), grow(&sc.rows, ss.n)
+	sc.sources, sc.rows = sources, rows // their length is what capture reads
 	var dec pairCodec
+	var evDec evidenceCodec
 	k := 0
 	decode := func(pairs []byte) error {
 		for len(pairs) > 0 {
@@ -337,8 +345,12 @@ func (s *spillStore) load(i int, sc *loadScratch) ([]int64, []float64, error) {
 			if used == 0 || k == ss.n {
 				return fmt.Errorf("metric spill: series %d does not decode to its %d pairs", i, ss.n)
 			}
-			times[k], values[k] = t, v
-			pairs = pairs[used:]
+			src, row, evUsed := evDec.next(pairs[used:])
+			if evUsed == 0 {
+				return fmt.Errorf("metric spill: series %d does not decode to its %d pairs", i, ss.n)
+			}
+			times[k], values[k], sources[k], rows[k] = t, v, src, row
+			pairs = pairs[used+evUsed:]
 			k++
 		}
 		return nil
@@ -361,7 +373,7 @@ func (s *spillStore) load(i int, sc *loadScratch) ([]int64, []float64, error) {
 		return nil, nil, fmt.Errorf("metric spill: series %d decodes to %d of its %d pairs", i, k, ss.n)
 	}
 	if !ss.sorted {
-		sort.Stable(byTime{times, values})
+		sort.Stable(byTimeWithEvidence{byTime{times, values}, sources, rows})
 	}
 	return times, values, nil
 }

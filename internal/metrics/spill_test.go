@@ -24,6 +24,8 @@ type memStore struct {
 	infos  []*tachometer.SeriesInfo
 	times  [][]int64
 	values [][]float64
+	src    [][]int64 // each pair's capture file and row
+	rows   [][]int64
 	sorted []bool
 }
 
@@ -31,6 +33,7 @@ func (s *memStore) Series(info *tachometer.SeriesInfo) error {
 	s.infos = append(s.infos, info)
 	s.times = append(s.times, nil)
 	s.values = append(s.values, nil)
+	s.src, s.rows = append(s.src, nil), append(s.rows, nil)
 	s.sorted = append(s.sorted, true)
 	return nil
 }
@@ -43,6 +46,7 @@ func (s *memStore) Points(ps []tachometer.Point) error {
 		}
 		s.times[i] = append(s.times[i], p.TimeNS)
 		s.values[i] = append(s.values[i], p.Value)
+		s.src[i], s.rows[i] = append(s.src[i], int64(p.Source)), append(s.rows[i], p.Row)
 	}
 	return nil
 }
@@ -52,10 +56,11 @@ func (s *memStore) endRead() error                        { return nil }
 func (s *memStore) release(int)                           {}
 func (s *memStore) close() error                          { return nil }
 
-func (s *memStore) load(i int, _ *loadScratch) ([]int64, []float64, error) {
+func (s *memStore) load(i int, sc *loadScratch) ([]int64, []float64, error) {
 	if !s.sorted[i] {
-		sort.Stable(byTime{s.times[i], s.values[i]})
+		sort.Stable(byTimeWithEvidence{byTime{s.times[i], s.values[i]}, s.src[i], s.rows[i]})
 	}
+	sc.sources, sc.rows = s.src[i], s.rows[i]
 	return s.times[i], s.values[i], nil
 }
 

@@ -25,6 +25,10 @@ type Options struct {
 	// the last limit row at or before the sample, otherwise a limit row at
 	// exactly the sample's timestamp. Only a valid positive value is a limit.
 	Limit *Pyramid
+	// Evidence keeps, per exact row, the source id and row or line of the
+	// point it came from (AddFrom), so every answered point traces to its
+	// file. A row formed from several points keeps the first one's.
+	Evidence bool
 }
 
 // Builder turns one series' points, fed in time order, into a Pyramid.
@@ -36,6 +40,7 @@ type Builder struct {
 	exactRows int // rows per exact chunk
 	levelRows int // buckets per level chunk
 	limit     *rowCursor
+	evidence  bool
 	finished  bool
 	points    int64 // Options.Points
 	added     int64 // points added so far
@@ -59,6 +64,7 @@ type Builder struct {
 	pendingV              float64
 	pendingValid, started bool
 	lastT                 int64
+	pendingSrc, pendingLn int64
 }
 
 // NewBuilder checks opts and returns an empty Builder.
@@ -69,11 +75,11 @@ func NewBuilder(opts Options) (*Builder, error) {
 	if opts.MinBucketRows < 0 || opts.ChunkRows < 0 || opts.Points < 0 {
 		return nil, errors.New("negative MinBucketRows, ChunkRows or Points")
 	}
-	b := &Builder{temporal: opts.Temporal, minRows: opts.MinBucketRows, finest: 64, points: opts.Points}
+	b := &Builder{temporal: opts.Temporal, minRows: opts.MinBucketRows, finest: 64, points: opts.Points, evidence: opts.Evidence}
 	if b.minRows == 0 {
 		b.minRows = DefaultMinBucketRows
 	}
-	b.exactRows, b.levelRows = chunkRows(opts.Limit != nil, opts.ChunkRows)
+	b.exactRows, b.levelRows = chunkRows(opts.Limit != nil, opts.Evidence, opts.ChunkRows)
 	if l := opts.Limit; l != nil {
 		if l.temporal == Event {
 			return nil, errors.New("an event series cannot be a limit")
@@ -93,6 +99,13 @@ func NewBuilder(opts Options) (*Builder, error) {
 // disagree (or include a gap) is one gap row, and identical points are one
 // row.
 func (b *Builder) Add(tNS int64, v float64, null bool) error {
+	return b.AddFrom(tNS, v, null, -1, -1)
+}
+
+// AddFrom is Add with the point's evidence: the id of its source file and
+// its row (zero-based) or line (one-based) there; -1 is unknown. Without
+// Options.Evidence the evidence is dropped.
+func (b *Builder) AddFrom(tNS int64, v float64, null bool, source, row int64) error {
 	if b.finished {
 		return errors.New("add after finish")
 	}
@@ -103,7 +116,7 @@ func (b *Builder) Add(tNS int64, v float64, null bool) error {
 	b.added++
 	valid := !null && !math.IsNaN(v) && !math.IsInf(v, 0)
 	if b.temporal == Event {
-		b.appendRow(tNS, v, valid)
+		b.appendRow(tNS, v, valid, source, row)
 		return nil
 	}
 	if b.pending && tNS == b.pendingT {
@@ -115,17 +128,18 @@ func (b *Builder) Add(tNS int64, v float64, null bool) error {
 	}
 	b.flush()
 	b.pending, b.pendingT, b.pendingV, b.pendingValid = true, tNS, v, valid
+	b.pendingSrc, b.pendingLn = source, row
 	return nil
 }
 
 func (b *Builder) flush() {
 	if b.pending {
-		b.appendRow(b.pendingT, b.pendingV, b.pendingValid)
+		b.appendRow(b.pendingT, b.pendingV, b.pendingValid, b.pendingSrc, b.pendingLn)
 		b.pending = false
 	}
 }
 
-func (b *Builder) appendRow(t int64, v float64, valid bool) {
+func (b *Builder) appendRow(t int64, v float64, valid bool, source, row int64) {
 	if !valid {
 		v = 0 // a gap's value is not stored
 	}
@@ -140,6 +154,9 @@ func (b *Builder) appendRow(t int64, v float64, valid bool) {
 		c.times, c.values, c.valid = make([]int64, 0, n), make([]float64, 0, n), make([]bool, 0, n)
 		if b.limit != nil {
 			c.limits, c.limitOK = make([]float64, 0, n), make([]bool, 0, n)
+		}
+		if b.evidence {
+			c.src, c.line = make([]int64, 0, n), make([]int64, 0, n)
 		}
 	}
 	if b.rows > 0 {
@@ -160,6 +177,10 @@ func (b *Builder) appendRow(t int64, v float64, valid bool) {
 	c.times = append(c.times, t)
 	c.values = append(c.values, v)
 	c.valid = append(c.valid, valid)
+	if b.evidence {
+		c.src = append(c.src, max(source, -1))
+		c.line = append(c.line, max(row, -1))
+	}
 	if b.limit != nil {
 		lim, ok := 0.0, false
 		if valid {
@@ -229,11 +250,14 @@ func (p *Pyramid) numberChunks() {
 
 // chunkRows is the rows per exact and per level chunk: at most maxChunkRows
 // and about maxChunkBytes decoded (8 bytes per value, 1 per validity flag).
-func chunkRows(hasLimits bool, override int) (exact, level int) {
+func chunkRows(hasLimits, evidence bool, override int) (exact, level int) {
 	exactBytes, levelBytes := 8+9, 8*3+9*9+9 // see layout.go for the columns
 	if hasLimits {
 		exactBytes += 9
 		levelBytes += 8 + 9 + 9
+	}
+	if evidence {
+		exactBytes += 8 + 8
 	}
 	exact = min(maxChunkRows, maxChunkBytes/exactBytes)
 	level = min(maxChunkRows, maxChunkBytes/levelBytes)

@@ -113,6 +113,9 @@ func (p *Pyramid) exactTable(c *exactChunk) shard.Table {
 	if p.hasLimits {
 		t.Columns = append(t.Columns, shard.Column{Name: "limit", Type: shard.Float64, Floats: c.limits, Valid: c.limitOK})
 	}
+	if c.src != nil {
+		t.Columns = append(t.Columns, shard.Column{Name: "src", Type: shard.Int64, Ints: c.src}, shard.Column{Name: "line", Type: shard.Int64, Ints: c.line})
+	}
 	return t
 }
 

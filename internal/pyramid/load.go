@@ -73,7 +73,12 @@ func (p *Pyramid) loadExact(c *exactChunk, t *shard.Table) error {
 			}
 		}
 	}
+	src, line, err := loadEvidence(c.id, t)
+	if err != nil {
+		return err
+	}
 	c.times, c.values, c.valid, c.limits, c.limitOK, c.loaded = times, values, valid, limits, limitOK, true
+	c.src, c.line = src, line
 	return nil
 }
 

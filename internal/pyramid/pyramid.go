@@ -84,6 +84,9 @@ type exactChunk struct {
 	valid   []bool    // false: a gap row
 	limits  []float64 // with limits: the sample's limit, when limitOK
 	limitOK []bool
+	// src and line are each row's evidence (-1 unknown), or nil when the
+	// series was built without it.
+	src, line []int64
 }
 
 type level struct {

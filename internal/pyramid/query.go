@@ -31,6 +31,9 @@ type View struct {
 	Times  []int64
 	Values []float64
 	Valid  []bool
+	// Sources and Lines are, for an exact view, each row's evidence
+	// (evidence.go; -1 unknown); nil for an envelope.
+	Sources, Lines []int64
 	// Read is what answering the view cost.
 	Read ReadCost
 }
@@ -80,7 +83,7 @@ func (p *Pyramid) Query(fromNS, toNS int64, pixels int) (*View, error) {
 // contents are discarded, also on error.
 func (p *Pyramid) QueryInto(v *View, fromNS, toNS int64, pixels int) error {
 	*v = View{From: fromNS, To: toNS, Pixels: pixels, Shift: -1,
-		Buckets: v.Buckets[:0], Times: v.Times[:0], Values: v.Values[:0], Valid: v.Valid[:0]}
+		Buckets: v.Buckets[:0], Times: v.Times[:0], Values: v.Values[:0], Valid: v.Valid[:0], Sources: v.Sources[:0], Lines: v.Lines[:0]}
 	if pixels <= 0 {
 		return errPixels
 	}
@@ -405,6 +408,7 @@ func (a *accumulator) addRows(c *exactChunk, i, j int) {
 			a.points.Times = append(a.points.Times, c.times[i:j]...)
 			a.points.Values = append(a.points.Values, c.values[i:j]...)
 			a.points.Valid = append(a.points.Valid, c.valid[i:j]...)
+			a.points.appendEvidence(c, i, j)
 		}
 		var s summary
 		foldRows(&s, c, i, j)

@@ -74,10 +74,12 @@ type MetricCacheStatus struct {
 	Shards int `json:"shards"`
 	// Series counts the series whose shard is held; Families the families
 	// with at least one stored series, all of whose shards are held.
-	Series   int   `json:"series"`
-	Families int   `json:"families"`
-	Points   int64 `json:"points"` // exact rows of the held shards
-	Bytes    int64 `json:"bytes"`  // their decoded bytes
+	Series   int `json:"series"`
+	Families int `json:"families"`
+	// FamilyNames names those families, in catalog order.
+	FamilyNames []string `json:"family_names"`
+	Points      int64    `json:"points"` // exact rows of the held shards
+	Bytes       int64    `json:"bytes"`  // their decoded bytes
 	// MaxPoints and MaxBytes are the budget: past either, the least
 	// recently used shards are dropped after an answer.
 	MaxPoints int64 `json:"max_points"`
@@ -127,9 +129,11 @@ func (e *Engine) MetricCache() MetricCacheStatus {
 		all, seen := held[m.Name]
 		held[m.Name] = (all || !seen) && e.metrics.loaded[i] != nil
 	}
-	for _, all := range held {
-		if all {
+	s.FamilyNames = []string{}
+	for _, f := range e.c.MetricFamilies {
+		if held[f.Name] {
 			s.Families++
+			s.FamilyNames = append(s.FamilyNames, f.Name)
 		}
 	}
 	return s

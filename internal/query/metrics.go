@@ -190,7 +190,7 @@ type MetricItem struct {
 	Last            *float64           `json:"last"`
 	FirstTime       *float64           `json:"first_time"`
 	LastTime        *float64           `json:"last_time"`
-	Points          *[][2]any          `json:"points,omitempty"`
+	Points          *[][4]any          `json:"points,omitempty"`
 	PointsTotal     *int64             `json:"points_total,omitempty"`
 	PointsTruncated *bool              `json:"points_truncated,omitempty"`
 	// PointsBucketSeconds is set when the points are a plot envelope: per
@@ -344,7 +344,7 @@ const MaxPlotPixels = 8192
 // recorded min and max samples at their own times and a gap where the
 // bucket holds one, so no peak is ever lost and every point is a real row.
 // bucket is the bucket width in seconds, or nil for exact rows.
-func plotPoints(p *pyramid.Pyramid, fromNS, toNS int64, pixels int) (pts [][2]any, bucket *float64, err error) {
+func plotPoints(p *pyramid.Pyramid, fromNS, toNS int64, pixels int) (pts [][4]any, bucket *float64, err error) {
 	if pixels > MaxPlotPixels {
 		return nil, nil, fmt.Errorf("pixels must be from 1 to %d; got %d", MaxPlotPixels, pixels)
 	}
@@ -352,9 +352,9 @@ func plotPoints(p *pyramid.Pyramid, fromNS, toNS int64, pixels int) (pts [][2]an
 	if err != nil {
 		return nil, nil, err
 	}
-	pts = make([][2]any, len(v.Times))
+	pts = make([][4]any, len(v.Times))
 	for k := range v.Times {
-		pts[k] = point(v.Times[k], v.Values[k], v.Valid[k])
+		pts[k] = evidencePoint(v, k)
 	}
 	if !v.Exact {
 		b := float64(int64(1)<<v.Shift) / 1e9
@@ -366,7 +366,7 @@ func plotPoints(p *pyramid.Pyramid, fromNS, toNS int64, pixels int) (pts [][2]an
 // firstRows returns the first MaxMetricPoints rows of [fromNS, toNS]: the
 // end of the range is narrowed by bisection until the exact view holds
 // them, so no more rows than needed are read.
-func firstRows(p *pyramid.Pyramid, fromNS, toNS, total int64) ([][2]any, error) {
+func firstRows(p *pyramid.Pyramid, fromNS, toNS, total int64) ([][4]any, error) {
 	end := toNS
 	if total > MaxMetricPoints {
 		lo, hi := fromNS, toNS // rows in [from, lo] ≤ Max < rows in [from, hi]
@@ -388,14 +388,14 @@ func firstRows(p *pyramid.Pyramid, fromNS, toNS, total int64) ([][2]any, error) 
 	if err != nil {
 		return nil, err
 	}
-	out := [][2]any{}
+	out := [][4]any{}
 	if !v.Exact {
 		// More than MaxMetricPoints events share the range's first
 		// timestamp: none can be listed without cutting that timestamp.
 		return out, nil
 	}
 	for k := range v.Times {
-		out = append(out, point(v.Times[k], v.Values[k], v.Valid[k]))
+		out = append(out, evidencePoint(v, k))
 	}
 	return out, nil
 }

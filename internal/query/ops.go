@@ -149,6 +149,12 @@ func init() {
 		{Name: "metrics", Help: "per metric series: range statistics, optionally points, carried setting and capacity",
 			Args: metricArgs(),
 			run:  func(e *Engine, a Args) (any, error) { return e.queryMetrics(a) }},
+		{Name: "page_metric_series", Help: "every matching metric series' metadata, labels as an object (the page's listMetricSeries)", Internal: true,
+			Args: metricFilters(),
+			run:  func(e *Engine, a Args) (any, error) { return e.pageMetricSeries(a), nil }},
+		{Name: "page_metrics", Help: "metrics over every matching series, in the page's shape (queryMetrics)", Internal: true,
+			Args: append(append(args("from", "to"), metricFilters()...), arg("points"), arg("pixels")),
+			run:  func(e *Engine, a Args) (any, error) { return e.pageMetrics(a) }},
 		{Name: "plot", Help: "a chart's plot columns (the bytes of Plot.Encode)", Internal: true, Binary: true,
 			Args: []Arg{arg("from"), arg("to"), arg("pixels", help("chart width"), func(g *Arg) { g.Min, g.Required = bound(1), true }), arg("series")},
 			appendTo: func(e *Engine, dst []byte, a Args) ([]byte, error) {

@@ -81,7 +81,7 @@ func (e *Engine) Summary() Summary {
 		},
 		Audit:        audit,
 		Capabilities: e.capabilities(),
-		Counts:       Counts{Requests: e.r.N, Sessions: len(e.c.Sessions.ID), Workers: len(e.workers()), Metrics: len(e.c.Metrics), Iterations: e.c.Batch.N, Profiles: len(e.c.Profiles)},
+		Counts:       Counts{Requests: e.r.N, Sessions: len(e.c.Sessions.ID), Workers: len(e.workersWithEvidence()), Metrics: len(e.c.Metrics), Iterations: e.c.Batch.N, Profiles: len(e.c.Profiles)},
 	}
 }
 
@@ -211,10 +211,11 @@ func (e *Engine) slowRank(eligible func(int) bool) *string {
 }
 
 func (e *Engine) capabilities() Capabilities {
+	// server_activity: an independent (unjoined) server span exists, so
+	// that server_spans answers something (reference §3.9).
 	c := Capabilities{Requests: e.r.N > 0, ServerActivity: len(e.c.ServerSpans.Start) > 0}
 	for k := range e.c.Server.Request {
 		c.RequestBreakdown = c.RequestBreakdown || e.c.Server.LifecycleAvailable[k] == 1
-		c.ServerActivity = c.ServerActivity || e.c.Server.SpanCount[k] > 0
 	}
 	c.Iterations = e.c.Batch.N > 0
 	c.Metrics = len(e.c.MetricFamilies) > 0

@@ -120,7 +120,7 @@ func openSourceWith(open OpenFunc, path string) (src batchSource, enc Encoding, 
 	enc = Sniff(head[:n])
 	if enc == EncodingArrowStream && !streamStart(f, head[:n]) {
 		// Read as an Arrow stream it would say "truncated Arrow IPC stream".
-		return nil, "", fmt.Errorf("not a Parquet file (no PAR1 magic), an Arrow IPC file (no ARROW1 magic) or an Arrow IPC stream: it starts %q", head[:n])
+		return nil, "", errors.New(notACapture(head[:n]))
 	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return nil, "", err

@@ -160,7 +160,7 @@ func allEndpointsStartWith(endpoints []string, prefix string) bool {
 
 // placement applies the dashboard's placement rules; the first match wins.
 func placement(n string, endpoints []string) (component, group string) {
-	if strings.HasPrefix(n, "trtllm_") {
+	if strings.HasPrefix(n, "trtllm_") || isEngineFamily(n) {
 		return "Workers", engineGroup(n)
 	}
 	if role, _, ok := nativeHTTP(n); ok {
@@ -386,3 +386,11 @@ func capitalize(s string) string {
 	r[0] = unicode.ToTitle(r[0])
 	return string(r)
 }
+
+// engineFamilyPrefixes name the inference engines' own Prometheus families
+// (SGLang, TokenSpeed, vLLM), exported by the workers: they are engine
+// scheduling and KV-cache state, never host metrics, wherever they were
+// scraped.
+var engineFamilyPrefixes = []string{"sglang:", "tokenspeed:", "vllm:", "sglang_", "tokenspeed_", "vllm_"}
+
+func isEngineFamily(n string) bool { return hasAnyPrefix(n, engineFamilyPrefixes...) }

@@ -121,7 +121,10 @@ func TestDescribePlacement(t *testing.T) {
 		{"custom_metric", backend, "Workers", "Other captured metrics"},
 		{"custom_metric", mixed, "Host", "Other captured metrics"},
 		{"custom_metric", nil, "Host", "Other captured metrics"},
-		{"sglang:num_running_reqs", []string{"prefill"}, "Host", "Other captured metrics"},
+		// engine Prometheus families are the workers' (page-compat.md), wherever scraped
+		{"sglang:num_running_reqs", []string{"prefill"}, "Workers", "Engine scheduling"},
+		{"tokenspeed:kv_cache_usage_perc", nil, "Workers", "Engine KV cache"},
+		{"vllm:num_requests_waiting", []string{"node"}, "Workers", "Engine scheduling"},
 	}
 	for _, tt := range tests {
 		d := Describe(tt.name, tt.endpoints, false)

@@ -90,7 +90,7 @@ async function measure(browser, family) {
       await traceExplorer.whenMetricsReady();
       return performance.now();
     });
-    const drawn = await page.evaluate(() => (document.querySelector(".ds-metric-chart")?.dataset.drawnIds || "").split(",").filter(Boolean).length);
+    const drawn = await page.evaluate(() => JSON.parse(document.querySelector(".ds-metric-chart")?.dataset.drawnIds || "[]").length);
     const d = await page.evaluate(() => traceExplorer.describe().meta.duration);
     const rehearsed = cold
       ? null

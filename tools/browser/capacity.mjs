@@ -133,7 +133,7 @@ export function expectCapacity(scope, f, from, to) {
     // The carried setting is drawn from the left edge unless a setting was
     // logged exactly there.
     const carried = scope.settings.filter((s) => s.t < from).pop();
-    if (carried) out.carried = { t: carried.t, v: carried.v };
+    if (carried) out.carried = { t: carried.t, v: carried.v, line: carried.line };
     const atEdge = scope.settings.some((s) => s.t === from);
     if (carried && carried.v !== null && !atEdge) values.push(carried.v);
     for (const s of scope.settings) if (s.t >= from && s.t <= to && s.v !== null) values.push(s.v);
@@ -154,7 +154,9 @@ const num = (v) => v.toLocaleString("en-US", { maximumFractionDigits: 4 });
 // answer (reference-behaviour.md §9 "Capacity summary").
 export function legendLines(want, f) {
   if (!want.samples) return [`No observed value in range · ${f.label} shown where recorded`];
-  const out = [`Peak observed ${num(want.max)} ${f.unit}`];
+  // A unit word agrees with its count ("1 request").
+  const unit = want.max === 1 && /^[a-z]{3,}s$/.test(f.unit) ? f.unit.slice(0, -1) : f.unit;
+  const out = [`Peak observed ${num(want.max)} ${unit}`];
   if (want.limit === "constant") out.push(`${f.label} ${num(want.limitMin)}`);
   else if (want.limit === "changed") out.push(`${f.label} ${num(want.limitMin)}–${num(want.limitMax)} (changed)`);
   else out.push(`${f.label} unavailable`);

@@ -113,8 +113,9 @@ const near = (a, b) => Math.abs(a - b) <= 1e-6;
 async function checkWindow(page, from, to, forms) {
   const at = `[${from}, ${to}]`;
   for (const f of FAMILIES) {
-    const answer = await page.evaluate((a) => traceExplorer.queryMetrics(a), { name: f.name, from, to });
-    const limits = await page.evaluate((a) => traceExplorer.queryMetrics(a), { name: f.limit, from, to });
+    // queryMetrics answers an array of every series (the reference's shape).
+    const answer = { items: await page.evaluate((a) => traceExplorer.queryMetrics(a), { name: f.name, from, to }) };
+    const limits = { items: await page.evaluate((a) => traceExplorer.queryMetrics(a), { name: f.limit, from, to }) };
     const legend = await legendOf(page, f.name);
     const scopes = truth.scopes.filter((s) => s.samples.some((x) => x[f.value] !== null));
     assert.equal(answer.items.length, scopes.length, `${f.name} ${at}: one series per logging scope`);
@@ -158,10 +159,14 @@ async function checkWindow(page, from, to, forms) {
       assert.ok(lim && lim.id === item.reference.series_id, `${where}: reference series ${item.reference.series_id}`);
       if (f.ref === "setting") {
         const carried = want.carried;
+        // carried_setting is the array of points at that timestamp.
         if (carried === null) assert.ok(!lim.carried_setting, `${where}: carried ${JSON.stringify(lim.carried_setting)}`);
         else {
-          assert.ok(lim.carried_setting && near(lim.carried_setting[0], carried.t), `${where}: carried ${JSON.stringify(lim.carried_setting)}, want ${JSON.stringify(carried)}`);
-          assert.equal(lim.carried_setting[1], carried.v, `${where}: carried value`);
+          assert.equal(lim.carried_setting?.length, 1, `${where}: carried ${JSON.stringify(lim.carried_setting)}`);
+          const [held] = lim.carried_setting;
+          assert.ok(near(held[0], carried.t), `${where}: carried ${JSON.stringify(lim.carried_setting)}, want ${JSON.stringify(carried)}`);
+          assert.equal(held[1], carried.v, `${where}: carried value`);
+          assert.ok(lim.source_ids.includes(held[2]) && held[3] === carried.line, `${where}: carried evidence ${JSON.stringify(held)}, want line ${carried.line}`);
         }
       }
       // The legend drawn for that series.

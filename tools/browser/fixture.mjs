@@ -11,7 +11,9 @@ export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "
 export const BIN = path.join(ROOT, "bin", "dsight");
 export const OUT = path.join(ROOT, "tools", "browser", "out");
 
-export function buildReport({ seed = 7, requests, hostile = true, dir } = {}) {
+// sources, when given, is the generator's -sources list; flags are extra
+// `dsight build` flags.
+export function buildReport({ seed = 7, requests, hostile = true, dir, sources, flags = [] } = {}) {
   if (!fs.existsSync(BIN)) throw new Error(`${BIN} is missing: run make build first`);
   const work = dir || fs.mkdtempSync(path.join(os.tmpdir(), "dsight-browser-"));
   const run = path.join(work, "run");
@@ -19,9 +21,10 @@ export function buildReport({ seed = 7, requests, hostile = true, dir } = {}) {
   const args = ["run", "./tools/gen", "-out", run, "-seed", String(seed)];
   if (requests) args.push("-requests", String(requests));
   if (hostile) args.push("-hostile");
+  if (sources) args.push("-sources", sources);
   execFileSync("go", args, { cwd: ROOT, stdio: ["ignore", "ignore", "inherit"] });
   const started = process.hrtime.bigint();
-  execFileSync(BIN, ["build", run, "-o", report], { stdio: ["ignore", "ignore", "inherit"] });
+  execFileSync(BIN, ["build", run, "-o", report, ...flags], { stdio: ["ignore", "ignore", "inherit"] });
   const buildSeconds = Number(process.hrtime.bigint() - started) / 1e9;
   return { work, run, report, buildSeconds };
 }

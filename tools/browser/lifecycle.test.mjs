@@ -45,13 +45,15 @@ for (const mode of ["file", "http"]) {
       await page.evaluate((id) => traceExplorer.selectRequest(id, { expand: true, fit: true }), JOINED);
       const rows = await page.evaluate(() => ({
         stageRows: [...document.querySelectorAll("[data-stage-row]")].map((r) => r.dataset.stageRow),
-        current: [...document.querySelectorAll("[data-current-stage]")].map((s) => s.dataset.stageSpan),
+        current: [...document.querySelectorAll("[data-current-stage=true]")].map((s) => s.dataset.stageSpan),
+        activityRows: document.querySelectorAll("[data-activity-row]").length,
         expanded: traceExplorer.getState().expandedRequests,
       }));
       const ids = lifecycle.stages.map((s) => s.id);
-      assert.deepEqual(rows.stageRows.slice(0, ids.length), ids, "one track per stage, in order");
+      // Row I of the milestone chains is [data-stage-row=I] (page-compat.md).
+      assert.deepEqual(rows.stageRows, ids.map((_, k) => String(k)), "one track per stage, in order");
       assert.deepEqual(rows.current, ids, "each track highlights its own stage");
-      assert.equal(rows.stageRows.length, ids.length + lifecycle.activities.length);
+      assert.equal(rows.stageRows.length + rows.activityRows, ids.length + lifecycle.activities.length);
       assert.deepEqual(rows.expanded, [JOINED]);
 
       // Stages tile the request: cumulative, contiguous, summing to its duration.
@@ -59,7 +61,7 @@ for (const mode of ["file", "http"]) {
       assert.deepEqual(lifecycle.rows.at(-1), ids);
 
       // Clicking a stage selects it and explains it.
-      await page.locator(`[data-stage-row="progress:1"] [data-stage-span="progress:1"]`).click();
+      await page.locator(`[data-stage-row="1"] [data-stage-span="progress:1"]`).click();
       assert.equal(await page.evaluate(() => traceExplorer.getState().span), "progress:1");
       assert.match(await page.locator(".phase-focus").innerText(), /between milestones/);
 
@@ -136,6 +138,8 @@ test("OTel only: empty timeline, coverage and queries kept", async () => {
       basis: traceExplorer.describe().meta.time_basis,
       empty: !document.querySelector("#emptyTimeline").hidden,
       lanes: document.querySelectorAll("#clientTracks .lane").length,
+      serverLanes: [...document.querySelectorAll("#serverActivity .server-activity-row")].map((r) => r.dataset.activityLane),
+      serverBars: document.querySelectorAll("#serverActivity [data-span]").length,
       tabs: [...document.querySelectorAll("#inspectorTabs .tab")].map((t) => t.dataset.tab),
       title: document.querySelector("#inspectorTitle").textContent,
       requests: traceExplorer.queryRequests({}).total,
@@ -143,8 +147,11 @@ test("OTel only: empty timeline, coverage and queries kept", async () => {
     assert.equal(seen.available.requests, false);
     assert.equal(seen.available.server_activity, true);
     assert.match(seen.basis, /no client measurement window/);
-    assert.equal(seen.empty, true);
+    // Spans no request owns are drawn on the timeline, a lane per role and
+    // host, not only counted in the overview.
+    assert.equal(seen.empty, false);
     assert.equal(seen.lanes, 0);
+    assert.ok(seen.serverLanes.length > 0 && seen.serverLanes.every((k) => k.includes(" · ")), JSON.stringify(seen.serverLanes));
     assert.deepEqual(seen.tabs, ["api"]);
     assert.equal(seen.title, "Captured evidence");
     assert.equal(seen.requests, 0);
@@ -152,6 +159,7 @@ test("OTel only: empty timeline, coverage and queries kept", async () => {
     const spans = await page.evaluate((d) => traceExplorer.queryServerSpans({ from: 0, to: d, limit: 1000 }), d);
     assert.deepEqual(spans, cli(otelOnly, "server_spans", { from: 0, to: d, limit: 1000 }));
     assert.ok(spans.total > 0 && spans.items.length === spans.total);
+    assert.equal(seen.serverBars, spans.total, "every span in range is drawn");
     await page.screenshot({ path: path.join(OUT, "otel-only.png"), fullPage: true });
     assert.deepEqual(problems, []);
   } finally {

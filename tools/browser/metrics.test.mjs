@@ -30,9 +30,10 @@ after(async () => {
   if (fx) fs.rmSync(fx.work, { recursive: true, force: true });
 });
 
-// metricsCLI asks the CLI's metrics kind; --points is a bare boolean flag.
-function metricsCLI(report, flags) {
-  const args = ["query", report, "metrics"];
+// metricsCLI asks the CLI's metrics kind (or the page's variant of it,
+// page_metrics); --points is a bare boolean flag.
+function metricsCLI(report, flags, kind = "metrics") {
+  const args = ["query", report, kind];
   for (const [k, v] of Object.entries(flags)) args.push(k === "points" ? `--points=${v}` : `--${k}`, ...(k === "points" ? [] : [String(v)]));
   return JSON.parse(execFileSync(BIN, args, { encoding: "utf8", maxBuffer: 256 << 20 }));
 }
@@ -56,24 +57,48 @@ for (const mode of ["file", "http"]) {
       const families = cli(fx.report, "metric_families");
       assert.deepEqual(await page.evaluate(() => traceExplorer.listMetricFamilies()), families.items);
       const name = families.items.find((f) => f.series_count > 1)?.name ?? families.items[0].name;
-      assert.deepEqual(await page.evaluate((name) => traceExplorer.listMetricSeries({ name }), name), cli(fx.report, "metric_series", { name }));
+      // The page lists every matching series as an array with labels as an
+      // object (the reference's shape); the CLI pages the same records.
+      const listed = await page.evaluate((name) => traceExplorer.listMetricSeries({ name }), name);
+      assert.deepEqual(listed, cli(fx.report, "page_metric_series", { name }));
+      const paged = cli(fx.report, "metric_series", { name, limit: 1000 });
+      assert.ok(Array.isArray(listed) && listed.length === paged.total, `${listed.length} of ${paged.total} series`);
+      assert.deepEqual(listed.map((s) => s.id), paged.items.map((s) => s.id));
+      for (const [k, s] of listed.entries()) assert.deepEqual(s.labels, Object.fromEntries((paged.items[k].labels || []).map((l) => [l.key, l.value])));
 
       const d = summary.meta.duration;
       const series = cli(fx.report, "metric_series", { name, limit: 1 }).items[0];
       const cases = [
         [{ name, from: 0, to: d }, { name, from: 0, to: d }],
         [{ name, from: d / 4, to: d / 2, points: true }, { name, from: d / 4, to: d / 2, points: true }],
-        [{ from: 0, to: d, limit: 1000 }, { from: 0, to: d, limit: 1000 }],
+        [{ from: 0, to: d }, { from: 0, to: d }],
       ];
       if (series.worker !== null) cases.push([{ name, worker: series.worker, from: 1, to: d - 1, points: true }, { name, worker: series.worker, from: 1, to: d - 1, points: true }]);
       if (series.rank !== null) cases.push([{ name, rank: Number(series.rank), from: 0, to: d }, { name, rank: series.rank, from: 0, to: d }]);
       for (const [pageArgs, cliArgs] of cases) {
         const fromPage = await page.evaluate((a) => traceExplorer.queryMetrics(a), pageArgs);
-        assert.deepEqual(fromPage, metricsCLI(fx.report, cliArgs), JSON.stringify(pageArgs));
+        assert.deepEqual(fromPage, metricsCLI(fx.report, cliArgs, "page_metrics"), JSON.stringify(pageArgs));
+        // Every matching series, in catalogue order, with the statistics and
+        // points of the CLI's paged answer.
+        const cliPage = metricsCLI(fx.report, { ...cliArgs, limit: 1000 });
+        assert.equal(fromPage.length, cliPage.total, JSON.stringify(pageArgs));
+        for (const [k, s] of fromPage.entries()) {
+          const c = cliPage.items[k];
+          assert.deepEqual([s.id, s.samples, s.min, s.max, s.mean, s.last, s.first_time, s.last_time, s.points], [c.id, c.samples, c.min, c.max, c.mean, c.last, c.first_time, c.last_time, c.points]);
+          assert.equal(typeof s.labels, "object");
+          assert.ok(!Array.isArray(s.labels), "labels map name to value");
+          // Every point is [t, value, source_id, source_row_or_line] and
+          // names a file of the series and a row in it.
+          for (const p of s.points || []) assert.ok(p.length === 4 && s.source_ids.includes(p[2]) && Number.isInteger(p[3]) && p[3] >= 0, `series ${s.id} point ${JSON.stringify(p)}`);
+        }
+        if (pageArgs.points) assert.ok(fromPage.some((s) => s.points.length > 0), "some points to check");
       }
       const status = await page.evaluate(() => traceExplorer.metricDataStatus());
       assert.equal(status.pendingShards, 0);
       assert.ok(status.cachedShards > 0 && status.cachedPoints > 0, JSON.stringify(status));
+      // Families by name, as the reference reports them.
+      assert.ok(Array.isArray(status.cachedFamilies) && status.cachedFamilies.includes(name), JSON.stringify(status.cachedFamilies));
+      assert.deepEqual(status.pendingFamilies, []);
       await assert.rejects(page.evaluate(() => traceExplorer.queryMetrics({ from: 5, to: 1 })), /Range must satisfy/);
       assert.deepEqual(problems, []);
     } finally {

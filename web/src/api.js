@@ -9,8 +9,8 @@
 // bounds are read from the engine's table, not written here.
 
 import { ask, opArg } from "./engine.js";
-import { snapshot, checkRange, agentKey } from "./state.js";
-import { queryMetrics, metricArgs, metricDataStatus } from "./metricdata.js";
+import { snapshot, checkRange, agentKey, LIFECYCLE_VIEWS } from "./state.js";
+import { queryAllMetrics, metricArgs, metricDataStatus } from "./metricdata.js";
 import { askDetail, browserNsys, detailDataStatus } from "./nsightdata.js";
 import { perfettoBytes } from "./perfetto.js";
 
@@ -46,6 +46,7 @@ export function createAPI(view) {
 
     setState(v) {
       restore(view, v);
+      view.metrics?.remountAll();
       view.render();
       return snapshot(s());
     },
@@ -134,13 +135,15 @@ export function createAPI(view) {
       return ask("metric_families", {}).items;
     },
 
+    // The metric lists answer as the reference does: an array of every
+    // matching series, no page (internal/query/pagemetrics.go).
     listMetricSeries(o = {}) {
       const a = metricArgs(o);
-      return ask("metric_series", { worker: a.worker, host: a.host, gpu: a.gpu, rank: a.rank, name: a.name, offset: o.offset, limit: o.limit });
+      return ask("page_metric_series", { worker: a.worker, host: a.host, gpu: a.gpu, rank: a.rank, name: a.name });
     },
 
     async queryMetrics(o = {}) {
-      return queryMetrics(metricArgs({ ...o, ...rangeArgs(o) }));
+      return queryAllMetrics(metricArgs({ ...o, ...rangeArgs(o) }));
     },
 
     metricDataStatus() {
@@ -225,7 +228,7 @@ export function createAPI(view) {
         warnings: sum.meta.warnings,
         audit: sum.audit,
         sources: sources.items,
-        metrics: sum.capabilities.metrics ? (await queryMetrics({ from: captured.from, to: captured.to, limit: 1000 })).items : [],
+        metrics: sum.capabilities.metrics ? await queryAllMetrics({ from: captured.from, to: captured.to }) : [],
       };
     },
   };
@@ -242,7 +245,9 @@ function restore(view, v) {
   const to = v.to ?? st.to;
   checkRange(from, to, view.duration);
   const next = { from, to };
-  if ("request" in v) next.request = v.request !== null && view.hasRequest(String(v.request)) ? String(v.request) : null;
+  // An unknown request throws, as selectRequest does (page-compat.md).
+  if ("request" in v && v.request !== null && v.request !== undefined && !view.hasRequest(String(v.request))) throw new Error(`Unknown request ${v.request}`);
+  if ("request" in v) next.request = v.request === null || v.request === undefined ? null : String(v.request);
   for (const k of ["page", "search", "sort", "cursor", "nsys", "hardware", "compareNsys", "metric", "span"]) if (k in v) next[k] = v[k];
   const sorts = opArg("timeline", "sort").enum;
   if (next.sort !== undefined && !sorts.includes(next.sort)) throw new Error(`sort must be ${sorts.join(", ")}; got ${next.sort}`);
@@ -250,6 +255,7 @@ function restore(view, v) {
   if (next.search !== undefined && typeof next.search !== "string") throw new Error("search must be a string");
   Object.assign(st, next);
   if ("tab" in v && view.availableTabs().includes(v.tab)) st.tab = v.tab;
+  if (LIFECYCLE_VIEWS.includes(v.lifecycleView)) st.lifecycleView = v.lifecycleView;
   if (Array.isArray(v.expandedSessions)) st.expandedSessions = new Set(v.expandedSessions.map(String));
   if (Array.isArray(v.expandedAgents)) st.expandedAgents = new Set(v.expandedAgents.map(String));
   if (Array.isArray(v.expandedRequests)) st.expandedRequests = new Set(v.expandedRequests.map(String).filter((id) => view.hasRequest(id) && view.request(id).lifecycle.available));

@@ -10,6 +10,7 @@ import { renderOverview } from "./overview.js";
 import { renderInspector } from "./inspector.js";
 import { MetricsSection } from "./metricview.js";
 import { NsightSection } from "./nsightview.js";
+import { renderServerLanes } from "./serverlanes.js";
 
 export class View {
   constructor(summary) {
@@ -288,6 +289,7 @@ export class View {
     setText($("rangeSummary"), `${fmtDuration(s.to - s.from)} selected · all tracks aligned`);
     if (this.updateOverview) this.updateOverview();
     if (this.summary.capabilities.requests) this.renderTracks();
+    else renderServerLanes(this);
     renderInspector(this);
     if (this.metrics) this.renderMetrics();
     if (this.nsight) this.renderNsight();
@@ -351,7 +353,7 @@ export class View {
   rehearse(from, to) {
     if (this.summary.capabilities.requests) {
       ask("timeline", { ...this.timelineArgs({ offset: 0, limit: PAGE_SIZE }), from, to });
-      this.renderTracks();
+      this.renderTracks({ rehearsal: true });
     }
     if (this.metrics) this.metrics.rehearse(from, to);
   }
@@ -370,15 +372,20 @@ export class View {
     this.metricsRendering = p;
   }
 
-  renderTracks() {
+  // renderTracks draws the client lanes. The form controls show the state
+  // except while the user is typing a search not yet applied; a rehearsal
+  // (background work) never touches them.
+  renderTracks({ rehearsal = false } = {}) {
     const s = this.state;
     let t = ask("timeline", this.timelineArgs({ offset: s.page * PAGE_SIZE, limit: PAGE_SIZE }));
     if (t.items.length === 0 && t.total > 0) {
       s.page = Math.floor((t.total - 1) / PAGE_SIZE);
       t = ask("timeline", this.timelineArgs({ offset: s.page * PAGE_SIZE, limit: PAGE_SIZE }));
     }
-    $("requestSearch").value !== s.search && ($("requestSearch").value = s.search);
-    $("sessionSort").value = s.sort;
+    if (!rehearsal) {
+      if (!this.searchPending && $("requestSearch").value !== s.search) $("requestSearch").value = s.search;
+      if ($("sessionSort").value !== s.sort) $("sessionSort").value = s.sort;
+    }
     setText($("requestCount"), `${t.matching_requests.toLocaleString("en-US")} requests in range`);
     renderAxis(s);
     renderTimeline(this, t);
@@ -404,17 +411,21 @@ export class View {
       a.joined_spans && `${a.joined_spans.toLocaleString("en-US")} joined OTel spans`,
       a.unjoined_spans && `${a.unjoined_spans.toLocaleString("en-US")} unjoined server spans`,
       a.clients_with_lifecycle && `${a.clients_with_lifecycle.toLocaleString("en-US")} requests with a lifecycle`,
+      c.metrics && `${c.metrics.toLocaleString("en-US")} metric series`,
       c.profiles && `${c.profiles.toLocaleString("en-US")} Nsight reports`,
       c.iterations && `${c.iterations.toLocaleString("en-US")} batch observations`,
     ].filter(Boolean);
+    // The badge counts what the timeline can show: requests with a server
+    // lifecycle, beside those merely joined to a server identity.
     const badge = $("joinBadge");
     const joinedClients = a.clients_with_server_identity || 0;
+    const withLifecycle = a.clients_with_lifecycle || 0;
     badge.hidden = !joinedClients;
-    badge.textContent = `${joinedClients} / ${c.requests} client → server`;
-    badge.classList.toggle("warn", joinedClients < c.requests);
+    badge.textContent = `${withLifecycle} / ${c.requests} client → server lifecycle${joinedClients !== withLifecycle ? ` (${joinedClients} joined)` : ""}`;
+    badge.classList.toggle("warn", withLifecycle < c.requests);
     const cov = $("coverage");
     cov.hidden = false;
-    clear(cov).appendChild(h("span", null, `Imported: ${imported.join(" · ")}`));
+    clear(cov).appendChild(h("span", { id: "coverageNotice" }, imported.length ? `Imported: ${imported.join(" · ")}` : "Imported: no client, server or metric evidence"));
     for (const w of m.warnings) notes.push(w);
     if (notes.length) {
       cov.classList.add("warn");

@@ -98,7 +98,14 @@ function wire(view) {
   $("zoomOut").addEventListener("click", guard(() => view.zoom(2)));
   $("requestSearch").addEventListener("input", (ev) => {
     clearTimeout(view.searchTimer);
-    view.searchTimer = setTimeout(guard(() => view.setSearch(ev.target.value)), 180);
+    view.searchPending = true; // renders leave the box alone until it is applied
+    view.searchTimer = setTimeout(
+      guard(() => {
+        view.searchPending = false;
+        view.setSearch(ev.target.value);
+      }),
+      180,
+    );
   });
   $("sessionSort").addEventListener("change", guard((ev) => view.setSort(ev.target.value)));
   $("collapseAll").addEventListener("click", guard(() => view.collapseAll()));
@@ -141,11 +148,14 @@ function wireCursor(view) {
 }
 
 // Dragging across the client lanes selects a range (≥ 5 px); Escape cancels.
+// Releasing the pointer anywhere (over the inspector, outside the window)
+// commits the range clamped to the lanes; a range change the gesture did
+// not make (selectRange, setState) cancels it.
 function wireLaneDrag(view, guard) {
   const host = $("clientTracks");
   let drag = null;
   const laneRect = () => host.querySelector(".lane")?.getBoundingClientRect();
-  const timeAt = (x, r) => view.state.from + Math.min(Math.max((x - r.left) / r.width, 0), 1) * (view.state.to - view.state.from);
+  const timeAt = (x, r, from = view.state.from, to = view.state.to) => from + Math.min(Math.max((x - r.left) / r.width, 0), 1) * (to - from);
   const cancel = () => {
     if (drag && drag.preview) drag.preview.remove();
     drag = null;
@@ -153,7 +163,7 @@ function wireLaneDrag(view, guard) {
   host.addEventListener("pointerdown", (ev) => {
     const r = laneRect();
     if (!r || ev.clientX < r.left || ev.button !== 0) return;
-    drag = { x0: ev.clientX, r, preview: null };
+    drag = { x0: ev.clientX, r, preview: null, from: view.state.from, to: view.state.to };
   });
   host.addEventListener("pointermove", (ev) => {
     if (!drag) return;
@@ -169,17 +179,19 @@ function wireLaneDrag(view, guard) {
     Object.assign(drag.preview.style, { left: `${a - hostRect.left}px`, width: `${b - a}px` });
     drag.preview.textContent = `${timeAt(a, drag.r).toFixed(3)} – ${timeAt(b, drag.r).toFixed(3)} s`;
   });
-  host.addEventListener("pointerup", (ev) => {
+  const release = (ev) => {
     if (!drag) return;
     const d = drag;
     cancel();
     if (!d.preview) return;
     view.dragClick = true;
     setTimeout(() => (view.dragClick = false), 0);
-    const a = timeAt(Math.min(d.x0, ev.clientX), d.r);
-    const b = timeAt(Math.max(d.x0, ev.clientX), d.r);
+    if (view.state.from !== d.from || view.state.to !== d.to) return; // the range changed meanwhile
+    const a = timeAt(Math.min(d.x0, ev.clientX), d.r, d.from, d.to);
+    const b = timeAt(Math.max(d.x0, ev.clientX), d.r, d.from, d.to);
     if (b > a) guard(() => view.commitRange(a, b))();
-  });
+  };
+  window.addEventListener("pointerup", release, true);
   host.addEventListener("pointercancel", cancel);
   window.addEventListener("keydown", (ev) => ev.key === "Escape" && cancel());
   window.addEventListener("blur", cancel);

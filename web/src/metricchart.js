@@ -23,7 +23,10 @@ const fmtNum = (v, digits = 4) => {
   if (!f) formats.set(digits, (f = new Intl.NumberFormat("en-US", { maximumFractionDigits: digits })));
   return f.format(v);
 };
-const withUnit = (v, unit) => (unit ? `${fmtNum(v)} ${unit}` : fmtNum(v));
+// A unit word agrees with its count: "1 request", "2 requests"; symbols
+// ("ms", "%", "B/s") stay as recorded.
+const unitFor = (v, unit) => (v === 1 && /^[a-z]{3,}s$/.test(unit) ? unit.slice(0, -1) : unit);
+const withUnit = (v, unit) => (unit ? `${fmtNum(v)} ${unitFor(v, unit)}` : fmtNum(v));
 
 // caption names a series by where it was recorded; duplicates are told
 // apart by the first label that differs, else by the series id.
@@ -172,25 +175,30 @@ function build(host, opts) {
     const left = u.cursor.left;
     if (left === null || left === undefined || left < 0) {
       setText(hover, "\u00a0");
+      for (const r of rows) if (r.hovered) (r.hovered = false), renderValue(r);
       return;
     }
+    // Each series shows its nearest recorded sample at or before the
+    // cursor, labelled with that sample's own time, never the cursor's.
     const t = u.posToVal(left, "x");
     const parts = [`${t.toFixed(3)} s`];
-    const near = (u.posToVal(left + 8, "x") - t) || 0;
     let listed = 0;
     for (const line of lines) {
-      if (line.ref || !shownOf(line.item)) continue;
+      if (line.ref) continue;
       const s = columnsOf(line);
-      if (!s) continue;
-      const setting = s.temporal === "setting";
-      const k = pointAt(s, t, setting);
-      if (k < 0 || (!setting && Math.abs(s.times[k] - t) > near)) continue;
+      const k = s ? pointAt(s, t, true) : -1;
+      const r = rowOf.get(line.item.id);
+      if (r && k >= 0) {
+        r.value.title = `Recorded sample at ${s.times[k]} elapsed seconds: ${withUnit(s.values[k], unit)}`;
+        r.hovered = true;
+      }
+      if (k < 0 || !shownOf(line.item)) continue;
       if (++listed > 12) {
-        parts.push("…");
-        break;
+        if (listed === 13) parts.push("…");
+        continue;
       }
       const n = s.counts ? s.counts[k] : 1;
-      parts.push(`${caps[line.k]}: ${n > 1 ? `median ${withUnit(s.values[k], unit)} of ${n} events` : withUnit(s.values[k], unit)}`);
+      parts.push(`${caps[line.k]}: ${n > 1 ? `median ${withUnit(s.values[k], unit)} of ${n} events` : withUnit(s.values[k], unit)} @ ${s.times[k].toFixed(3)} s`);
     }
     setText(hover, parts.join(" · "));
   };
@@ -222,12 +230,13 @@ function build(host, opts) {
       opts.onToggle?.(id, !nowShown);
     });
     const value = h("span", { class: "ds-metric-value" });
-    const cap = s.reference || s.capacity ? h("div", { class: "ds-capacity" }) : null;
+    const cap = s.reference || s.capacity ? h("div", { class: "ds-capacity ds-metric-capacity" }) : null;
     const row = h("div", { class: "ds-metric-legend-row", "data-series-id": id }, toggle, value, cap);
-    row.appendChild(h("details", { class: "ds-metric-labels" }, h("summary", null, "Labels"), h("pre", null, JSON.stringify({ label: s.label, raw_name: s.raw_name, endpoint: s.endpoint, host: s.host, worker: s.worker, gpu: s.gpu, rank: s.rank, labels: s.labels }, null, 1))));
+    row.appendChild(h("details", { class: "ds-metric-labels ds-metric-label-details" }, h("summary", null, "Labels"), h("pre", null, JSON.stringify({ label: s.label, raw_name: s.raw_name, endpoint: s.endpoint, host: s.host, worker: s.worker, gpu: s.gpu, rank: s.rank, labels: s.labels }, null, 1))));
     legend.appendChild(row);
     return { s, k, row, toggle, value, cap, listed: true };
   });
+  const rowOf = new Map(rows.map((r) => [r.s.id, r]));
   if (listToggle) {
     listToggle.addEventListener("click", () => {
       listAll = !listAll;
@@ -262,8 +271,10 @@ function build(host, opts) {
     }
   }
 
+  // data-drawn-ids is a JSON array of every series the chart holds, hidden
+  // ones included; visibility is read from the legend toggles.
   function markDrawn() {
-    const ids = items.filter((s) => shownOf(s) && (cur.plot.get(s.id)?.samples ?? 0) > 0).map((s) => String(s.id)).join(",");
+    const ids = JSON.stringify(items.map((s) => s.id));
     if (chartBox.dataset.drawnIds !== ids) chartBox.dataset.drawnIds = ids;
   }
 
@@ -366,7 +377,7 @@ function build(host, opts) {
     host,
     uplot: u,
     get drawnIds() {
-      return (chartBox.dataset.drawnIds || "").split(",").filter(Boolean);
+      return JSON.parse(chartBox.dataset.drawnIds || "[]").map(String);
     },
     // fits: the same family's series, drawn the same way.
     fits: (o) => !!o.plot === !!opts.plot && o.unit === unit && [...o.items].sort((a, b) => a.id - b.id).map((s) => s.id).join(",") === ids,

@@ -92,6 +92,23 @@ export async function queryMetrics(args) {
   }
 }
 
+// queryAllMetrics resolves to the page's "page_metrics" answer: an array of
+// every matching series (traceExplorer.queryMetrics). The engine names the
+// shards it needs in its shards_needed failure; they are loaded and the
+// question asked again.
+export async function queryAllMetrics(args) {
+  configureCache();
+  const { offset, limit, ...rest } = args;
+  for (let round = 1; ; round++) {
+    try {
+      return ask("page_metrics", rest);
+    } catch (err) {
+      if (round >= ROUNDS || err.code !== "shards_needed") throw err;
+      await loadFor(args.name, err.shards);
+    }
+  }
+}
+
 const familyMeta = new Map(); // family name → its series' metadata
 
 // familySeries lists a family's series metadata in catalog order (asked
@@ -165,16 +182,16 @@ export class PlotBuffers {
   }
 }
 
-// metricDataStatus reports what the engine holds: cachedFamilies counts the
-// families all of whose shards are held, cachedPoints the held shards' rows,
+// metricDataStatus reports what the engine holds: cachedFamilies names the
+// families all of whose shards are held, pendingFamilies those loading, cachedPoints the held shards' rows,
 // cachedBytes their decoded bytes; maxCachedPoints and maxCachedBytes are
 // the budget, evictedShards the shards dropped to keep within it.
 export function metricDataStatus() {
   configureCache();
   const c = engineCache();
   return {
-    cachedFamilies: c.families,
-    pendingFamilies: familiesPending.size,
+    cachedFamilies: c.family_names,
+    pendingFamilies: [...familiesPending.keys()],
     cachedShards: c.shards,
     pendingShards: inflight.size,
     cachedSeries: c.series,

@@ -51,13 +51,11 @@ export class MetricsSection {
     this.section = document.getElementById("metrics") || metricsSection();
     this.cardsEl = this.section.querySelector("#metricCards");
     this.cardsEl.before(controls);
-    let timer = null;
+    // Filtered in the same task as the input event: scripts read the
+    // options right after typing (no debounce).
     search.addEventListener("input", () => {
-      clearTimeout(timer);
-      timer = setTimeout(() => {
-        this.filter = search.value;
-        this.renderControls();
-      }, 120);
+      this.filter = search.value;
+      this.renderControls();
     });
     select.addEventListener("change", () => this.guard(() => this.setMetric(select.value)));
     pin.addEventListener("click", () => this.guard(() => this.togglePin(this.view.state.metric)));
@@ -188,7 +186,14 @@ export class MetricsSection {
     head.append(...familyHeading(f, isPinned));
     if (isPinned) {
       const i = pinned.indexOf(name);
-      const btn = (action, text, label, disabled, fn) => h("button", { type: "button", "data-action": action, "aria-label": label, title: label, disabled, onclick: () => this.guard(fn) }, text);
+      const btn = (action, text, label, disabled, fn) =>
+        h("button", {
+          type: "button", "data-action": action, "aria-label": label, title: label, disabled,
+          onclick: () => {
+            this.guard(fn);
+            this.keepFocus(name, action);
+          },
+        }, text);
       head.appendChild(
         h("div", { class: "metric-actions" },
           btn("move-metric-up", "↑", "Move up", i === 0, () => this.move(name, -1)),
@@ -196,6 +201,24 @@ export class MetricsSection {
           btn("unpin-metric", "Unpin", "Unpin", false, () => this.togglePin(name))),
       );
     }
+  }
+
+  // remountAll makes the next render mount every visible chart again
+  // through window.DSightMetricCharts.mount, even for an unchanged view:
+  // scripts that wrap the mounter observe each setState (page-compat.md).
+  remountAll() {
+    for (const card of this.cards.values()) card.drawnFor = null;
+  }
+
+  // keepFocus puts the keyboard focus back after a card action rebuilt the
+  // card's header: on the same action of the card when it is still there
+  // and enabled, else on another control of that card, else on the
+  // selector's Pin button; never on <body>.
+  keepFocus(name, action) {
+    const el = this.cards.get(name)?.el;
+    const actions = el?.isConnected ? [...el.querySelectorAll(".metric-actions button")].filter((b) => !b.disabled) : [];
+    const target = actions.find((b) => b.dataset.action === action) || actions[0] || $("pinMetric");
+    target?.focus();
   }
 
   // hiddenFor is a chart's hidden series (ids as strings): its saved

@@ -26,6 +26,7 @@ export function createState(duration) {
     hardware: false,
     compareNsys: false,
     metric: null,
+    lifecycleView: "milestones",
   };
 }
 
@@ -51,6 +52,7 @@ export function snapshot(s) {
     hardware: s.hardware,
     compareNsys: s.compareNsys,
     metric: s.metric,
+    lifecycleView: s.lifecycleView,
   };
 }
 
@@ -60,6 +62,10 @@ export function checkRange(from, to, duration) {
   }
   return [from, Math.min(to, duration)];
 }
+
+// LIFECYCLE_VIEWS are the ways an expanded request's lifecycle is drawn:
+// cumulative milestone chains, or one row per raw activity.
+export const LIFECYCLE_VIEWS = ["milestones", "activities"];
 
 export function agentKey(session, agent) {
   return JSON.stringify([session, agent]);

@@ -46,9 +46,9 @@ export function renderTimeline(view, page) {
       `s\0${s.id}\0${open}`,
       () => {
         const el = row(
-          "session-row",
+          "session-row track",
           [toggle(open, "", () => view.toggleSession(el.dataset.session)), h("span", { class: "name" })],
-          [sessionBar(h("div", { class: "session-bar" })), sessionCount(h("span", { class: "session-count" }))],
+          [sessionBar(h("div", { class: "session-bar bar session" })), sessionCount(h("span", { class: "session-count" }))],
           {},
         );
         sessionLabel(el);
@@ -70,7 +70,7 @@ export function renderTimeline(view, page) {
         `a\0${key}\0${agentOpen}\0${a.depth}\0${a.label}\0${a.bars.map((b) => barKey(view, b, x)).join("\0")}`,
         () =>
           row(
-            "agent-row",
+            "agent-row track",
             [
               h("span", { class: "indent" }),
               toggle(agentOpen, `${agentOpen ? "Collapse" : "Expand"} agent ${a.id}`, () => view.toggleAgent(key)),
@@ -89,10 +89,10 @@ export function renderTimeline(view, page) {
           `r\0${b.id}\0${expanded}\0${!!b.lifecycle}\0${b.turn}\0${barKey(view, b, x)}`,
           () =>
             row(
-              "request-row",
+              `request-row track${view.state.request === b.id ? " selected" : ""}`,
               [
                 h("span", { class: "indent2" }),
-                b.lifecycle ? toggle(expanded, `${expanded ? "Collapse" : "Expand"} lifecycle of ${b.id}`, () => view.toggleLifecycle(b.id)) : h("span", { class: "toggle-space" }),
+                b.lifecycle ? toggle(expanded, `${expanded ? "Collapse" : "Expand"} lifecycle of ${b.id}`, () => view.toggleLifecycle(b.id), { toggle: "request", id: b.id }) : h("span", { class: "toggle-space" }),
                 h("span", { class: "turn" }, b.turn === null ? "turn ?" : `turn ${b.turn}`),
                 h("span", { class: "name", title: b.id }, b.id),
               ],
@@ -101,7 +101,7 @@ export function renderTimeline(view, page) {
             ),
           (el) => moveBar(el.lastChild.firstChild, b, x),
         );
-        if (expanded) renderBreakdown(view, sink, view.request(b.id).lifecycle, x);
+        if (expanded) renderBreakdown(view, sink, b.id, view.request(b.id).lifecycle, x);
       }
     }
   }
@@ -150,51 +150,85 @@ export function renderTimeline(view, page) {
   drawnRows = kept;
 }
 
-// renderBreakdown draws a request's lifecycle: one track per progress stage
-// showing every stage up to it (the current one highlighted), then the raw
-// activity spans on their own aligned tracks.
-function renderBreakdown(view, host, lc, x) {
+// renderBreakdown draws a request's lifecycle in the state's lifecycleView:
+// in "milestones", one chain per progress stage showing every stage up to
+// it (the current one highlighted) with its duration, then the raw
+// activity spans on their own aligned tracks; in "activities", the raw
+// activities alone.
+function renderBreakdown(view, host, owner, lc, x) {
   const selected = view.state.span;
-  host.appendChild(h("div", { class: "row breakdown-head" }, h("div", { class: "row-label" }, h("span", { class: "indent3" }), "Request breakdown · Progress milestones"), h("div", { class: "lane note" }, lc.timing)));
-  lc.stages.forEach((stage, k) => {
-    const blocks = lc.stages.slice(0, k + 1).map((st, j) =>
-      h("button", {
-        type: "button",
-        class: `stage${j === k ? " current" : ""}${selected === st.id ? " selected" : ""}`,
-        style: { left: `${x(st.start)}%`, width: `${Math.max(x(st.end) - x(st.start), 0)}%` },
-        title: `${st.label}: ${((st.end - st.start) * 1000).toFixed(3)} ms between milestones`,
-        dataset: { stageSpan: st.id, ...(j === k ? { currentStage: "" } : {}) },
-        onclick: (ev) => {
-          ev.stopPropagation();
-          view.selectSpan(st.id);
+  const mode = view.state.lifecycleView;
+  const switcher = h(
+    "span",
+    { class: "lifecycle-views" },
+    ...[
+      ["milestones", "Progress milestones"],
+      ["activities", "Activities"],
+    ].map(([v, text]) =>
+      h(
+        "button",
+        {
+          type: "button",
+          class: `lifecycle-view${mode === v ? " current" : ""}`,
+          "aria-pressed": String(mode === v),
+          dataset: { lifecycleView: v },
+          onclick: (ev) => {
+            ev.stopPropagation();
+            view.state.lifecycleView = v;
+            view.render();
+          },
         },
-      }),
-    );
-    host.appendChild(row("stage-row", [h("span", { class: "indent3" }), h("span", { class: "name", title: stage.label }, stage.label)], blocks, { stageRow: stage.id }));
-  });
+        text,
+      ),
+    ),
+  );
+  host.appendChild(h("div", { class: "row breakdown-head" }, h("div", { class: "row-label" }, h("span", { class: "indent3" }), "Request breakdown ·", switcher), h("div", { class: "lane note" }, lc.timing)));
+  if (mode !== "activities")
+    lc.stages.forEach((stage, k) => {
+      const blocks = lc.stages.slice(0, k + 1).map((st, j) =>
+        h("button", {
+          type: "button",
+          class: `stage${j === k ? " current" : ""}${selected === st.id ? " selected" : ""}`,
+          style: { left: `${x(st.start)}%`, width: `${Math.max(x(st.end) - x(st.start), 0)}%` },
+          title: `${st.label}: ${fmtStageMs(st)} between milestones`,
+          dataset: { stageSpan: st.id, span: st.id, currentStage: String(j === k) },
+          onclick: (ev) => {
+            ev.stopPropagation();
+            view.selectSpan(st.id);
+          },
+        }),
+      );
+      const label = `${stage.label} · ${fmtStageMs(stage)}`;
+      host.appendChild(row("stage-row lifecycle-chain", [h("span", { class: "indent3" }), h("span", { class: "name stage-row-label", title: label }, label)], blocks, { stageRow: String(k), ownerRequest: owner }));
+    });
   for (const act of lc.activities) {
     const span = h("button", {
       type: "button",
       class: `activity kind-${act.kind}${selected === act.id ? " selected" : ""}`,
       style: { left: `${x(act.start)}%`, width: `${Math.max(x(act.end) - x(act.start), 0)}%` },
       title: `${act.label}: ${((act.end - act.start) * 1000).toFixed(3)} ms recorded`,
-      dataset: { stageSpan: act.id },
+      dataset: { stageSpan: act.id, span: act.id },
       onclick: (ev) => {
         ev.stopPropagation();
         view.selectSpan(act.id);
       },
     });
-    host.appendChild(row("activity-row", [h("span", { class: "indent3" }), h("span", { class: "name", title: `${act.name} (${act.role})` }, `${"· ".repeat(act.depth)}${act.label}`)], [span], { stageRow: act.id }));
+    host.appendChild(row("activity-row", [h("span", { class: "indent3" }), h("span", { class: "name", title: `${act.name} (${act.role})` }, `${"· ".repeat(act.depth)}${act.label}`)], [span], { activityRow: act.id, ownerRequest: owner }));
   }
   if (lc.issues.length) host.appendChild(h("div", { class: "row breakdown-issues" }, h("div", { class: "row-label" }), h("div", { class: "lane note warn" }, lc.issues.join(" · "))));
+}
+
+// fmtStageMs is a stage's duration, in milliseconds.
+function fmtStageMs(st) {
+  return `${((st.end - st.start) * 1000).toFixed(3)} ms`;
 }
 
 function row(kind, label, lane, data) {
   return h("div", { class: `row ${kind}`, dataset: data }, h("div", { class: "row-label" }, label), h("div", { class: "lane" }, lane));
 }
 
-function toggle(open, label, onClick) {
-  return h("button", { type: "button", class: "toggle", "aria-expanded": open ? "true" : "false", "aria-label": label, title: label, onclick: onClick }, open ? "▾" : "▸");
+function toggle(open, label, onClick, dataset) {
+  return h("button", { type: "button", class: "toggle", "aria-expanded": open ? "true" : "false", "aria-label": label, title: label, onclick: onClick, dataset }, open ? "▾" : "▸");
 }
 
 // barClass is a request bar's class list: everything about it that is not

@@ -24,7 +24,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/dsight/dsight/internal/lifecycle"
 	"github.com/dsight/dsight/internal/model"
 	"github.com/dsight/dsight/internal/sourcename"
 )
@@ -268,9 +267,10 @@ func (j *joiner) joinSpans() {
 		switch i := owner[k]; i {
 		case dropped:
 		case unjoined:
-			if _, _, activity := lifecycle.ActivityFor(sp.Name, sp.Role(), ""); activity {
-				j.out.ServerSpans = append(j.out.ServerSpans, model.JoinedSpan{Span: sp})
-			}
+			// Every imported span stays queryable: router internals,
+			// http-request and request.lifecycle as much as the
+			// lifecycle activities (server_spans, reference §3.9).
+			j.out.ServerSpans = append(j.out.ServerSpans, model.JoinedSpan{Span: sp})
 		default:
 			r := &j.reqs[i]
 			join := model.JoinRequestID

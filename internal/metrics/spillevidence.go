@@ -1,0 +1,68 @@
+package metrics
+
+import "encoding/binary"
+
+// Each spilled pair is followed by its evidence: the capture file it was
+// read from and its row there, so that every summarized row keeps them
+// (pyramid Options.Evidence). A series is read file after file, row after
+// row, so both are encoded against the previous pair's: the change in the
+// file as a zigzag varint, then the row's distance from the next row as a
+// zigzag varint (0 for consecutive rows of one file). A steady series costs
+// two bytes a pair.
+
+// maxSpillEvidence is the longest encoded evidence.
+const maxSpillEvidence = 2 * binary.MaxVarintLen64
+
+// evidenceCodec is the previous pair's evidence.
+type evidenceCodec struct {
+	src, row int64
+}
+
+func (c *evidenceCodec) append(dst []byte, src int32, row int64) []byte {
+	dst = binary.AppendUvarint(dst, zigzag(int64(src)-c.src))
+	dst = binary.AppendUvarint(dst, zigzag(row-c.row-1))
+	c.src, c.row = int64(src), row
+	return dst
+}
+
+// next decodes one pair's evidence, or returns used 0 when src ends inside
+// it.
+func (c *evidenceCodec) next(b []byte) (src, row int64, used int) {
+	ds, n := binary.Uvarint(b)
+	if n <= 0 {
+		return 0, 0, 0
+	}
+	dr, m := binary.Uvarint(b[n:])
+	if m <= 0 {
+		return 0, 0, 0
+	}
+	c.src += unzigzag(ds)
+	c.row += unzigzag(dr) + 1
+	return c.src, c.row, n + m
+}
+
+// byTimeWithEvidence sorts one series' pairs and their evidence by time,
+// stably.
+type byTimeWithEvidence struct {
+	byTime
+	src, row []int64
+}
+
+func (b byTimeWithEvidence) Swap(i, j int) {
+	b.byTime.Swap(i, j)
+	b.src[i], b.src[j] = b.src[j], b.src[i]
+	b.row[i], b.row[j] = b.row[j], b.row[i]
+}
+
+// evidence is pair k's source id in the report's manifest and its row, or
+// -1s when the store kept none (n pairs were loaded into sc).
+func (cs *captureSummary) evidence(sc *loadScratch, k, n int) (src, row int64) {
+	if len(sc.sources) != n || len(sc.rows) != n {
+		return -1, -1
+	}
+	f := sc.sources[k]
+	if f < 0 || f >= int64(len(cs.sourceIDs)) {
+		return -1, sc.rows[k]
+	}
+	return int64(cs.sourceIDs[f]), sc.rows[k]
+}

@@ -173,6 +173,9 @@ func Import(opt Options) (*Result, error) {
 			}
 		}
 	}
+	if err := deriveSessionMetrics(d); err != nil {
+		return nil, err
+	}
 	d.Audit["sessions"] = int64(len(model.GroupSessions(d.Requests)))
 	d.Unread = inv.unread(root, b.registered)
 	if n := len(d.Unread); n > 0 {

@@ -50,7 +50,13 @@ func queryCmd(args []string, stdout io.Writer) error {
 		if !errors.As(err, &qerr) || qerr.Code != query.CodeShardsNeeded || len(qerr.Shards) == 0 {
 			break
 		}
-		if err := report.LoadDetailShards(e, dir, qerr.Shards); err != nil {
+		load := report.LoadDetailShards
+		if len(qerr.Shards[0].Series) > 0 { // metric summaries ("stats")
+			load = func(e *query.Engine, dir string, needs []query.ShardNeed) error {
+				return report.LoadMetricShards(e, core, dir, needs)
+			}
+		}
+		if err := load(e, dir, qerr.Shards); err != nil {
 			return err
 		}
 		result, err = handle(e, req)

@@ -30,7 +30,7 @@ var allowed = map[string][]string{
 	"internal/jsonscan":                {},
 	"internal/lineread":                {},
 	"internal/catalog":                 {"internal/model", "internal/shard"},
-	"internal/query":                   {"internal/model", "internal/catalog", "internal/pyramid", "internal/shard", "internal/lifecycle"},
+	"internal/query":                   {"internal/model", "internal/catalog", "internal/pyramid", "internal/shard", "internal/lifecycle", "internal/sessionmetrics"},
 	"internal/report":                  {"internal/model", "internal/catalog", "internal/query", "internal/shard"},
 	"internal/importer":                {"internal/model", "internal/aiperf", "internal/agentperf", "internal/otlp", "internal/dynamolog", "internal/sourcename", "internal/lifecycle", "internal/metrics", "internal/batchobs", "internal/importer/join", "internal/nsys", "internal/sessionmetrics"},
 	"internal/importer/join":           {"internal/model", "internal/lifecycle", "internal/sourcename"},

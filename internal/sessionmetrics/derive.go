@@ -219,13 +219,13 @@ func outcomes(reqs []*model.Request, duration int64) []series {
 }
 
 // ActiveSpan is the time over which a request's output tokens are spread:
-// first token → end where the first token is known, else start → end
-// (fromStart says which).
-func ActiveSpan(r *model.Request) (from, to int64, fromStart bool) {
-	if r.FirstNS != nil && *r.FirstNS >= r.StartNS && *r.FirstNS <= r.EndNS {
-		return *r.FirstNS, r.EndNS, false
+// first token → end where the first token is known (first may be nil),
+// else start → end (fromStart says which).
+func ActiveSpan(start, end int64, first *int64) (from, to int64, fromStart bool) {
+	if first != nil && *first >= start && *first <= end {
+		return *first, end, false
 	}
-	return r.StartNS, r.EndNS, true
+	return start, end, true
 }
 
 // spread adds tokens spread evenly over [a, b) to the per-interval sums; a
@@ -260,7 +260,7 @@ func throughput(reqs []*model.Request, duration int64) []series {
 	anyFromStart := false
 	for _, r := range reqs {
 		if r.OutputTokens != nil {
-			a, b, fromStart := ActiveSpan(r)
+			a, b, fromStart := ActiveSpan(r.StartNS, r.EndNS, r.FirstNS)
 			spread(gen, a, b, float64(*r.OutputTokens))
 			if fromStart {
 				anyFromStart = true

@@ -130,7 +130,7 @@ func dist(vals []float64) Dist {
 // stats answers "stats": for the requests overlapping the range (and
 // passing the worker filter) counts, latency, TTFT and tokens/s and the
 // percentile rows; for the matched metric series (name, worker, series
-// ids; every series when none is given) count, min, max, mean and
+// ids; every series when none is given, none for an empty list of ids) count, min, max, mean and
 // percentiles, all exact from every row in the range. Every shard the
 // series need must be loaded (shards_needed names them otherwise).
 func (e *Engine) stats(a Args) (*StatsAnswer, error) {
@@ -161,9 +161,9 @@ func (e *Engine) stats(a Args) (*StatsAnswer, error) {
 
 // statsSeries lists the series a stats question covers, at most MaxLimit.
 func (e *Engine) statsSeries(a Args) []int {
-	var idx []int
-	if a.Series != nil {
-		for _, id := range a.Series {
+	idx := []int{}
+	if a.IDs != nil {
+		for _, id := range a.IDs {
 			if id >= 0 && id < len(e.c.Metrics) && !slices.Contains(idx, id) {
 				idx = append(idx, id)
 			}

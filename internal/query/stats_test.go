@@ -133,9 +133,15 @@ func TestStatsSeries(t *testing.T) {
 		t.Errorf("narrow gauge %+v", st.Series)
 	}
 	// Named ids keep only those.
-	st, _ = askStats(t, e, Args{Series: []int{1}})
-	if len(st.Series) != 1 || st.Series[0].ID != 1 {
-		t.Errorf("series ids %+v", st.Series)
+	var env struct {
+		Result StatsAnswer `json:"result"`
+	}
+	if err := json.Unmarshal(e.Handle([]byte(`{"op":"stats","args":{"ids":[1]}}`)), &env); err != nil || len(env.Result.Series) != 1 || env.Result.Series[0].ID != 1 {
+		t.Errorf("series ids %+v %v", env.Result.Series, err)
+	}
+	// An empty list asks for the requests alone, with no shard.
+	if err := json.Unmarshal(e.Handle([]byte(`{"op":"stats","args":{"ids":[]}}`)), &env); err != nil || len(env.Result.Series) != 0 || env.Result.Requests.Count != 4 {
+		t.Errorf("no series %+v %v", env.Result, err)
 	}
 }
 
@@ -154,5 +160,28 @@ func TestStatsEventMean(t *testing.T) {
 	st, _ := askStats(t, e, Args{})
 	if s := st.Series[0]; s.MeanKind != "plain" || !eq(s.Mean, 4) || s.MeanSeconds != nil || !eq(s.P50, 2) {
 		t.Errorf("event %+v", s)
+	}
+}
+
+// Sessions sort by their longest request as well as by their longest TTFT.
+func TestSessionsSortByLatency(t *testing.T) {
+	e := engine(t)
+	order := func(sort string) []string {
+		res, msg := ask(t, e, `{"op":"sessions","args":{"sort":"`+sort+`"}}`)
+		if msg != "" {
+			t.Fatal(msg)
+		}
+		return ids(res)
+	}
+	// a: 8 s (TTFT 3 s); b: 1 s, cancelled, no TTFT; c: 1 s (TTFT 0.5 s).
+	if got := order("latency"); !slices.Equal(got, []string{"a", "b", "c"}) {
+		t.Errorf("by latency %v", got)
+	}
+	if got := order("ttft"); !slices.Equal(got, []string{"a", "c", "b"}) {
+		t.Errorf("by ttft %v", got)
+	}
+	res, _ := ask(t, e, `{"op":"timeline","args":{"sort":"latency","limit":7}}`)
+	if res == nil {
+		t.Fatal("the timeline refuses sort latency")
 	}
 }

@@ -9,6 +9,8 @@ import { renderTimeline, renderAxis } from "./timeline.js";
 import { renderOverview } from "./overview.js";
 import { renderInspector } from "./inspector.js";
 import { MetricsSection } from "./metricview.js";
+import { mountSlowRows } from "./slowrows.js";
+import { mountRangeStats } from "./stats.js";
 
 export class View {
   constructor(summary) {
@@ -224,8 +226,11 @@ export class View {
     return was;
   }
 
+  // defaultRequest is the request the page opens on (the slowest by TTFT,
+  // traced requests first); the inspector says so while it is selected.
   defaultRequest() {
-    return ask("default_request", {});
+    this.defaultId = ask("default_request", {});
+    return this.defaultId;
   }
 
   // copyLink saves the view in the URL fragment and copies the whole URL.
@@ -275,6 +280,8 @@ export class View {
     setText($("rangeSummary"), `${fmtDuration(s.to - s.from)} selected · all tracks aligned`);
     if (this.updateOverview) this.updateOverview();
     if (this.summary.capabilities.requests) this.renderTracks();
+    if (this.updateSlowRows) this.updateSlowRows();
+    if (this.updateRangeStats) this.updateRangeStats();
     renderInspector(this);
     if (this.metrics) this.renderMetrics();
     this.announce();
@@ -357,6 +364,10 @@ export class View {
     $("timelineControls").hidden = !this.summary.capabilities.requests;
     $("emptyTimeline").hidden = this.summary.capabilities.requests;
     this.updateOverview = renderOverview(this, ask("overview", {}));
+    if (this.summary.capabilities.requests && !this.updateSlowRows) {
+      this.updateSlowRows = mountSlowRows(this);
+      this.updateRangeStats = mountRangeStats(this);
+    }
     if (this.summary.capabilities.metrics && !this.metrics) {
       this.metrics = new MetricsSection(this, this.earlyChart);
       this.state.metric = this.metrics.defaultName;

@@ -9,6 +9,7 @@ import { createAPI } from "./api.js";
 import { rehearseZooms } from "./rehearse.js";
 import { drawFirstChart } from "./firstchart.js";
 import { wireShortLink } from "./shortlink.js";
+import { mountKeys } from "./keys.js";
 
 function showError(err) {
   const box = $("error");
@@ -108,6 +109,7 @@ function wire(view) {
   $("exportSelection").addEventListener("click", guard(() => view.downloadExport()));
   wireLaneDrag(view, guard);
   wireCursor(view);
+  mountKeys(view, guard);
 }
 
 // A vertical cursor follows the pointer over the lanes, with its time on the

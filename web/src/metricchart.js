@@ -245,7 +245,7 @@ function build(host, opts) {
     if (p && p.last !== null && p.last_time !== null) {
       const n = p.last_count ?? 1;
       const shown = n > 1 ? `median ${withUnit(p.last, s.unit)} (${n} events)` : withUnit(p.last, s.unit);
-      title = `Recorded ${kindWord(s)} at ${p.last_time} elapsed seconds: ${shown}${n > 1 ? " (median is derived)" : ""}`;
+      title = `${s.derived ? "Derived" : "Recorded"} ${kindWord(s)} at ${p.last_time} elapsed seconds: ${shown}${n > 1 ? " (median is derived)" : ""}`;
       text = `${shown} @ ${p.last_time.toFixed(3)} s`;
     } else if (p) text = "no sample in range";
     if (r.text !== text) {

@@ -88,7 +88,8 @@ func derive(reqs []*model.Request, duration int64) []series {
 	out = append(out, inFlight(reqs)...)
 	out = append(out, outcomes(reqs, duration)...)
 	out = append(out, throughput(reqs, duration)...)
-	out = append(out, sizes(reqs, duration)...)
+	ended := byEnd(reqs)
+	out = append(out, sizes(ended, duration)...)
 	for _, w := range PercentileIntervalsNS {
 		if w != PercentileIntervalsNS[0] && binsOf(duration, w) < 3 {
 			continue
@@ -96,7 +97,7 @@ func derive(reqs []*model.Request, duration int64) []series {
 		out = append(out, percentiles(famLatency, reqs, duration, w, latencyOf)...)
 		out = append(out, percentiles(famTTFT, reqs, duration, w, ttftOf)...)
 	}
-	out = append(out, totals(reqs, duration)...)
+	out = append(out, totals(ended, duration)...)
 	return out
 }
 
@@ -105,24 +106,29 @@ func derive(reqs []*model.Request, duration int64) []series {
 // and by the server worker that served them (when server evidence joined).
 // A request is in flight over [start, end); a zero-length request never is.
 func inFlight(reqs []*model.Request) []series {
-	type ev struct {
-		t int64
-		d int
-	}
+	// Starts and ends sorted apart and merged: two sorts of integers, not
+	// one of 2n events.
 	count := func(keep func(r *model.Request) bool) []point {
-		evs := make([]ev, 0, 2*len(reqs))
+		starts, ends := make([]int64, 0, len(reqs)), make([]int64, 0, len(reqs))
 		for _, r := range reqs {
 			if keep(r) && r.EndNS > r.StartNS {
-				evs = append(evs, ev{r.StartNS, 1}, ev{r.EndNS, -1})
+				starts, ends = append(starts, r.StartNS), append(ends, r.EndNS)
 			}
 		}
-		slices.SortFunc(evs, func(a, b ev) int { return cmpInt(a.t, b.t) })
-		pts := []point{{T: 0, V: 0}}
-		n := 0
-		for k := 0; k < len(evs); {
-			t := evs[k].t
-			for ; k < len(evs) && evs[k].t == t; k++ {
-				n += evs[k].d
+		slices.Sort(starts)
+		slices.Sort(ends)
+		pts := make([]point, 1, 2*len(starts)+1)
+		n, i, j := 0, 0, 0
+		for i < len(starts) || j < len(ends) {
+			t := ends[j] // every start precedes its end, so ends outlast starts
+			if i < len(starts) && starts[i] < t {
+				t = starts[i]
+			}
+			for ; i < len(starts) && starts[i] == t; i++ {
+				n++
+			}
+			for ; j < len(ends) && ends[j] == t; j++ {
+				n--
 			}
 			if t == 0 {
 				pts[0].V = float64(n)
@@ -286,15 +292,27 @@ func throughput(reqs []*model.Request, duration int64) []series {
 	return out
 }
 
-// byEnd lists the requests in (end, start) order: the order they completed.
+// byEnd lists the requests in (end, start) order: the order they
+// completed. Requests sharing both keep their given order.
 func byEnd(reqs []*model.Request) []*model.Request {
-	out := slices.Clone(reqs)
-	slices.SortStableFunc(out, func(a, b *model.Request) int {
-		if c := cmpInt(a.EndNS, b.EndNS); c != 0 {
+	idx := make([]int32, len(reqs))
+	for k := range idx {
+		idx[k] = int32(k)
+	}
+	slices.SortFunc(idx, func(a, b int32) int {
+		x, y := reqs[a], reqs[b]
+		if c := cmpInt(x.EndNS, y.EndNS); c != 0 {
 			return c
 		}
-		return cmpInt(a.StartNS, b.StartNS)
+		if c := cmpInt(x.StartNS, y.StartNS); c != 0 {
+			return c
+		}
+		return int(a - b)
 	})
+	out := make([]*model.Request, len(reqs))
+	for k, i := range idx {
+		out[k] = reqs[i]
+	}
 	return out
 }
 
@@ -302,13 +320,13 @@ func byEnd(reqs []*model.Request) []*model.Request {
 // of the requests completed so far (sampled at the end of every interval in
 // which one completed) and the largest single prompt and generation among
 // the requests that completed in each interval (null when none did).
-func sizes(reqs []*model.Request, duration int64) []series {
+// ordered is in byEnd order.
+func sizes(ordered []*model.Request, duration int64) []series {
 	bins := binsOf(duration, IntervalNS)
 	maxIn, maxOut := make([]float64, bins), make([]float64, bins)
 	hasIn, hasOut := make([]bool, bins), make([]bool, bins)
 	var avgIn, avgOut []point
 	var sumIn, sumOut, nIn, nOut float64
-	ordered := byEnd(reqs)
 	for k := 0; k < len(ordered); {
 		bin := binOf(ordered[k].EndNS, IntervalNS, bins)
 		changedIn, changedOut := false, false
@@ -418,12 +436,12 @@ func percentiles(family string, reqs []*model.Request, duration, w int64, value 
 // totals are the running totals, sampled at the end of every interval in
 // which they changed: completed requests, generated and prompt tokens of
 // the completed requests.
-func totals(reqs []*model.Request, duration int64) []series {
+// ordered is in byEnd order.
+func totals(ordered []*model.Request, duration int64) []series {
 	bins := binsOf(duration, IntervalNS)
 	// Before anything completes every total is a recorded zero.
 	done, gen, prompt := []point{{T: 0}}, []point{{T: 0}}, []point{{T: 0}}
 	var nDone, nGen, nPrompt float64
-	ordered := byEnd(reqs)
 	for k := 0; k < len(ordered); {
 		bin := binOf(ordered[k].EndNS, IntervalNS, bins)
 		d, g, p := false, false, false

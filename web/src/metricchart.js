@@ -29,6 +29,8 @@ const withUnit = (v, unit) => (unit ? `${fmtNum(v)} ${unit}` : fmtNum(v));
 // apart by the first label that differs, else by the series id.
 function captions(items) {
   const base = items.map((s) => {
+    // A derived series is named by what it holds ("Title · p50 · 1 s intervals").
+    if (s.derived) return s.label.includes(" · ") ? s.label.slice(s.label.indexOf(" · ") + 3) : s.label;
     const parts = [s.worker ?? s.host ?? s.endpoint ?? "series"];
     if (s.gpu !== null && s.gpu !== undefined) parts.push(`GPU ${s.gpu}`);
     if (s.rank !== null && s.rank !== undefined) parts.push(`${s.rank_kind || "rank"} ${s.rank}`);

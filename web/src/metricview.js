@@ -19,6 +19,7 @@ export const FIRST_SERIES = 12;
 function kindSentence(f) {
   if (f.value_kind === "histogram" || f.value_kind === "bucket") return "Values are histogram bucket counts.";
   if (f.counter) return "Values are the raw cumulative counter.";
+  if (f.derived) return "Values are derived from the requests at build time, not recorded by any source.";
   return "Values are recorded sample values.";
 }
 

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"sort"
 
 	"github.com/dsight/dsight/internal/model"
 	"github.com/dsight/dsight/internal/sessionmetrics"
@@ -185,8 +186,12 @@ func (e *Engine) requestStats(out *RequestStats, filter Args, w window, limit in
 		return err
 	}
 	r := e.r
-	var lat, ttft, tps []float64
-	var done []int
+	// Sized for every request the overlap scan may visit: growing these
+	// slices was most of an answer's cost.
+	lo := sort.Search(r.N, func(i int) bool { return r.Start[i] >= w.fromNS-e.maxRequestDur })
+	hi := sort.Search(r.N, func(i int) bool { return r.Start[i] > w.toNS })
+	n := max(hi-lo, 0)
+	lat, ttft, tps, done := make([]float64, 0, n), make([]float64, 0, n), make([]float64, 0, n), make([]int, 0, n)
 	var gen, prefill float64
 	anyGen, anyPrefill := false, false
 	e.eachOverlapping(w, func(i int) {
@@ -242,7 +247,7 @@ func (e *Engine) requestStats(out *RequestStats, filter Args, w window, limit in
 		out.PrefillTokensPerS = fptr(prefill / span)
 	}
 	out.Slow.Latency = e.slowRows(done, lat, func(i int) (float64, bool) { return seconds(r.End[i] - r.Start[i]), true }, limit)
-	out.Slow.TTFT = e.slowRows(done, slices.Clone(ttft), func(i int) (float64, bool) {
+	out.Slow.TTFT = e.slowRows(done, ttft, func(i int) (float64, bool) {
 		if !valid(r.TTFT.Valid, i) {
 			return 0, false
 		}
@@ -253,7 +258,8 @@ func (e *Engine) requestStats(out *RequestStats, filter Args, w window, limit in
 }
 
 // slowRows builds the percentile rows of one quantity: for each of
-// SlowPercentiles, the requests whose value is at or beyond that
+// SlowPercentiles, the requests whose value is at or beyond that (vals,
+// the values of reqs, are sorted in place)
 // percentile's value, slowest first (then by start, id), up to limit.
 func (e *Engine) slowRows(reqs []int, vals []float64, value func(i int) (float64, bool), limit int) []SlowRow {
 	rows := []SlowRow{}
@@ -265,9 +271,11 @@ func (e *Engine) slowRows(reqs []int, vals []float64, value func(i int) (float64
 		i int
 		v float64
 	}
+	// Only the requests at or beyond the lowest percentile are ranked.
+	floor, _ := sessionmetrics.Percentile(vals, SlowPercentiles[0])
 	var all []kv
 	for _, i := range reqs {
-		if v, ok := value(i); ok {
+		if v, ok := value(i); ok && v >= floor {
 			all = append(all, kv{i, v})
 		}
 	}

@@ -90,12 +90,13 @@ func derive(reqs []*model.Request, duration int64) []series {
 	out = append(out, throughput(reqs, duration)...)
 	ended := byEnd(reqs)
 	out = append(out, sizes(ended, duration)...)
+	lat, ttft := timed(reqs, latencyOf), timed(reqs, ttftOf)
 	for _, w := range PercentileIntervalsNS {
 		if w != PercentileIntervalsNS[0] && binsOf(duration, w) < 3 {
 			continue
 		}
-		out = append(out, percentiles(famLatency, reqs, duration, w, latencyOf)...)
-		out = append(out, percentiles(famTTFT, reqs, duration, w, ttftOf)...)
+		out = append(out, percentiles(famLatency, lat, duration, w)...)
+		out = append(out, percentiles(famTTFT, ttft, duration, w)...)
 	}
 	out = append(out, totals(ended, duration)...)
 	return out
@@ -388,24 +389,32 @@ func ttftOf(r *model.Request) (t int64, v float64, ok bool) {
 	return at, *r.TTFTms / 1e3, true
 }
 
-// percentiles computes the nearest-rank percentiles of value per interval of
-// width w, from the requests of that interval alone.
-func percentiles(family string, reqs []*model.Request, duration, w int64, value func(*model.Request) (int64, float64, bool)) []series {
-	bins := binsOf(duration, w)
-	type iv struct {
-		bin int
-		v   float64
-	}
-	vals := make([]iv, 0, len(reqs))
+// tv is one request's value and the time that places it in an interval.
+type tv struct {
+	t int64
+	v float64
+}
+
+// timed lists value of every request that has one, read once for every
+// interval width.
+func timed(reqs []*model.Request, value func(*model.Request) (int64, float64, bool)) []tv {
+	out := make([]tv, 0, len(reqs))
 	for _, r := range reqs {
 		if t, v, ok := value(r); ok {
-			vals = append(vals, iv{binOf(t, w, bins), v})
+			out = append(out, tv{t, v})
 		}
 	}
+	return out
+}
+
+// percentiles computes the nearest-rank percentiles of the values per
+// interval of width w, from the requests of that interval alone.
+func percentiles(family string, vals []tv, duration, w int64) []series {
+	bins := binsOf(duration, w)
 	// Counting sort by interval, then each interval's values sorted.
 	start := make([]int, bins+1)
 	for _, x := range vals {
-		start[x.bin+1]++
+		start[binOf(x.t, w, bins)+1]++
 	}
 	for k := range bins {
 		start[k+1] += start[k]
@@ -413,8 +422,9 @@ func percentiles(family string, reqs []*model.Request, duration, w int64, value 
 	sorted := make([]float64, len(vals))
 	fill := slices.Clone(start[:bins])
 	for _, x := range vals {
-		sorted[fill[x.bin]] = x.v
-		fill[x.bin]++
+		b := binOf(x.t, w, bins)
+		sorted[fill[b]] = x.v
+		fill[b]++
 	}
 	out := make([]series, len(Percentiles))
 	for j, p := range Percentiles {

@@ -14,7 +14,7 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { launch, open, fileURL } from "./harness.mjs";
+import { launch, fileURL } from "./harness.mjs";
 import { ROOT, BIN } from "./fixture.mjs";
 
 const flag = (name, d) => {
@@ -33,7 +33,12 @@ if (!report) {
 }
 const browser = await launch();
 try {
-  const { page } = await open(browser.context, fileURL(report));
+  // A large report on a loaded machine can take longer to open than the
+  // harness's test timeouts allow.
+  const page = await browser.context.newPage();
+  page.setDefaultTimeout(300000);
+  await page.goto(fileURL(report));
+  await page.waitForFunction(() => window.traceExplorer !== undefined, null, { timeout: 300000 });
   const out = await page.evaluate(async (runs) => {
     const d = traceExplorer.describe().meta.duration;
     const ranges = { whole: [0, d], one_percent: [d * 0.5, d * 0.51] };

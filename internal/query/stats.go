@@ -258,9 +258,9 @@ func (e *Engine) requestStats(out *RequestStats, filter Args, w window, limit in
 }
 
 // slowRows builds the percentile rows of one quantity: for each of
-// SlowPercentiles, the requests whose value is at or beyond that (vals,
-// the values of reqs, are sorted in place)
+// SlowPercentiles, the requests whose value is at or beyond that
 // percentile's value, slowest first (then by start, id), up to limit.
+// vals, the values of reqs, are sorted in place.
 func (e *Engine) slowRows(reqs []int, vals []float64, value func(i int) (float64, bool), limit int) []SlowRow {
 	rows := []SlowRow{}
 	if len(vals) == 0 {

@@ -84,12 +84,17 @@ for (const mode of ["file", "http"]) {
     const { page, problems } = await open(browser.context, url());
     try {
       const d = cli(fx.report, "summary").meta.duration;
+      const drawn = () => page.waitForFunction(() => {
+        const s = traceExplorer.getState();
+        return document.querySelector("#slowRows")?.dataset.range === `${s.from} ${s.to}`;
+      });
       const rowIds = () =>
         page.evaluate(() =>
           [...document.querySelectorAll("#slowRows .slow-row")].map((r) => ({ p: Number(r.dataset.percentile), ids: [...r.querySelectorAll("button.req")].map((b) => b.dataset.request) })),
         );
       const want = (st, metric) => st.requests.slow[metric].map((r) => ({ p: r.percentile, ids: r.requests.map((x) => x.id) }));
       let st = cli(fx.report, "stats", { from: 0, to: d, limit: 200, name: "none" });
+      await drawn();
       assert.deepEqual(await rowIds(), want(st, "latency"));
       assert.ok(st.requests.slow.latency[0].requests.length > 0);
       await page.click("#slowBy");
@@ -99,6 +104,7 @@ for (const mode of ["file", "http"]) {
       const [from, to] = [Math.round(d * 0.25 * 1000) / 1000, Math.round(d * 0.5 * 1000) / 1000];
       await page.evaluate(({ from, to }) => traceExplorer.selectRange(from, to), { from, to });
       st = cli(fx.report, "stats", { from, to, limit: 200, name: "none" });
+      await drawn();
       assert.deepEqual(await rowIds(), want(st, "latency"));
       // Bars are clickable like any request, and say their latency and TTFT.
       const slowest = st.requests.slow.latency[2].requests[0];

@@ -5,7 +5,7 @@
 // request bar.
 
 import { h, setText, fmtMs, fmtInt } from "./dom.js";
-import { requestStatsFor, SLOW_LIMIT } from "./stats.js";
+import { requestStatsFor, hasRequestStats, SLOW_LIMIT } from "./stats.js";
 
 // requestLabel is a request bar's accessible label and hover text: its id,
 // latency and TTFT (unknown stays unknown).
@@ -25,13 +25,23 @@ export function mountSlowRows(view) {
     metric = metric === "latency" ? "ttft" : "latency";
     by.setAttribute("aria-pressed", String(metric === "ttft"));
     setText(by, metric === "ttft" ? "By latency" : "By TTFT");
-    update();
+    draw();
   });
   const rows = new Map(); // percentile → row element
+  // The rows of a new range are asked once the range has settled: on a
+  // large run the answer reads every request in the range, which a fast
+  // sequence of zooms should not pay for each step.
+  let timer = null;
   const update = () => {
+    clearTimeout(timer);
     const st = view.state;
     box.hidden = !view.summary.counts.requests;
     if (box.hidden) return;
+    if (hasRequestStats(st.from, st.to, SLOW_LIMIT)) draw();
+    else timer = setTimeout(draw, 80);
+  };
+  const draw = () => {
+    const st = view.state;
     const s = requestStatsFor(st.from, st.to, SLOW_LIMIT);
     const list = s.requests.slow[metric];
     const span = st.to - st.from;
@@ -73,6 +83,7 @@ export function mountSlowRows(view) {
       el.lastChild.replaceChildren(...bars);
     }
     for (const [p, el] of rows) if (!seen.has(p)) el.remove();
+    box.dataset.range = `${st.from} ${st.to}`; // what the rows are drawn for
   };
   return update;
 }

@@ -34,6 +34,8 @@ export async function rangeStats(args) {
 // series), asking the engine once per range: the percentile rows and the
 // panel share the answer.
 let memo = { key: "", answer: null };
+export const hasRequestStats = (from, to, limit) => memo.key === `${from} ${to} ${limit}`;
+
 export function requestStatsFor(from, to, limit) {
   const key = `${from} ${to} ${limit}`;
   if (memo.key !== key) memo = { key, answer: ask("stats", { from, to, ids: [], limit }) };

@@ -51,7 +51,9 @@ func queryCmd(args []string, stdout io.Writer) error {
 			break
 		}
 		load := report.LoadDetailShards
-		if req.Op == "page_metrics" { // the page's metrics names metric shards
+		// Metric summaries (page_metrics, stats) name the series they hold;
+		// Nsight detail shards do not.
+		if req.Op == "page_metrics" || len(qerr.Shards[0].Series) > 0 {
 			load = func(e *query.Engine, dir string, needs []query.ShardNeed) error {
 				return report.LoadMetricShards(e, core, dir, needs)
 			}

@@ -50,6 +50,7 @@ type familyRecord struct {
 	SourceKind      string   `json:"source_kind,omitempty"`
 	Generator       string   `json:"generator,omitempty"`
 	Temporal        string   `json:"temporal,omitempty"`
+	Derived         bool     `json:"derived,omitempty"`
 }
 
 // encodeMetrics lays out the metric tables.
@@ -276,7 +277,7 @@ func (o *opener) metrics(c *Core) {
 			Group: group[i], Description: description[i], RawName: rawName[i], Endpoint: endpoint[i],
 			Host: host.At(i), GPU: gpu.At(i), Worker: worker.At(i), Rank: rank.At(i), RankKind: rankKind.At(i), WorkerProcess: process.At(i),
 			SourceKind: sourceKind[i], Generator: generator[i], Temporal: temporal[i], TimeResolutionS: resolution.At(i),
-			Samples: samples[i], Rows: rows[i],
+			Samples: samples[i], Rows: rows[i], Derived: sourceKind[i] == model.SourceDerived,
 			Labels: make([]model.MetricLabel, 0, labels.count(i)), SourceIDs: make([]int, 0, sources.count(i)),
 		}
 		for k := labels.start[i]; k < labels.start[i+1]; k++ {

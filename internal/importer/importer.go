@@ -183,6 +183,9 @@ func importRun(opt Options, root, logDir string) (*Result, error) {
 			}
 		}
 	}
+	if err := deriveSessionMetrics(d); err != nil {
+		return nil, err
+	}
 	d.Audit["sessions"] = int64(len(model.GroupSessions(d.Requests)))
 	d.Unread = inv.unread(root, b.registered)
 	if n := len(d.Unread); n > 0 {

@@ -25,7 +25,14 @@ type MetricFamily struct {
 	SourceKind string
 	Generator  string
 	Temporal   string
+	// Derived is true for families computed at build time from other
+	// evidence (the session metrics, from the client requests), never
+	// recorded as such by any source; SourceKind is then SourceDerived.
+	Derived bool
 }
+
+// SourceDerived is the SourceKind of derived families and series.
+const SourceDerived = "derived"
 
 // MetricLabel is one identity label of a series.
 type MetricLabel struct {
@@ -73,6 +80,9 @@ type MetricSeries struct {
 	// included).
 	Samples int64
 	Rows    int64
+	// Derived marks a series computed at build time (SourceKind is
+	// SourceDerived); a report carries it as that source kind.
+	Derived bool
 
 	// Summary is the series' encoded summary while a build holds it; set
 	// by the importer, consumed by the report writer.

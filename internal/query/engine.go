@@ -35,10 +35,12 @@ type Engine struct {
 	// request end, and sessionTTFT the request with its longest TTFT (-1
 	// when none is known), so that a wide range groups whole sessions
 	// without visiting their requests; see groupSessions.
-	sessionSpans  []sessionSpan
-	sessionTTFT   []int32
-	spansByStart  bool  // sessionSpans ascend by start
-	maxSessionDur int64 // longest session span, bounds the session scan
+	sessionSpans []sessionSpan
+	sessionTTFT  []int32
+	// sessionLatency is each session's longest request (end − start, ns).
+	sessionLatency []int64
+	spansByStart   bool  // sessionSpans ascend by start
+	maxSessionDur  int64 // longest session span, bounds the session scan
 
 	lastMu sync.Mutex
 	last   *sessionsCache
@@ -115,7 +117,7 @@ type sessionSpan struct{ start, end int64 }
 
 func (e *Engine) indexSessionSpans() {
 	r, n := e.r, len(e.c.Sessions.ID)
-	e.sessionSpans, e.sessionTTFT = make([]sessionSpan, n), make([]int32, n)
+	e.sessionSpans, e.sessionTTFT, e.sessionLatency = make([]sessionSpan, n), make([]int32, n), make([]int64, n)
 	e.spansByStart = true
 	for s := range n {
 		reqs := e.requestsOfSession(s)
@@ -123,6 +125,7 @@ func (e *Engine) indexSessionSpans() {
 		sp := sessionSpan{start: 1<<63 - 1, end: -1 << 63}
 		for _, ri := range reqs {
 			sp.start, sp.end = min(sp.start, r.Start[ri]), max(sp.end, r.End[ri])
+			e.sessionLatency[s] = max(e.sessionLatency[s], r.End[ri]-r.Start[ri])
 			if valid(r.TTFT.Valid, int(ri)) && (best < 0 || r.TTFT.V[ri] > r.TTFT.V[best]) {
 				best = ri
 			}

@@ -180,8 +180,8 @@ func TestOverviewAndDefault(t *testing.T) {
 	if len(counts) != 12 || counts[0].(float64) != 1 || counts[4].(float64) != 1 || counts[9].(float64) != 1 || counts[11].(float64) != 1 {
 		t.Fatalf("overview: %v", counts)
 	}
-	if id := e.DefaultRequest(); id == nil || *id != "child-turn" {
-		t.Fatalf("default request: %v", id) // rank min(20, n-1) = 2 of 3 by TTFT desc
+	if id := e.DefaultRequest(); id == nil || *id != "parent-turn" {
+		t.Fatalf("default request: %v", id) // the slowest by TTFT
 	}
 }
 

@@ -27,6 +27,9 @@ type MetricFamilyRecord struct {
 	SourceKind      string   `json:"source_kind,omitempty"`
 	Generator       string   `json:"generator,omitempty"`
 	Temporal        string   `json:"temporal,omitempty"`
+	// Derived is true for families computed at build time (the session
+	// metrics); absent for recorded ones.
+	Derived bool `json:"derived,omitempty"`
 }
 
 // familyRecord shapes a family; the conversion keeps the two field lists
@@ -77,6 +80,8 @@ type MetricSeriesRecord struct {
 	// included).
 	Samples int64 `json:"samples"`
 	Rows    int64 `json:"rows"`
+	// Derived is true for series computed at build time; absent otherwise.
+	Derived bool `json:"derived,omitempty"`
 }
 
 func seriesRecord(m *model.MetricSeries) MetricSeriesRecord {
@@ -85,7 +90,7 @@ func seriesRecord(m *model.MetricSeries) MetricSeriesRecord {
 		Group: m.Group, Description: m.Description, RawName: m.RawName, Endpoint: m.Endpoint,
 		Host: m.Host, GPU: m.GPU, Worker: m.Worker, Rank: m.Rank, RankKind: m.RankKind, WorkerProcess: m.WorkerProcess,
 		SourceKind: m.SourceKind, Generator: m.Generator, Temporal: m.Temporal, TimeResolutionS: m.TimeResolutionS,
-		SourceIDs: m.SourceIDs, Samples: m.Samples, Rows: m.Rows,
+		SourceIDs: m.SourceIDs, Samples: m.Samples, Rows: m.Rows, Derived: m.Derived,
 	}
 	if m.Labels != nil {
 		r.Labels = make([]MetricLabelRecord, len(m.Labels))

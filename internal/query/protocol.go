@@ -44,6 +44,9 @@ type Args struct {
 	Expanded []string `json:"expanded,omitempty"`
 	// Series lists the metric series a plot draws.
 	Series []int `json:"series,omitempty"`
+	// IDs lists the metric series range statistics cover; an empty list
+	// none.
+	IDs []int `json:"ids,omitempty"`
 	// MaxBytes and MaxPoints set the metric cache budget.
 	MaxBytes  *int64 `json:"max_bytes,omitempty"`
 	MaxPoints *int64 `json:"max_points,omitempty"`

@@ -34,6 +34,8 @@ type sessionMatch struct {
 	index   int
 	count   int
 	maxTTFT *float64
+	// maxLatency is the longest matching request (end − start, ns).
+	maxLatency int64
 }
 
 // sessionsPage answers for one page of the filtered session list without
@@ -163,8 +165,9 @@ func (e *Engine) groupSessions(a Args, w window) ([]sessionMatch, error) {
 }
 
 // sessionOrder is the listing order named by sort: "start" (session
-// start), "ttft" (longest matching TTFT first, unknown last) or "count"
-// (most matching requests first); ties go by start.
+// start), "ttft" (longest matching TTFT first, unknown last), "latency"
+// (longest matching request first) or "count" (most matching requests
+// first); ties go by start.
 func sessionOrder(sort string) (func(x, y sessionMatch) bool, error) {
 	byStart := func(x, y sessionMatch) bool { return x.index < y.index } // sessions are stored by start
 	switch sort {
@@ -182,6 +185,13 @@ func sessionOrder(sort string) (func(x, y sessionMatch) bool, error) {
 			}
 			return byStart(x, y)
 		}, nil
+	case "latency":
+		return func(x, y sessionMatch) bool {
+			if x.maxLatency != y.maxLatency {
+				return x.maxLatency > y.maxLatency
+			}
+			return byStart(x, y)
+		}, nil
 	case "count":
 		return func(x, y sessionMatch) bool {
 			if x.count != y.count {
@@ -190,7 +200,7 @@ func sessionOrder(sort string) (func(x, y sessionMatch) bool, error) {
 			return byStart(x, y)
 		}, nil
 	}
-	return nil, badArgs("sort must be one of start, ttft, count; got %q", sort)
+	return nil, badArgs("sort must be one of start, ttft, latency, count; got %q", sort)
 }
 
 // groupBySession lists the sessions that overlap the window and have a
@@ -239,13 +249,14 @@ func (e *Engine) sessionMatchAt(si int, w window, match func(int) bool, all bool
 		if t := r.TTFT.At(i); t != nil && (m.maxTTFT == nil || *t > *m.maxTTFT) {
 			m.maxTTFT = t
 		}
+		m.maxLatency = max(m.maxLatency, r.End[i]-r.Start[i])
 	}
 	return m, m.count > 0
 }
 
 // wholeSession is session si counted whole.
 func (e *Engine) wholeSession(si int) sessionMatch {
-	m := sessionMatch{index: si, count: int(e.sessionStart[si+1] - e.sessionStart[si])}
+	m := sessionMatch{index: si, count: int(e.sessionStart[si+1] - e.sessionStart[si]), maxLatency: e.sessionLatency[si]}
 	if k := e.sessionTTFT[si]; k >= 0 {
 		m.maxTTFT = &e.r.TTFT.V[k]
 	}
@@ -401,6 +412,7 @@ func (e *Engine) groupByRequest(w window, match func(int) bool) []sessionMatch {
 		if t := e.r.TTFT.At(i); t != nil && (m.maxTTFT == nil || *t > *m.maxTTFT) {
 			m.maxTTFT = t
 		}
+		m.maxLatency = max(m.maxLatency, e.r.End[i]-e.r.Start[i])
 	})
 	return out
 }

@@ -13,6 +13,7 @@ import { snapshot, checkRange, agentKey, LIFECYCLE_VIEWS } from "./state.js";
 import { queryAllMetrics, metricArgs, metricDataStatus } from "./metricdata.js";
 import { askDetail, browserNsys, detailDataStatus } from "./nsightdata.js";
 import { perfettoBytes } from "./perfetto.js";
+import { rangeStats, statsArgs } from "./stats.js";
 
 const REQUESTS_PAGE = 50;
 
@@ -148,6 +149,13 @@ export function createAPI(view) {
 
     metricDataStatus() {
       return metricDataStatus();
+    },
+
+    // rangeStats answers as `dsight query REPORT stats` does, over the
+    // view's range unless from/to are given: the requests and every metric
+    // series (or those of name, worker, or the ids given), exactly.
+    async rangeStats(o = {}) {
+      return rangeStats(statsArgs({ ...o, ...rangeArgs(o) }));
     },
 
     // Nsight: one engine answers the page and the CLI (kinds profiles,

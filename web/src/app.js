@@ -11,6 +11,8 @@ import { renderInspector } from "./inspector.js";
 import { MetricsSection } from "./metricview.js";
 import { NsightSection } from "./nsightview.js";
 import { renderServerLanes } from "./serverlanes.js";
+import { mountSlowRows } from "./slowrows.js";
+import { mountRangeStats } from "./stats.js";
 
 export class View {
   constructor(summary) {
@@ -238,8 +240,11 @@ export class View {
     return was;
   }
 
+  // defaultRequest is the request the page opens on (the slowest by TTFT,
+  // traced requests first); the inspector says so while it is selected.
   defaultRequest() {
-    return ask("default_request", {});
+    this.defaultId = ask("default_request", {});
+    return this.defaultId;
   }
 
   // copyLink saves the view in the URL fragment and copies the whole URL.
@@ -290,6 +295,8 @@ export class View {
     if (this.updateOverview) this.updateOverview();
     if (this.summary.capabilities.requests) this.renderTracks();
     else renderServerLanes(this);
+    if (this.updateSlowRows) this.updateSlowRows();
+    if (this.updateRangeStats) this.updateRangeStats();
     renderInspector(this);
     if (this.metrics) this.renderMetrics();
     if (this.nsight) this.renderNsight();
@@ -438,6 +445,10 @@ export class View {
     this.updateOverview = renderOverview(this, ask("overview", {}));
     if (this.summary.capabilities.nsight && !this.nsight) this.nsight = new NsightSection(this);
     $("legendNsight").hidden = !this.nsight;
+    if (this.summary.capabilities.requests && !this.updateSlowRows) {
+      this.updateSlowRows = mountSlowRows(this);
+      this.updateRangeStats = mountRangeStats(this);
+    }
     if (this.summary.capabilities.metrics && !this.metrics) {
       this.metrics = new MetricsSection(this, this.earlyChart);
       this.state.metric = this.metrics.defaultName;

@@ -47,6 +47,7 @@ function requestTab(view) {
     { class: "request-detail" },
     h("p", { class: "crumbs" }, h("span", { title: r.session }, r.session), " / ", h("span", { title: r.agent }, `${agentLabel} ${r.agent}`), " / ", r.turn === null ? "turn unknown" : `turn ${r.turn}`),
     h("h3", { class: "request-id", title: r.id }, r.id),
+    view.defaultId === id ? h("p", { class: "muted default-note", id: "defaultNote" }, "Opened on the slowest request by TTFT, traced requests first (the default selection).") : null,
     h(
       "div",
       { class: "actions" },

@@ -10,6 +10,7 @@ import { rehearseZooms } from "./rehearse.js";
 import { drawFirstChart } from "./firstchart.js";
 import { wireShortLink } from "./shortlink.js";
 import { wirePerfetto } from "./perfetto.js";
+import { mountKeys } from "./keys.js";
 
 function showError(err) {
   const box = $("error");
@@ -117,6 +118,7 @@ function wire(view) {
   wirePerfetto(view, guard);
   wireLaneDrag(view, guard);
   wireCursor(view);
+  mountKeys(view, guard);
 }
 
 // A vertical cursor follows the pointer over the lanes, with its time on the

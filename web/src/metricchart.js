@@ -32,6 +32,8 @@ const withUnit = (v, unit) => (unit ? `${fmtNum(v)} ${unitFor(v, unit)}` : fmtNu
 // apart by the first label that differs, else by the series id.
 function captions(items) {
   const base = items.map((s) => {
+    // A derived series is named by what it holds ("Title · p50 · 1 s intervals").
+    if (s.derived) return s.label.includes(" · ") ? s.label.slice(s.label.indexOf(" · ") + 3) : s.label;
     const parts = [s.worker ?? s.host ?? s.endpoint ?? "series"];
     if (s.gpu !== null && s.gpu !== undefined) parts.push(`GPU ${s.gpu}`);
     if (s.rank !== null && s.rank !== undefined) parts.push(`${s.rank_kind || "rank"} ${s.rank}`);
@@ -254,7 +256,7 @@ function build(host, opts) {
     if (p && p.last !== null && p.last_time !== null) {
       const n = p.last_count ?? 1;
       const shown = n > 1 ? `median ${withUnit(p.last, s.unit)} (${n} events)` : withUnit(p.last, s.unit);
-      title = `Recorded ${kindWord(s)} at ${p.last_time} elapsed seconds: ${shown}${n > 1 ? " (median is derived)" : ""}`;
+      title = `${s.derived ? "Derived" : "Recorded"} ${kindWord(s)} at ${p.last_time} elapsed seconds: ${shown}${n > 1 ? " (median is derived)" : ""}`;
       text = `${shown} @ ${p.last_time.toFixed(3)} s`;
     } else if (p) text = "no sample in range";
     if (r.text !== text) {

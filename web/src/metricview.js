@@ -19,6 +19,7 @@ export const FIRST_SERIES = 12;
 function kindSentence(f) {
   if (f.value_kind === "histogram" || f.value_kind === "bucket") return "Values are histogram bucket counts.";
   if (f.counter) return "Values are the raw cumulative counter.";
+  if (f.derived) return "Values are derived from the requests at build time, not recorded by any source.";
   return "Values are recorded sample values.";
 }
 
@@ -118,7 +119,7 @@ export class MetricsSection {
     if (key !== this.controlsKey) {
       this.controlsKey = key;
       clear(select);
-      const option = (f) => h("option", { value: f.name }, `${f.title || f.name} — ${f.name}${f.samples ? "" : " (no samples)"}`);
+      const option = (f) => h("option", { value: f.name, title: f.derived ? f.description : undefined }, `${f.title || f.name} — ${f.name}${f.derived ? " · derived" : ""}${f.samples ? "" : " (no samples)"}`);
       let group = null;
       let last = null;
       for (const f of shown) {
@@ -335,7 +336,15 @@ export function newCard(name) {
 // familyHeading is a card head's content: title, name, description and notes.
 export function familyHeading(f, pinned = false) {
   const out = [
-    h("div", { class: "metric-title" }, h("strong", null, f.title || f.name), " ", h("code", null, f.name), pinned ? h("span", { class: "badge" }, "Pinned") : null),
+    h(
+      "div",
+      { class: "metric-title" },
+      h("strong", null, f.title || f.name),
+      " ",
+      h("code", null, f.name),
+      f.derived ? h("span", { class: "metric-derived", title: `Derived at build time, not recorded: ${f.description}` }, "derived") : null,
+      pinned ? h("span", { class: "badge" }, "Pinned") : null,
+    ),
     h("p", { class: "muted metric-desc" }, `${f.description} ${kindSentence(f)}`, f.samples ? null : " No samples in the captured trace interval."),
   ];
   if (f.quality) out.push(h("details", null, h("summary", null, "Metric notes"), h("p", null, f.quality)));

@@ -3,6 +3,7 @@
 
 import { h, clear, setText, fmtMs, fmtSeconds, fmtInt } from "./dom.js";
 import { agentKey } from "./state.js";
+import { requestLabel } from "./slowrows.js";
 
 // The rows drawn last time, by key. A key names everything a row shows
 // except where its bars sit, so a zoom or pan moves the bars of the rows
@@ -251,7 +252,7 @@ function bar(view, b, x) {
   const el = h("button", {
     type: "button",
     class: barClass(view, b),
-    "aria-label": `Request ${b.id}`,
+    "aria-label": requestLabel(b.id, b.end - b.start, b.ttft_ms),
     dataset: { request: b.id },
     onclick: (ev) => {
       ev.stopPropagation();
@@ -278,7 +279,7 @@ function moveBar(el, b, x) {
 }
 
 function tooltip(b) {
-  const parts = [b.id, b.turn === null ? null : `turn ${b.turn}`, `TTFT ${fmtMs(b.ttft_ms)}`, `duration ${(b.end - b.start).toFixed(3)} s`, `tokens ${fmtInt(b.input_tokens)} in / ${fmtInt(b.output_tokens)} out`];
+  const parts = [b.id, b.turn === null ? null : `turn ${b.turn}`, `TTFT ${fmtMs(b.ttft_ms)}`, `latency ${(b.end - b.start).toFixed(3)} s`, `tokens ${fmtInt(b.input_tokens)} in / ${fmtInt(b.output_tokens)} out`];
   if (b.status !== "completed") parts.push(b.status);
   if (b.invalid_first) parts.push("first-token timing unusable (after request end)");
   return parts.filter(Boolean).join(" · ");

@@ -1,0 +1,24 @@
+package pyramid
+
+import "slices"
+
+// EachRow calls f for every exact row with time in [fromNS, toNS], in time
+// order (valid false: a gap row). Range statistics that must be exact at
+// any zoom (percentiles, time-weighted means) read the rows themselves;
+// every exact chunk the range touches must be loaded.
+func (p *Pyramid) EachRow(fromNS, toNS int64, f func(t int64, v float64, valid bool)) error {
+	w := newWalker(p)
+	ci := firstChunkEndingAtOrAfter(len(p.exact), func(i int) int64 { return p.exact[i].last }, fromNS)
+	for ; ci < len(p.exact) && p.exact[ci].first <= toNS; ci++ {
+		c := &p.exact[ci]
+		if !c.loaded {
+			w.miss(c.id)
+			continue
+		}
+		i, _ := slices.BinarySearch(c.times, fromNS)
+		for ; i < len(c.times) && c.times[i] <= toNS; i++ {
+			f(c.times[i], c.values[i], c.valid[i])
+		}
+	}
+	return w.err()
+}

@@ -1,0 +1,497 @@
+// Package sessionmetrics owns the session metrics: series computed at build
+// time from the client requests (how busy the run was, how fast it
+// generated, how slow its requests were), never recorded by any source. It
+// is a pure derivation: a dataset in, metric families and series out, each
+// marked derived and each defined in words (Definitions) that every surface
+// shows.
+//
+// Warmup requests (phase "warmup", case-insensitive) are left out of every
+// series. Per-interval series use fixed intervals measured from the run
+// origin ([k·w, (k+1)·w), the last one cut at the run's end) and hold their
+// value over the interval (temporal "setting", one row at its start); an
+// interval with nothing to report is a null row, never a made-up value.
+// Percentiles are nearest-rank over the requests of one interval, computed
+// from the requests themselves at every interval width: a coarser interval
+// is never an average of finer ones.
+//
+// Imports: internal/model, internal/pyramid and internal/shard (to encode
+// each series' summary as the report stores it).
+package sessionmetrics
+
+import (
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/dsight/dsight/internal/model"
+)
+
+// IntervalNS is the base interval of the per-interval series: 1 s.
+const IntervalNS int64 = 1e9
+
+// PercentileIntervalsNS are the interval widths of the latency and TTFT
+// percentile series: 1 s, and coarser ones for a zoomed-out view. A width
+// is derived only when the run holds at least two intervals of it.
+var PercentileIntervalsNS = []int64{1e9, 10e9, 60e9}
+
+// Percentiles are the per-interval latency and TTFT percentiles.
+var Percentiles = []float64{50, 90, 99}
+
+// point is one row of a derived series: its time (ns from origin) and value,
+// or a null row (an interval with nothing to report).
+type point struct {
+	T    int64
+	V    float64
+	Null bool
+}
+
+// series is one derived series before it is summarized.
+type series struct {
+	family string
+	label  string
+	labels []model.MetricLabel
+	// resolutionNS is the interval width; 0 for a series with a row at
+	// every change (in flight).
+	resolutionNS int64
+	points       []point
+}
+
+// Excluded reports whether a request is left out of the session metrics:
+// warmup requests are.
+func Excluded(r *model.Request) bool {
+	return r.Phase != nil && strings.EqualFold(*r.Phase, "warmup")
+}
+
+// Percentile is the nearest-rank percentile p (0 < p ≤ 100) of sorted, the
+// value at rank ⌈p/100 · n⌉: always one of the values, never interpolated.
+// ok is false when sorted is empty.
+func Percentile(sorted []float64, p float64) (v float64, ok bool) {
+	n := len(sorted)
+	if n == 0 {
+		return 0, false
+	}
+	rank := int(math.Ceil(p / 100 * float64(n)))
+	rank = min(max(rank, 1), n)
+	return sorted[rank-1], true
+}
+
+// binsOf is the number of intervals of width w covering [0, duration]; the
+// run's last instant belongs to the last one.
+func binsOf(duration, w int64) int {
+	return max(int((duration+w-1)/w), 1)
+}
+
+// derive computes every session series of the kept requests over a run of
+// duration ns. Requests need not be sorted.
+func derive(reqs []*model.Request, duration int64) []series {
+	var out []series
+	out = append(out, inFlight(reqs)...)
+	out = append(out, outcomes(reqs, duration)...)
+	out = append(out, throughput(reqs, duration)...)
+	ended := byEnd(reqs)
+	out = append(out, sizes(ended, duration)...)
+	lat, ttft := timed(reqs, latencyOf), timed(reqs, ttftOf)
+	for _, w := range PercentileIntervalsNS {
+		if w != PercentileIntervalsNS[0] && binsOf(duration, w) < 3 {
+			continue
+		}
+		out = append(out, percentiles(famLatency, lat, duration, w)...)
+		out = append(out, percentiles(famTTFT, ttft, duration, w)...)
+	}
+	out = append(out, totals(ended, duration)...)
+	return out
+}
+
+// inFlight counts the requests between their start and end at every change:
+// all of them, and split by recorded phase (when more than one is recorded)
+// and by the server worker that served them (when server evidence joined).
+// A request is in flight over [start, end); a zero-length request never is.
+func inFlight(reqs []*model.Request) []series {
+	// Starts and ends sorted apart and merged: two sorts of integers, not
+	// one of 2n events.
+	count := func(keep func(r *model.Request) bool) []point {
+		starts, ends := make([]int64, 0, len(reqs)), make([]int64, 0, len(reqs))
+		for _, r := range reqs {
+			if keep(r) && r.EndNS > r.StartNS {
+				starts, ends = append(starts, r.StartNS), append(ends, r.EndNS)
+			}
+		}
+		slices.Sort(starts)
+		slices.Sort(ends)
+		pts := make([]point, 1, 2*len(starts)+1)
+		n, i, j := 0, 0, 0
+		for i < len(starts) || j < len(ends) {
+			t := ends[j] // every start precedes its end, so ends outlast starts
+			if i < len(starts) && starts[i] < t {
+				t = starts[i]
+			}
+			for ; i < len(starts) && starts[i] == t; i++ {
+				n++
+			}
+			for ; j < len(ends) && ends[j] == t; j++ {
+				n--
+			}
+			if t == 0 {
+				pts[0].V = float64(n)
+				continue
+			}
+			if pts[len(pts)-1].V != float64(n) {
+				pts = append(pts, point{T: t, V: float64(n)})
+			}
+		}
+		return pts
+	}
+	out := []series{{family: famInFlight, label: "all requests", points: count(func(*model.Request) bool { return true })}}
+	phases, workers := map[string]bool{}, map[string]bool{}
+	for _, r := range reqs {
+		if r.Phase != nil {
+			phases[*r.Phase] = true
+		}
+		if r.Server != nil {
+			for _, w := range r.Server.Workers {
+				workers[w] = true
+			}
+		}
+	}
+	if len(phases) > 1 {
+		for _, p := range sortedKeys(phases) {
+			out = append(out, series{family: famInFlight, label: "phase " + p, labels: []model.MetricLabel{{Key: "phase", Value: p}},
+				points: count(func(r *model.Request) bool { return r.Phase != nil && *r.Phase == p })})
+		}
+	}
+	for _, w := range sortedKeys(workers) {
+		out = append(out, series{family: famInFlight, label: "served by " + w, labels: []model.MetricLabel{{Key: "worker", Value: w}},
+			points: count(func(r *model.Request) bool { return r.Server != nil && slices.Contains(r.Server.Workers, w) })})
+	}
+	return out
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// binOf is the interval of width w holding t, clamped into the run.
+func binOf(t, w int64, bins int) int {
+	return min(max(int(t/w), 0), bins-1)
+}
+
+// perInterval turns per-interval values into rows: one at each interval's
+// start, null where has is false.
+func perInterval(vals []float64, has []bool, w int64) []point {
+	pts := make([]point, len(vals))
+	for k := range vals {
+		pts[k] = point{T: int64(k) * w, V: vals[k], Null: has != nil && !has[k]}
+	}
+	return pts
+}
+
+// outcomes counts the requests that ended in an error, or were cancelled,
+// per interval of their end, as a rate per second. Every interval of the
+// run has a count; zero is a count.
+func outcomes(reqs []*model.Request, duration int64) []series {
+	bins := binsOf(duration, IntervalNS)
+	errs, cancels := make([]float64, bins), make([]float64, bins)
+	for _, r := range reqs {
+		switch r.Status {
+		case model.StatusError:
+			errs[binOf(r.EndNS, IntervalNS, bins)]++
+		case model.StatusCancelled:
+			cancels[binOf(r.EndNS, IntervalNS, bins)]++
+		}
+	}
+	per := float64(IntervalNS) / 1e9
+	for k := range errs {
+		errs[k] /= per
+		cancels[k] /= per
+	}
+	return []series{
+		{family: famOutcomes, label: "errors", labels: []model.MetricLabel{{Key: "status", Value: model.StatusError}}, resolutionNS: IntervalNS, points: perInterval(errs, nil, IntervalNS)},
+		{family: famOutcomes, label: "cancellations", labels: []model.MetricLabel{{Key: "status", Value: model.StatusCancelled}}, resolutionNS: IntervalNS, points: perInterval(cancels, nil, IntervalNS)},
+	}
+}
+
+// ActiveSpan is the time over which a request's output tokens are spread:
+// first token → end where the first token is known (first may be nil),
+// else start → end (fromStart says which).
+func ActiveSpan(start, end int64, first *int64) (from, to int64, fromStart bool) {
+	if first != nil && *first >= start && *first <= end {
+		return *first, end, false
+	}
+	return start, end, true
+}
+
+// spread adds tokens spread evenly over [a, b) to the per-interval sums; a
+// zero-length span puts them all in the interval holding a. Linear in the
+// intervals the span covers.
+func spread(sum []float64, a, b int64, tokens float64) {
+	bins := len(sum)
+	if b <= a {
+		sum[binOf(a, IntervalNS, bins)] += tokens
+		return
+	}
+	rate := tokens / float64(b-a)
+	for k := binOf(a, IntervalNS, bins); k < bins; k++ {
+		lo, hi := max(a, int64(k)*IntervalNS), min(b, int64(k+1)*IntervalNS)
+		if k == bins-1 {
+			hi = b
+		}
+		if hi <= lo {
+			break
+		}
+		sum[k] += rate * float64(hi-lo)
+	}
+}
+
+// throughput estimates generation tokens/s (each request's output tokens
+// spread over its active span) and prefill tokens/s (each request's prompt
+// tokens credited to the interval of its start). Requests without a
+// recorded token count add nothing to the estimate.
+func throughput(reqs []*model.Request, duration int64) []series {
+	bins := binsOf(duration, IntervalNS)
+	gen, genFromStart, prefill := make([]float64, bins), make([]float64, bins), make([]float64, bins)
+	anyFromStart := false
+	for _, r := range reqs {
+		if r.OutputTokens != nil {
+			a, b, fromStart := ActiveSpan(r.StartNS, r.EndNS, r.FirstNS)
+			spread(gen, a, b, float64(*r.OutputTokens))
+			if fromStart {
+				anyFromStart = true
+				spread(genFromStart, a, b, float64(*r.OutputTokens))
+			}
+		}
+		if r.InputTokens != nil {
+			prefill[binOf(r.StartNS, IntervalNS, bins)] += float64(*r.InputTokens)
+		}
+	}
+	per := float64(IntervalNS) / 1e9
+	for k := range gen {
+		gen[k] /= per
+		genFromStart[k] /= per
+		prefill[k] /= per
+	}
+	out := []series{{family: famGeneration, label: "all requests (estimate)", resolutionNS: IntervalNS, points: perInterval(gen, nil, IntervalNS)}}
+	if anyFromStart {
+		out = append(out, series{family: famGeneration, label: "of which spread from start (first token unknown)",
+			labels: []model.MetricLabel{{Key: "spread", Value: "start"}}, resolutionNS: IntervalNS, points: perInterval(genFromStart, nil, IntervalNS)})
+	}
+	out = append(out, series{family: famPrefill, label: "all requests (estimate)", resolutionNS: IntervalNS, points: perInterval(prefill, nil, IntervalNS)})
+	return out
+}
+
+// byEnd lists the requests in (end, start) order: the order they
+// completed. Requests sharing both keep their given order.
+func byEnd(reqs []*model.Request) []*model.Request {
+	idx := make([]int32, len(reqs))
+	for k := range idx {
+		idx[k] = int32(k)
+	}
+	slices.SortFunc(idx, func(a, b int32) int {
+		x, y := reqs[a], reqs[b]
+		if c := cmpInt(x.EndNS, y.EndNS); c != 0 {
+			return c
+		}
+		if c := cmpInt(x.StartNS, y.StartNS); c != 0 {
+			return c
+		}
+		return int(a - b)
+	})
+	out := make([]*model.Request, len(reqs))
+	for k, i := range idx {
+		out[k] = reqs[i]
+	}
+	return out
+}
+
+// sizes are the per-request sizes: the average prompt and generation tokens
+// of the requests completed so far (sampled at the end of every interval in
+// which one completed) and the largest single prompt and generation among
+// the requests that completed in each interval (null when none did).
+// ordered is in byEnd order.
+func sizes(ordered []*model.Request, duration int64) []series {
+	bins := binsOf(duration, IntervalNS)
+	maxIn, maxOut := make([]float64, bins), make([]float64, bins)
+	hasIn, hasOut := make([]bool, bins), make([]bool, bins)
+	var avgIn, avgOut []point
+	var sumIn, sumOut, nIn, nOut float64
+	for k := 0; k < len(ordered); {
+		bin := binOf(ordered[k].EndNS, IntervalNS, bins)
+		changedIn, changedOut := false, false
+		for ; k < len(ordered) && binOf(ordered[k].EndNS, IntervalNS, bins) == bin; k++ {
+			r := ordered[k]
+			if r.Status != model.StatusCompleted {
+				continue
+			}
+			if r.InputTokens != nil {
+				v := float64(*r.InputTokens)
+				sumIn, nIn, changedIn = sumIn+v, nIn+1, true
+				if !hasIn[bin] || v > maxIn[bin] {
+					maxIn[bin], hasIn[bin] = v, true
+				}
+			}
+			if r.OutputTokens != nil {
+				v := float64(*r.OutputTokens)
+				sumOut, nOut, changedOut = sumOut+v, nOut+1, true
+				if !hasOut[bin] || v > maxOut[bin] {
+					maxOut[bin], hasOut[bin] = v, true
+				}
+			}
+		}
+		at := min(int64(bin+1)*IntervalNS, duration)
+		if changedIn {
+			avgIn = append(avgIn, point{T: at, V: sumIn / nIn})
+		}
+		if changedOut {
+			avgOut = append(avgOut, point{T: at, V: sumOut / nOut})
+		}
+	}
+	return []series{
+		{family: famAvgSize, label: "prompt tokens", labels: []model.MetricLabel{{Key: "tokens", Value: "prompt"}}, resolutionNS: IntervalNS, points: avgIn},
+		{family: famAvgSize, label: "generation tokens", labels: []model.MetricLabel{{Key: "tokens", Value: "generation"}}, resolutionNS: IntervalNS, points: avgOut},
+		{family: famMaxSize, label: "prompt tokens", labels: []model.MetricLabel{{Key: "tokens", Value: "prompt"}}, resolutionNS: IntervalNS, points: perInterval(maxIn, hasIn, IntervalNS)},
+		{family: famMaxSize, label: "generation tokens", labels: []model.MetricLabel{{Key: "tokens", Value: "generation"}}, resolutionNS: IntervalNS, points: perInterval(maxOut, hasOut, IntervalNS)},
+	}
+}
+
+// latencyOf is a completed request's latency in seconds, with the interval
+// it counts in (its end).
+func latencyOf(r *model.Request) (t int64, v float64, ok bool) {
+	if r.Status != model.StatusCompleted {
+		return 0, 0, false
+	}
+	return r.EndNS, float64(r.EndNS-r.StartNS) / 1e9, true
+}
+
+// ttftOf is a completed request's recorded TTFT in seconds, counted in the
+// interval of its first token; an unknown TTFT counts nowhere.
+func ttftOf(r *model.Request) (t int64, v float64, ok bool) {
+	if r.Status != model.StatusCompleted || r.TTFTms == nil {
+		return 0, 0, false
+	}
+	at := r.StartNS + int64(*r.TTFTms*1e6)
+	if r.FirstNS != nil {
+		at = *r.FirstNS
+	}
+	return at, *r.TTFTms / 1e3, true
+}
+
+// tv is one request's value and the time that places it in an interval.
+type tv struct {
+	t int64
+	v float64
+}
+
+// timed lists value of every request that has one, read once for every
+// interval width.
+func timed(reqs []*model.Request, value func(*model.Request) (int64, float64, bool)) []tv {
+	out := make([]tv, 0, len(reqs))
+	for _, r := range reqs {
+		if t, v, ok := value(r); ok {
+			out = append(out, tv{t, v})
+		}
+	}
+	return out
+}
+
+// percentiles computes the nearest-rank percentiles of the values per
+// interval of width w, from the requests of that interval alone.
+func percentiles(family string, vals []tv, duration, w int64) []series {
+	bins := binsOf(duration, w)
+	// Counting sort by interval, then each interval's values sorted.
+	start := make([]int, bins+1)
+	for _, x := range vals {
+		start[binOf(x.t, w, bins)+1]++
+	}
+	for k := range bins {
+		start[k+1] += start[k]
+	}
+	sorted := make([]float64, len(vals))
+	fill := slices.Clone(start[:bins])
+	for _, x := range vals {
+		b := binOf(x.t, w, bins)
+		sorted[fill[b]] = x.v
+		fill[b]++
+	}
+	out := make([]series, len(Percentiles))
+	for j, p := range Percentiles {
+		out[j] = series{family: family, label: percentileLabel(p, w),
+			labels:       []model.MetricLabel{{Key: "percentile", Value: pName(p)}, {Key: "interval", Value: intervalName(w)}},
+			resolutionNS: w, points: make([]point, bins)}
+	}
+	for k := range bins {
+		vs := sorted[start[k]:start[k+1]]
+		slices.Sort(vs)
+		for j, p := range Percentiles {
+			v, ok := Percentile(vs, p)
+			out[j].points[k] = point{T: int64(k) * w, V: v, Null: !ok}
+		}
+	}
+	return out
+}
+
+// totals are the running totals, sampled at the end of every interval in
+// which they changed: completed requests, generated and prompt tokens of
+// the completed requests.
+// ordered is in byEnd order.
+func totals(ordered []*model.Request, duration int64) []series {
+	bins := binsOf(duration, IntervalNS)
+	// Before anything completes every total is a recorded zero.
+	done, gen, prompt := []point{{T: 0}}, []point{{T: 0}}, []point{{T: 0}}
+	var nDone, nGen, nPrompt float64
+	for k := 0; k < len(ordered); {
+		bin := binOf(ordered[k].EndNS, IntervalNS, bins)
+		d, g, p := false, false, false
+		for ; k < len(ordered) && binOf(ordered[k].EndNS, IntervalNS, bins) == bin; k++ {
+			r := ordered[k]
+			if r.Status != model.StatusCompleted {
+				continue
+			}
+			nDone, d = nDone+1, true
+			if r.OutputTokens != nil {
+				nGen, g = nGen+float64(*r.OutputTokens), true
+			}
+			if r.InputTokens != nil {
+				nPrompt, p = nPrompt+float64(*r.InputTokens), true
+			}
+		}
+		at := min(int64(bin+1)*IntervalNS, duration)
+		if d {
+			done = appendAt(done, point{T: at, V: nDone})
+		}
+		if g {
+			gen = appendAt(gen, point{T: at, V: nGen})
+		}
+		if p {
+			prompt = appendAt(prompt, point{T: at, V: nPrompt})
+		}
+	}
+	return []series{
+		{family: famCompleted, label: "completed requests", resolutionNS: IntervalNS, points: done},
+		{family: famTotalTokens, label: "generated tokens", labels: []model.MetricLabel{{Key: "tokens", Value: "generation"}}, resolutionNS: IntervalNS, points: gen},
+		{family: famTotalTokens, label: "prompt tokens", labels: []model.MetricLabel{{Key: "tokens", Value: "prompt"}}, resolutionNS: IntervalNS, points: prompt},
+	}
+}
+
+// appendAt appends p, replacing the last row when it has the same time (a
+// run shorter than one interval samples its end and its start at once).
+func appendAt(pts []point, p point) []point {
+	if n := len(pts); n > 0 && pts[n-1].T == p.T {
+		pts[n-1] = p
+		return pts
+	}
+	return append(pts, p)
+}

@@ -50,17 +50,19 @@ func TestCapabilitiesOfGeneratedRuns(t *testing.T) {
 		sources synth.Sources
 		want    caps
 	}{
-		{"client only", synth.SourceAIPerf, caps{Requests: true}},
+		// Client requests always give the derived session metrics, which
+		// are not recorded metrics.
+		{"client only", synth.SourceAIPerf, caps{Requests: true, DerivedMetrics: true}},
 		// OTel alone: every span is independent, so server_spans has them.
 		{"OTel only", synth.SourceOTel, caps{ServerActivity: true}},
 		// The generated capture scrapes DCGM (GPU), the frontend and workers.
 		{"metrics only", synth.SourceTachometer, caps{Metrics: true, WorkerMetrics: true, HardwareMetrics: true}},
 		// Every generated span joins its request through the frontend bridge:
 		// no independent server span, so no server activity.
-		{"traced, every span joined", synth.SourceAIPerf | synth.SourceFrontend | synth.SourceOTel | synth.SourceWorkers, caps{Requests: true, RequestBreakdown: true}},
+		{"traced, every span joined", synth.SourceAIPerf | synth.SourceFrontend | synth.SourceOTel | synth.SourceWorkers, caps{Requests: true, RequestBreakdown: true, DerivedMetrics: true}},
 		// Without the frontend's bridge lines no span joins: they are all
 		// independent server spans beside the client requests.
-		{"client with unjoined spans", synth.SourceAIPerf | synth.SourceOTel, caps{Requests: true, ServerActivity: true}},
+		{"client with unjoined spans", synth.SourceAIPerf | synth.SourceOTel, caps{Requests: true, ServerActivity: true, DerivedMetrics: true}},
 	} {
 		dir := filepath.Join(t.TempDir(), "run")
 		if _, err := synth.WriteRun(dir, synth.Config{Seed: 5, Requests: 40, Sources: tc.sources}); err != nil {

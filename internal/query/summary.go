@@ -41,7 +41,12 @@ type Capabilities struct {
 	Requests         bool `json:"requests"`
 	RequestBreakdown bool `json:"request_breakdown"`
 	ServerActivity   bool `json:"server_activity"`
+	// Metrics means a recorded metric series exists (reference §3.9);
+	// series derived at build time from the requests do not count here
+	// but in DerivedMetrics, so a client-only run still says it holds no
+	// recorded metrics.
 	Metrics          bool `json:"metrics"`
+	DerivedMetrics   bool `json:"derived_metrics"`
 	WorkerMetrics    bool `json:"worker_metrics"`
 	HardwareMetrics  bool `json:"hardware_metrics"`
 	NVTX             bool `json:"nvtx"`
@@ -219,9 +224,16 @@ func (e *Engine) capabilities() Capabilities {
 		c.RequestBreakdown = c.RequestBreakdown || e.c.Server.LifecycleAvailable[k] == 1
 	}
 	c.Iterations = e.c.Batch.N > 0
-	c.Metrics = len(e.c.MetricFamilies) > 0
+	for i := range e.c.MetricFamilies {
+		f := &e.c.MetricFamilies[i]
+		c.Metrics = c.Metrics || !f.Derived
+		c.DerivedMetrics = c.DerivedMetrics || f.Derived
+	}
 	for i := range e.c.Metrics {
 		m := &e.c.Metrics[i]
+		if m.Derived {
+			continue
+		}
 		c.Metrics = c.Metrics || m.Samples > 0
 		c.WorkerMetrics = c.WorkerMetrics || m.Samples > 0 && m.Component == "Workers"
 		c.HardwareMetrics = c.HardwareMetrics || m.Component == "GPU" || m.Component == "Host"

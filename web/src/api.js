@@ -236,7 +236,7 @@ export function createAPI(view) {
         warnings: sum.meta.warnings,
         audit: sum.audit,
         sources: sources.items,
-        metrics: sum.capabilities.metrics ? await queryAllMetrics({ from: captured.from, to: captured.to }) : [],
+        metrics: sum.capabilities.metrics || sum.capabilities.derived_metrics ? await queryAllMetrics({ from: captured.from, to: captured.to }) : [],
       };
     },
   };

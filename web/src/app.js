@@ -449,7 +449,7 @@ export class View {
       this.updateSlowRows = mountSlowRows(this);
       this.updateRangeStats = mountRangeStats(this);
     }
-    if (this.summary.capabilities.metrics && !this.metrics) {
+    if ((this.summary.capabilities.metrics || this.summary.capabilities.derived_metrics) && !this.metrics) {
       this.metrics = new MetricsSection(this, this.earlyChart);
       this.state.metric = this.metrics.defaultName;
     }

@@ -116,7 +116,11 @@ func rankless(op *Op, what, instead string, a Args) *Error {
 	if a.Worker != nil {
 		scope = " of worker " + *a.Worker
 	}
-	return badArgs("%s cannot filter on rank: no %s%s records one; %s", op.Name, what, scope, instead)
+	name := op.Name
+	if name == "metric_plan" {
+		name = "metrics" // the plan is asked on a metrics question's behalf
+	}
+	return badArgs("%s cannot filter on rank: no %s%s records one; %s", name, what, scope, instead)
 }
 
 func checkIterationRank(e *Engine, op *Op, a Args) *Error {

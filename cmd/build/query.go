@@ -25,6 +25,10 @@ import (
 
 func queryCmd(args []string, stdout io.Writer) error {
 	path, req, err := queryRequest(args, nil)
+	if errors.Is(err, flag.ErrHelp) {
+		writeQueryHelp(stdout, queryFlags())
+		return err
+	}
 	if err != nil {
 		return err
 	}
@@ -99,9 +103,13 @@ type wireRequest struct {
 // name, for the engine to refuse. usage, when not nil, receives the help.
 func queryRequest(args []string, usage io.Writer) (string, wireRequest, error) {
 	fs := flag.NewFlagSet("query", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
 	if usage != nil {
 		fs.SetOutput(usage)
 	}
+	// --json only chooses how a failure is written (see run); the answer
+	// is JSON either way.
+	fs.Bool("json", false, "write a failure as a JSON record even on a terminal")
 	flags := queryFlags()
 	for _, f := range flags {
 		fs.Var(f, f.name, f.help)
@@ -123,7 +131,10 @@ func queryRequest(args []string, usage io.Writer) (string, wireRequest, error) {
 	}
 	op := query.Lookup(req.Op)
 	fs.Visit(func(fl *flag.Flag) {
-		f := fl.Value.(*queryFlag)
+		f, ok := fl.Value.(*queryFlag)
+		if !ok {
+			return
+		}
 		name, typ := strings.ReplaceAll(f.name, "-", "_"), f.typ
 		if op != nil {
 			for _, g := range op.Args {
@@ -284,6 +295,7 @@ kinds (default summary; "dsight help KIND" explains one):
 	for _, f := range shown {
 		fmt.Fprintf(w, "  --%s%s\n        %s [%s]\n", f.name, placeholders[f.typ], f.help, strings.Join(f.public, ", "))
 	}
+	fmt.Fprint(w, "  --json\n        write a failure as a JSON record even on a terminal\n")
 	fmt.Fprint(w, "\nOn a terminal a failure is a sentence on stderr; otherwise, and with --json,\nit is {\"ok\": false, \"code\": …, \"error\": …}.\n")
 	fmt.Fprint(w, exitCodes)
 }

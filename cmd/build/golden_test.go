@@ -22,9 +22,9 @@ var update = flag.Bool("update", false, "rewrite the golden answers under testda
 // OTel, worker logs with SGLang and TokenSpeed, Tachometer, Nsight), built
 // once for the golden tests of this package.
 var goldenReport struct {
-	once     sync.Once
+	once        sync.Once
 	dir, runDir string
-	err      error
+	err         error
 }
 
 // TestMain removes the golden report the tests built.

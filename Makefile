@@ -55,7 +55,7 @@ build: assets
 
 demo: build
 	$(GO) run ./tools/gen -out $(DEMO_RUN) -seed 1 -scale 1 -hostile -sources aiperf,frontend,otel,workers,sglang,tokenspeed,tachometer,nsight >/dev/null
-	./bin/dsight build $(DEMO_RUN) -o $(DEMO_OUT) --iteration-timezone UTC >/dev/null
+	./bin/dsight build $(DEMO_RUN) -o $(DEMO_OUT) --iteration-timezone UTC
 	@echo "Report: file://$(abspath $(DEMO_OUT))/index.html"
 	@echo "Query:  ./bin/dsight query $(DEMO_OUT) summary"
 	@(command -v xdg-open >/dev/null 2>&1 && [ -n "$$DISPLAY" ] && xdg-open "$(abspath $(DEMO_OUT))/index.html" >/dev/null 2>&1 &) || true

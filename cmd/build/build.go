@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -14,12 +15,43 @@ import (
 	"github.com/dsight/dsight/web"
 )
 
-func build(args []string, stdout io.Writer) (err error) {
-	fs := flag.NewFlagSet("build", flag.ContinueOnError)
+// build is `dsight build RUN -o REPORT`: it imports the run, writes the
+// report, and prints a summary (JSON with --json). Its flags are declared
+// in buildFlagSet and explained in writeBuildHelp (buildhelp.go).
+func build(args []string, stdout io.Writer) error { return buildTo(args, stdout, io.Discard) }
+
+// buildTo is build with its progress lines going to stderr (when it is a
+// terminal).
+func buildTo(args []string, stdout, stderr io.Writer) (err error) {
 	var opt importer.Options
-	var out string
-	fs.StringVar(&out, "o", "", "report directory to write (replaced atomically)")
-	fs.StringVar(&out, "output", "", "same as -o")
+	var out, tz, cpuProfile, memProfile string
+	var asJSON, quiet, noSQLite bool
+	fs := buildFlagSet(&opt, &out, &tz, &cpuProfile, &memProfile, &asJSON, &quiet, &noSQLite)
+	pos, err := parseInterleaved(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		writeBuildHelp(stdout)
+		return err
+	}
+	if err != nil {
+		return fmt.Errorf("%w: build: %v (run \"dsight build --help\")", errUsage, err)
+	}
+	if len(pos) != 1 || out == "" {
+		return fmt.Errorf("%w: build needs one RUN directory and -o REPORT: dsight build RUN -o REPORT (run \"dsight build --help\")", errUsage)
+	}
+	prog := newProgress(stderr, quiet || asJSON)
+	if prog != nil {
+		opt.Progress = prog.phase
+	}
+	return buildReport(opt, pos[0], out, tz, cpuProfile, memProfile, asJSON, noSQLite, prog, stdout)
+}
+
+// buildFlagSet declares build's flags; every one is explained in
+// writeBuildHelp (a test checks both list the same).
+func buildFlagSet(opt *importer.Options, out, tz, cpuProfile, memProfile *string, asJSON, quiet, noSQLite *bool) *flag.FlagSet {
+	fs := flag.NewFlagSet("build", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(out, "o", "", "report directory to write (replaced atomically)")
+	fs.StringVar(out, "output", "", "same as -o")
 	fs.StringVar(&opt.Client, "client", "", "client export to read when the run holds several")
 	fs.StringVar(&opt.Phase, "phase", "profiling", "client phase to keep: profiling or all")
 	fs.StringVar(&opt.Job, "job", "", "run name shown in the report (default: the run directory's name)")
@@ -30,19 +62,18 @@ func build(args []string, stdout io.Writer) (err error) {
 		return nil
 	})
 	fs.Int64Var(&opt.MaxProfileEvents, "max-profile-events", importer.DefaultMaxProfileEvents, "NVTX ranges kept per Nsight profile; beyond it the import is truncated, and says so")
-	noSQLite := fs.Bool("no-sqlite", false, "do not write "+report.StoreFile+", the local SQL store for sqlite3, pandas and scripts")
-	var tz, cpuProfile, memProfile string
-	fs.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the build to this file (for slow-build reports)")
-	fs.StringVar(&memProfile, "memprofile", "", "write the heap profile taken at the build's highest live heap to this file (for memory reports)")
-	fs.StringVar(&tz, "iteration-timezone", "", "IANA timezone of the workers' local log timestamps (without it log metrics are omitted and iterations/batch snapshots stay unaligned)")
-	pos, err := parseInterleaved(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 1 || out == "" {
-		return fmt.Errorf("%w: dsight build RUN -o REPORT", errUsage)
-	}
-	opt.Run = pos[0]
+	fs.BoolVar(noSQLite, "no-sqlite", false, "do not write "+report.StoreFile+", the local SQL store for sqlite3, pandas and scripts")
+	fs.StringVar(cpuProfile, "cpuprofile", "", "write a CPU profile of the build to this file (for slow-build reports)")
+	fs.StringVar(memProfile, "memprofile", "", "write the heap profile taken at the build's highest live heap to this file (for memory reports)")
+	fs.StringVar(tz, "iteration-timezone", "", "IANA timezone of the workers' local log timestamps (without it log metrics are omitted and iterations/batch snapshots stay unaligned)")
+	fs.BoolVar(asJSON, "json", false, "print the summary as JSON (and failures as JSON records)")
+	fs.BoolVar(quiet, "q", false, "no progress lines on stderr")
+	fs.BoolVar(quiet, "quiet", false, "same as -q")
+	return fs
+}
+
+func buildReport(opt importer.Options, run, out, tz, cpuProfile, memProfile string, asJSON, noSQLite bool, prog *progress, stdout io.Writer) (err error) {
+	opt.Run = run
 	if tz != "" {
 		loc, err := time.LoadLocation(tz)
 		if err != nil {
@@ -76,11 +107,16 @@ func build(args []string, stdout io.Writer) (err error) {
 	if err != nil {
 		return err
 	}
-	m, err := report.Write(res.Dataset, web.Assets(), out, report.Options{Verify: res.Verify, Store: storeWriter(*noSQLite)})
+	prog.phase("writing the report to " + out)
+	m, err := report.Write(res.Dataset, web.Assets(), out, report.Options{Verify: res.Verify, Store: storeWriter(noSQLite)})
 	if err != nil {
 		return err
 	}
 	abs, _ := filepath.Abs(out)
+	prog.done("done")
+	if !asJSON {
+		return writeBuildSummary(stdout, m, len(res.Dataset.MetricFamilies), abs)
+	}
 	return printJSON(stdout, map[string]any{
 		"output":  abs,
 		"html":    filepath.Join(abs, report.IndexFile),

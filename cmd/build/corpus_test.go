@@ -133,7 +133,7 @@ func TestHostileCorpus(t *testing.T) {
 			}
 			done := make(chan result, 1)
 			go func() {
-				code, stdout, stderr := dsight(t, "build", run, "-o", out)
+				code, stdout, stderr := dsight(t, "build", run, "-o", out, "--json")
 				done <- result{code, stdout, stderr}
 			}()
 			var r result

@@ -9,9 +9,11 @@
 //	dsight link REPORT --view '#view=…' --to DIR [--base-url URL]
 //	dsight mcp REPORT
 //	dsight export perfetto REPORT -o FILE.pftrace[.gz]
+//	dsight help [COMMAND|KIND]
+//	dsight version
 //
-// This file only wires flags to internal packages and maps errors to exit
-// codes: 0 ok, 1 failure, 2 usage.
+// This file only dispatches commands (commands.go is their table) and maps
+// errors to exit codes: 0 ok, 1 bad input, 2 bad usage.
 package main
 
 import (
@@ -19,55 +21,44 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/dsight/dsight/internal/report"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/dsight/dsight/internal/query"
 )
 
 var errUsage = errors.New("usage")
 
-const usage = `usage:
-  dsight build RUN -o REPORT [--client PATH] [--phase profiling|all] [--job NAME] [--no-otel]
-               [--metrics PATH] [--iteration-timezone IANA]
-  dsight query REPORT [KIND] [flags]    (dsight query -h lists kinds and flags)
-  dsight publish REPORT --to DIR [--base-url URL]
-  dsight link REPORT --view '#view=…' --to DIR [--base-url URL]
-  dsight mcp REPORT                     (read-only query_trace tool over stdio, for agents)
-  dsight export perfetto REPORT -o FILE.pftrace[.gz]
-  dsight version`
-
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
+// run dispatches through the command table (commands.go) and maps errors to
+// exit codes: 0 ok, 1 bad input, 2 bad usage.
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprintln(stderr, usage)
+		writeOverview(stderr)
 		return 2
 	}
+	asJSON := wantsJSON(args, stderr)
 	var err error
-	switch args[0] {
-	case "build":
-		err = build(args[1:], stdout)
-	case "query":
-		err = queryCmd(args[1:], stdout)
-	case "publish":
-		err = publishCmd(args[1:], stdout)
-	case "link":
-		err = linkCmd(args[1:], stdout)
-	case "mcp":
-		err = mcpCmd(args[1:], stdout)
-	case "export":
-		err = exportCmd(args[1:], stdout)
-	case "version":
-		fmt.Fprintf(stdout, "dsight (report format %d, browser API 3.1)\n", report.FormatVersion)
-	case "-h", "--help", "help":
-		fmt.Fprintln(stdout, usage)
+	switch name := args[0]; name {
+	case "-h", "--help", "-help":
+		writeOverview(stdout)
+	case "--version", "-version", "-v":
+		fmt.Fprintln(stdout, versionLine())
 	default:
-		fmt.Fprintf(stderr, "unknown command %q\n%s\n", args[0], usage)
-		return 2
+		c := lookupCommand(name)
+		if c == nil {
+			err = fmt.Errorf("%w: unknown command %q; the commands are %s (run \"dsight help\")", errUsage, name, strings.Join(commandNames(), ", "))
+			break
+		}
+		if name != "help" && len(args) == 2 && (args[1] == "-h" || args[1] == "--help" || args[1] == "-help") {
+			c.help(stdout)
+			break
+		}
+		err = c.run(args[1:], stdout, stderr)
 	}
 	switch {
 	case err == nil:
@@ -75,12 +66,35 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case errors.Is(err, flag.ErrHelp):
 		return 0
 	case errors.Is(err, errUsage):
-		fmt.Fprintln(stderr, err)
+		if asJSON {
+			writeError(stderr, err)
+		} else {
+			fmt.Fprintln(stderr, "dsight: "+strings.TrimPrefix(err.Error(), "usage: "))
+		}
 		return 2
 	default:
-		writeError(stderr, err)
+		if asJSON {
+			writeError(stderr, err)
+		} else {
+			writeSentence(stderr, err)
+		}
 		return 1
 	}
+}
+
+// wantsJSON says whether failures are written as JSON records: with
+// --json, or when stderr is not a terminal (a script reads it). On a
+// terminal they are sentences.
+func wantsJSON(args []string, stderr io.Writer) bool {
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if a == "--json" || a == "-json" {
+			return true
+		}
+	}
+	return !isTerminal(stderr)
 }
 
 // writeError prints a failure as JSON; a query's carries the engine's code.

@@ -71,7 +71,7 @@ func TestQueryMetricsMatchesCapture(t *testing.T) {
 	needAssets(t)
 	runDir := genMetricsRun(t)
 	out := filepath.Join(t.TempDir(), "report")
-	code, stdout, stderr := dsight(t, "build", runDir, "-o", out, "--iteration-timezone", "UTC")
+	code, stdout, stderr := dsight(t, "build", runDir, "-o", out, "--iteration-timezone", "UTC", "--json")
 	if code != 0 {
 		t.Fatalf("build: %s", stderr)
 	}

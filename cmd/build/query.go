@@ -25,6 +25,10 @@ import (
 
 func queryCmd(args []string, stdout io.Writer) error {
 	path, req, err := queryRequest(args, nil)
+	if errors.Is(err, flag.ErrHelp) {
+		writeQueryHelp(stdout, queryFlags())
+		return err
+	}
 	if err != nil {
 		return err
 	}
@@ -107,9 +111,13 @@ type wireRequest struct {
 // name, for the engine to refuse. usage, when not nil, receives the help.
 func queryRequest(args []string, usage io.Writer) (string, wireRequest, error) {
 	fs := flag.NewFlagSet("query", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
 	if usage != nil {
 		fs.SetOutput(usage)
 	}
+	// --json only chooses how a failure is written (see run); the answer
+	// is JSON either way.
+	fs.Bool("json", false, "write a failure as a JSON record even on a terminal")
 	flags := queryFlags()
 	for _, f := range flags {
 		fs.Var(f, f.name, f.help)
@@ -131,7 +139,10 @@ func queryRequest(args []string, usage io.Writer) (string, wireRequest, error) {
 	}
 	op := query.Lookup(req.Op)
 	fs.Visit(func(fl *flag.Flag) {
-		f := fl.Value.(*queryFlag)
+		f, ok := fl.Value.(*queryFlag)
+		if !ok {
+			return
+		}
 		name, typ := strings.ReplaceAll(f.name, "-", "_"), f.typ
 		if op != nil {
 			for _, g := range op.Args {
@@ -259,7 +270,23 @@ var placeholders = map[query.ArgType]string{query.Number: " X", query.Integer: "
 // writeQueryHelp prints the public kinds and their flags; internal kinds
 // and flags only they take are left out.
 func writeQueryHelp(w io.Writer, flags []*queryFlag) {
-	fmt.Fprintf(w, "usage: dsight query REPORT [KIND] [flags]\n\nkinds (default summary):\n")
+	fmt.Fprint(w, `usage: dsight query REPORT [KIND] [flags]
+
+Answers one question about a report as JSON on stdout. REPORT is a directory
+"dsight build" wrote. Times are seconds from the report's origin (the exact
+nanosecond string summary.meta.origin_ns). List answers carry total, offset,
+limit, range and items; limit is at most 1000. A flag the kind does not take,
+an unknown id, metric name or worker is an error (code bad_args or not_found),
+never an empty answer.
+
+examples:
+  dsight query report summary
+  dsight query report requests --from 29 --to 34 --worker decode-0 --limit 20
+  dsight query report lifecycle --request REQUEST_ID
+  dsight query report nsys --from 32 --to 33 --worker decode-0 --rank 0
+
+kinds (default summary; "dsight help KIND" explains one):
+`)
 	for _, op := range query.Table() {
 		if !op.Internal {
 			fmt.Fprintf(w, "  %-16s %s\n", op.Name, op.Help)
@@ -276,6 +303,9 @@ func writeQueryHelp(w io.Writer, flags []*queryFlag) {
 	for _, f := range shown {
 		fmt.Fprintf(w, "  --%s%s\n        %s [%s]\n", f.name, placeholders[f.typ], f.help, strings.Join(f.public, ", "))
 	}
+	fmt.Fprint(w, "  --json\n        write a failure as a JSON record even on a terminal\n")
+	fmt.Fprint(w, "\nOn a terminal a failure is a sentence on stderr; otherwise, and with --json,\nit is {\"ok\": false, \"code\": …, \"error\": …}.\n")
+	fmt.Fprint(w, exitCodes)
 }
 
 // handle asks through Handle, exactly as the page asks, so both surfaces

@@ -32,6 +32,10 @@ type Options struct {
 	// MaxProfileEvents bounds the NVTX ranges kept per profile (0: the
 	// default of nsys.DefaultMaxEvents).
 	MaxProfileEvents int64
+	// Progress, when set, hears each phase of the import as it starts
+	// ("reading worker logs (12 files)"), for a person waiting on a long
+	// build; it never changes what is read.
+	Progress func(phase string)
 
 	open func(path string) (file, error) // opens every source file; nil is os.Open
 }
@@ -77,6 +81,9 @@ func Import(opt Options) (*Result, error) {
 
 // importRun is Import once the run is located.
 func importRun(opt Options, root, logDir string) (*Result, error) {
+	if opt.Progress != nil {
+		opt.Progress("finding the sources in " + logDir)
+	}
 	inv, err := walkRun(logDir)
 	if err != nil {
 		return nil, err
@@ -120,6 +127,7 @@ func importRun(opt Options, root, logDir string) (*Result, error) {
 	// Every kind that frames nothing is read before the window...
 	for i, k := range sourceKinds {
 		if !k.framed {
+			b.progress(k, files[i])
 			if err := k.read(b, files[i]); err != nil {
 				return nil, err
 			}
@@ -164,6 +172,9 @@ func importRun(opt Options, root, logDir string) (*Result, error) {
 		d.Meta.TimeBasis = "available source timestamps; no client measurement window"
 	}
 	res := b.res
+	if opt.Progress != nil {
+		opt.Progress("joining server evidence to the requests")
+	}
 	finishBatch(d, server, origin, last)
 	if err := res.join(d, server, requests, origin, last); err != nil {
 		return nil, err
@@ -178,6 +189,7 @@ func importRun(opt Options, root, logDir string) (*Result, error) {
 	b.origin, b.last = origin, last
 	for i, k := range sourceKinds {
 		if k.framed {
+			b.progress(k, files[i])
 			if err := k.read(b, files[i]); err != nil {
 				return nil, err
 			}
@@ -192,6 +204,18 @@ func importRun(opt Options, root, logDir string) (*Result, error) {
 		d.Meta.Warnings = append(d.Meta.Warnings, fmt.Sprintf("%d file(s) in the run were not read (no reader for them, or skipped by a flag such as --no-otel), e.g. %s; manifest.json lists them all", n, strings.Join(d.Unread[:min(3, n)], ", ")))
 	}
 	return res, nil
+}
+
+// progress tells Options.Progress that kind k's files are being read.
+func (b *build) progress(k sourceKind, files []string) {
+	if b.opt.Progress == nil || len(files) == 0 {
+		return
+	}
+	unit := "files"
+	if len(files) == 1 {
+		unit = "file"
+	}
+	b.opt.Progress(fmt.Sprintf("reading %s (%d %s)", k.name, len(files), unit))
 }
 
 // locate resolves the run directory and its log directory.

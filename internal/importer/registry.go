@@ -17,6 +17,8 @@ import (
 // its files and which reader reads them. sourceKinds is the only place that
 // says which files a build reads; a new source family is one more entry.
 type sourceKind struct {
+	// name says what the kind is in the build's progress lines.
+	name string
 	// discover picks the kind's files out of the run's inventory (absolute
 	// paths, in read order). The flags that select sources (--client,
 	// --no-otel, --metrics) act here and nowhere else.
@@ -34,6 +36,7 @@ type sourceKind struct {
 // sources. Files no kind registers are reported as unread.
 var sourceKinds = []sourceKind{
 	{
+		name: "client exports",
 		// Client export: an AIPerf/AgentX profile export or a native
 		// AgentPerf request log (with its phase manifest and analyses), by
 		// clientGlobs, or the one --client names; more than one is an error.
@@ -41,12 +44,14 @@ var sourceKinds = []sourceKind{
 		read:     readClients,
 	},
 	{
+		name: "frontend logs",
 		// Frontend log: <host>_frontend_<i>.out, by the shared filename
 		// grammar (sourcename).
 		discover: func(b *build) ([]string, error) { return b.namedLogs(true), nil },
 		read:     readFrontends,
 	},
 	{
+		name: "worker logs",
 		// Worker log: <host>_<role>_w<i>….out, by the shared filename
 		// grammar. One pass over each log serves the server-evidence scan
 		// and the log-metric generators (metrics.Generators: SGLang,
@@ -55,6 +60,7 @@ var sourceKinds = []sourceKind{
 		read:     readWorkers,
 	},
 	{
+		name: "OTel exports",
 		// OTel export: otel/traces.jsonl and otel/*/traces.jsonl
 		// (otlp.Discover); none with --no-otel.
 		discover: func(b *build) ([]string, error) {
@@ -71,6 +77,7 @@ var sourceKinds = []sourceKind{
 		read: readOTel,
 	},
 	{
+		name: "Nsight exports",
 		// Nsight Systems export: every *.sqlite in the run and each
 		// --nsys-sqlite path (a file, or a directory searched recursively).
 		// Its capture window frames a run without a client export.
@@ -78,6 +85,7 @@ var sourceKinds = []sourceKind{
 		read:     readNsight,
 	},
 	{
+		name: "Tachometer metrics",
 		// Tachometer capture: the capture leaf below tachometer/local or
 		// the --metrics path (metrics.Sources.FindCapture), with the log
 		// directory's tachometer_config.toml when there is a capture. Read

@@ -59,6 +59,13 @@ type Engine struct {
 	// nsight caches the Nsight detail shards (detailcache.go).
 	nsight detailStore
 
+	// workerSet holds every worker id the core names (validate.go), and
+	// workerList the "workers" answer once the evidence is there.
+	workerSetOnce sync.Once
+	workerSet     map[string]bool
+	workersMu     sync.Mutex
+	workerList    []WorkerItem
+
 	searchOnce sync.Once
 	searchText []string // request index → lower-cased identities, built on first search
 }

@@ -35,10 +35,12 @@ type Args struct {
 	Pixels int `json:"pixels,omitempty"`
 	// Metric filters: exact name, host, GPU and rank (compared as strings)
 	// and whether "metrics" returns points.
-	Name   *string `json:"name,omitempty"`
-	Host   *string `json:"host,omitempty"`
-	GPU    *string `json:"gpu,omitempty"`
-	Rank   *string `json:"rank,omitempty"`
+	Name *string `json:"name,omitempty"`
+	Host *string `json:"host,omitempty"`
+	GPU  *string `json:"gpu,omitempty"`
+	Rank *string `json:"rank,omitempty"`
+	// Role keeps the workers of one role (prefill, decode, agg, frontend).
+	Role   *string `json:"role,omitempty"`
 	Points bool    `json:"points,omitempty"`
 	// Expanded lists the session ids whose agents the timeline should detail.
 	Expanded []string `json:"expanded,omitempty"`
@@ -149,6 +151,9 @@ func (e *Engine) Do(r Request) (any, error) {
 func (e *Engine) do(op *Op, a Args) (any, error) {
 	a, err := op.prepare(a)
 	if err != nil {
+		return nil, err
+	}
+	if err := e.checkReport(op, a); err != nil {
 		return nil, err
 	}
 	result, runErr := op.run(e, a)

@@ -45,14 +45,14 @@ type Capabilities struct {
 	// series derived at build time from the requests do not count here
 	// but in DerivedMetrics, so a client-only run still says it holds no
 	// recorded metrics.
-	Metrics          bool `json:"metrics"`
-	DerivedMetrics   bool `json:"derived_metrics"`
-	WorkerMetrics    bool `json:"worker_metrics"`
-	HardwareMetrics  bool `json:"hardware_metrics"`
-	NVTX             bool `json:"nvtx"`
-	CPUSamples       bool `json:"cpu_samples"`
-	Nsight           bool `json:"nsight"`
-	Iterations       bool `json:"iterations"`
+	Metrics         bool `json:"metrics"`
+	DerivedMetrics  bool `json:"derived_metrics"`
+	WorkerMetrics   bool `json:"worker_metrics"`
+	HardwareMetrics bool `json:"hardware_metrics"`
+	NVTX            bool `json:"nvtx"`
+	CPUSamples      bool `json:"cpu_samples"`
+	Nsight          bool `json:"nsight"`
+	Iterations      bool `json:"iterations"`
 }
 
 // Counts sizes each collection.

@@ -3,6 +3,7 @@ package shard
 import (
 	"bytes"
 	stdgzip "compress/gzip"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -65,10 +66,14 @@ func decompress(gz []byte, limit int64) ([]byte, error) {
 		return nil, fmt.Errorf("decompress shard: %w", err)
 	}
 	zr.Multistream(false)
-	raw, err := io.ReadAll(io.LimitReader(zr, limit+1))
-	if err != nil {
+	// The gzip trailer records the decoded size (mod 2^32): a capacity
+	// hint, bounded by limit, that spares io.ReadAll's doublings.
+	hint := int64(binary.LittleEndian.Uint32(gz[len(gz)-4:]))
+	out := bytes.NewBuffer(make([]byte, 0, min(hint, limit)+bytes.MinRead))
+	if _, err := out.ReadFrom(io.LimitReader(zr, limit+1)); err != nil {
 		return nil, fmt.Errorf("decompress shard: %w", err)
 	}
+	raw := out.Bytes()
 	if int64(len(raw)) > limit {
 		return nil, fmt.Errorf("decompress shard: output exceeds %d bytes", limit)
 	}

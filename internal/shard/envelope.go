@@ -78,7 +78,7 @@ func OpenEnvelope(script []byte) (id string, gz []byte, err error) {
 		return "", nil, fmt.Errorf("open shard envelope: payload exceeds %d bytes", maxRawBytes)
 	}
 	// The decoder skips CR and LF; refuse them so each shard has one envelope.
-	if i := bytes.IndexFunc(payload, func(r rune) bool { return !isBase64Char(r) }); i >= 0 {
+	if i := indexNonBase64(payload); i >= 0 {
 		return "", nil, fmt.Errorf("open shard envelope: payload byte %d is not standard base64", i)
 	}
 	gz, err = base64.StdEncoding.Strict().AppendDecode(nil, payload)
@@ -99,6 +99,26 @@ func isLowerHex(s string) bool {
 		}
 	}
 	return true
+}
+
+// base64Chars marks the bytes of standard base64, padding included.
+var base64Chars = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = isBase64Char(rune(c))
+	}
+	return t
+}()
+
+// indexNonBase64 is the index of the first byte outside standard base64,
+// or -1. A table lookup per byte: every CLI question checks the whole core
+// payload (megabytes), and a rune-decoding scan was half of its start-up.
+func indexNonBase64(b []byte) int {
+	for i, c := range b {
+		if !base64Chars[c] {
+			return i
+		}
+	}
+	return -1
 }
 
 func isBase64Char(r rune) bool {

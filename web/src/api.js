@@ -10,7 +10,7 @@
 
 import { ask, opArg } from "./engine.js";
 import { snapshot, checkRange, agentKey, LIFECYCLE_VIEWS } from "./state.js";
-import { queryAllMetrics, metricArgs, metricDataStatus } from "./metricdata.js";
+import { queryMetrics, queryAllMetrics, metricArgs, metricDataStatus } from "./metricdata.js";
 import { askDetail, browserNsys, detailDataStatus } from "./nsightdata.js";
 import { perfettoBytes } from "./perfetto.js";
 import { rangeStats, statsArgs } from "./stats.js";
@@ -186,6 +186,31 @@ export function createAPI(view) {
       const p = view.inspectNsys(o);
       await api.whenDetailsReady();
       return api.queryNsys({ profile: p.id });
+    },
+
+    // listWorkers lists the server workers: role, engine, hosts (host null
+    // when several), process epochs, log files, rank scopes and the
+    // evidence that names each; the "workers" kind of the CLI.
+    listWorkers(o = {}) {
+      return ask("workers", { worker: o.worker, role: o.role, limit: opArg("workers", "limit").max }).items;
+    },
+
+    // query asks one public kind with the engine's own arguments (snake
+    // case, as `dsight help KIND` lists them) and resolves to the engine's
+    // answer unchanged: the JSON `dsight query REPORT KIND` prints. It
+    // loads the shards metrics and Nsight answers need first. Internal
+    // kinds are refused like unknown ones.
+    async query(kind, args = {}) {
+      const op = ask("ops", {}).find((o) => o.name === kind);
+      if (!op || op.internal) {
+        const err = new Error(`unknown query kind ${JSON.stringify(kind)}`);
+        err.code = "bad_args";
+        throw err;
+      }
+      if (kind === "metrics") return queryMetrics(args);
+      if (kind === "stats") return rangeStats(args);
+      if (kind === "nsys" || kind === "cpu") return askDetail(kind, args);
+      return ask(kind, args);
     },
 
     // whenDetailsReady awaits the latest Nsight rendering, as

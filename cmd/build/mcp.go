@@ -236,21 +236,5 @@ func (s *reportSource) ask(req wireRequest) (json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
-	if req.Op == "metrics" {
-		if err := loadMetricShards(e, s.core, s.dir, req); err != nil {
-			return nil, err
-		}
-	}
-	result, err := handle(e, req)
-	for round := 0; round < 4; round++ {
-		var qerr *query.Error
-		if !errors.As(err, &qerr) || qerr.Code != query.CodeShardsNeeded || len(qerr.Shards) == 0 {
-			break
-		}
-		if err := report.LoadDetailShards(e, s.dir, qerr.Shards); err != nil {
-			return nil, err
-		}
-		result, err = handle(e, req)
-	}
-	return result, err
+	return askLoading(e, s.core, s.dir, req)
 }

@@ -40,33 +40,7 @@ func queryCmd(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if req.Op == "metrics" {
-		if err := loadMetricShards(e, core, dir, req); err != nil {
-			return err
-		}
-	}
-	result, err := handle(e, req)
-	// Nsight questions name the detail shards they need; read them from
-	// the report and ask again (the page does the same with its scripts).
-	// Each round loads at least one shard, so this ends.
-	for round := 0; round < 4; round++ {
-		var qerr *query.Error
-		if !errors.As(err, &qerr) || qerr.Code != query.CodeShardsNeeded || len(qerr.Shards) == 0 {
-			break
-		}
-		load := report.LoadDetailShards
-		// Metric summaries (page_metrics, stats) name the series they hold;
-		// Nsight detail shards do not.
-		if req.Op == "page_metrics" || len(qerr.Shards[0].Series) > 0 {
-			load = func(e *query.Engine, dir string, needs []query.ShardNeed) error {
-				return report.LoadMetricShards(e, core, dir, needs)
-			}
-		}
-		if err := load(e, dir, qerr.Shards); err != nil {
-			return err
-		}
-		result, err = handle(e, req)
-	}
+	result, err := askLoading(e, core, dir, req)
 	if err != nil {
 		return err
 	}
@@ -310,6 +284,39 @@ kinds (default summary; "dsight help KIND" explains one):
 
 // handle asks through Handle, exactly as the page asks, so both surfaces
 // share one path; a failure comes back as the engine's *query.Error.
+// askLoading answers req, reading from the report directory the shards the
+// answer needs: the metric shards a metrics question names up front, then
+// whatever an answer reports as shards_needed — metric summaries
+// (page_metrics, stats) name the series they hold, Nsight detail shards do
+// not — and asking again (the page does the same with its scripts). Each
+// round loads at least one shard, so this ends. The CLI and the MCP server
+// both ask through it.
+func askLoading(e *query.Engine, core *catalog.Core, dir string, req wireRequest) (json.RawMessage, error) {
+	if req.Op == "metrics" {
+		if err := loadMetricShards(e, core, dir, req); err != nil {
+			return nil, err
+		}
+	}
+	result, err := handle(e, req)
+	for round := 0; round < 4; round++ {
+		var qerr *query.Error
+		if !errors.As(err, &qerr) || qerr.Code != query.CodeShardsNeeded || len(qerr.Shards) == 0 {
+			break
+		}
+		load := report.LoadDetailShards
+		if req.Op == "page_metrics" || len(qerr.Shards[0].Series) > 0 {
+			load = func(e *query.Engine, dir string, needs []query.ShardNeed) error {
+				return report.LoadMetricShards(e, core, dir, needs)
+			}
+		}
+		if err := load(e, dir, qerr.Shards); err != nil {
+			return nil, err
+		}
+		result, err = handle(e, req)
+	}
+	return result, err
+}
+
 func handle(e *query.Engine, req wireRequest) (json.RawMessage, error) {
 	body, _ := json.Marshal(req)
 	var env struct {

@@ -42,6 +42,7 @@ func exportCmd(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("export perfetto", flag.ContinueOnError)
 	fs.SetOutput(stdout)
 	out := fs.String("o", "", "the trace file to write (.pftrace, or .pftrace.gz for gzip)")
+	fs.StringVar(out, "output", "", "same as -o")
 	fs.Usage = func() { fmt.Fprintln(fs.Output(), exportUsage) }
 	pos, err := parseInterleaved(fs, args[1:])
 	if err != nil {

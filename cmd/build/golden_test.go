@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,11 +11,13 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/dsight/dsight/internal/golden"
 	"github.com/dsight/dsight/internal/query"
 	"github.com/dsight/dsight/tools/gen/synth"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden answers under testdata/golden")
+// update is the -update flag every golden test of the tree shares.
+var update = golden.Update
 
 // goldenReport is one generated report with every source (client, frontend,
 // OTel, worker logs with SGLang and TokenSpeed, Tachometer, Nsight), built
@@ -163,6 +164,8 @@ var goldenQueries = []struct {
 	{"nsys", []string{"nsys", "--from", "32", "--to", "33", "--worker", "decode-0", "--limit", "3"}},
 	{"cpu", []string{"cpu", "--from", "0", "--to", "100", "--profile", "1", "--limit", "5"}},
 	{"workers", []string{"workers"}},
+	{"stats", []string{"stats", "--from", "30", "--to", "60", "--limit", "3"}},
+	{"stats_metric", []string{"stats", "--from", "10", "--to", "20", "--name", "dynamo_component_inflight_requests", "--limit", "2"}},
 	{"workers_role", []string{"workers", "--role", "decode", "--limit", "1"}},
 }
 

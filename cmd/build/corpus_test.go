@@ -32,6 +32,8 @@ type corpusCase struct {
 	// Remove are run paths removed before the overlay is written.
 	Remove []string `json:"remove"`
 	Output string   `json:"output"`
+	// Flags are more build flags (--no-otel).
+	Flags []string `json:"flags"`
 }
 
 // buildSummary is what a build prints and the manifest holds.
@@ -133,7 +135,7 @@ func TestHostileCorpus(t *testing.T) {
 			}
 			done := make(chan result, 1)
 			go func() {
-				code, stdout, stderr := dsight(t, "build", run, "-o", out, "--json")
+				code, stdout, stderr := dsight(t, append([]string{"build", run, "-o", out, "--json"}, want.Flags...)...)
 				done <- result{code, stdout, stderr}
 			}()
 			var r result

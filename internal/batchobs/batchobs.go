@@ -51,6 +51,12 @@ type Result struct {
 	// LongLines counts lines over 1 MiB that were skipped.
 	LongLines     int
 	FirstLongLine string
+	// Rejected counts snapshots kept with a field left null because its
+	// value fails validation, and a recognised last line without its
+	// newline (kept, but its last value may be cut short); FirstRejected
+	// names the first with its reason.
+	Rejected      int
+	FirstRejected string
 }
 
 // Scanner reads one worker log written to it in any chunking.
@@ -60,6 +66,7 @@ type Scanner struct {
 	line int64
 	buf  []byte
 	long bool // the current line exceeded maxLine
+	torn bool // the current line is the last and has no newline
 	res  Result
 }
 
@@ -112,10 +119,22 @@ func (s *Scanner) endLine() {
 // Finish reads a last line without a newline and returns what the log held.
 func (s *Scanner) Finish() *Result {
 	if len(s.buf) > 0 || s.long {
+		s.torn = true
 		s.endLine()
 	}
 	return &s.res
 }
+
+func (s *Scanner) reject(why string) {
+	s.res.Rejected++
+	if s.res.FirstRejected == "" {
+		s.res.FirstRejected = fmt.Sprintf("%s:%d: %s", s.src.Path, s.line, why)
+	}
+}
+
+// tornLine is the warning for a recognised last line without a newline,
+// worded as the log-metric reader words it (kept as logged, counted).
+const tornLine = logmetric.TornLastLine
 
 func (s *Scanner) unreadable(err error) {
 	s.res.Unreadable++
@@ -129,6 +148,9 @@ func (s *Scanner) decode(line []byte) {
 		s.unreadable(err)
 		return
 	} else if ok {
+		if s.torn {
+			s.reject(tornLine)
+		}
 		s.add(it.Obs, it.Stamp)
 		return
 	}
@@ -138,6 +160,12 @@ func (s *Scanner) decode(line []byte) {
 		return
 	}
 	if ok {
+		switch {
+		case snap.Dropped != "":
+			s.reject(snap.Dropped)
+		case s.torn:
+			s.reject(tornLine)
+		}
 		s.add(snapshotObservation(snap), snap.Stamp)
 	}
 }
@@ -187,6 +215,10 @@ func Merge(parts ...*Result) *Result {
 		out.Unaligned += p.Unaligned
 		out.Unreadable += p.Unreadable
 		out.LongLines += p.LongLines
+		out.Rejected += p.Rejected
+		if out.FirstRejected == "" {
+			out.FirstRejected = p.FirstRejected
+		}
 		if out.FirstUnreadable == "" {
 			out.FirstUnreadable = p.FirstUnreadable
 		}

@@ -83,6 +83,10 @@ func finishBatch(d *model.Dataset, ev *serverEvidence, originNS, lastNS int64) {
 		d.Audit["unreadable_batch_lines"] = int64(b.Unreadable)
 		d.Meta.Warnings = append(d.Meta.Warnings, fmt.Sprintf("%d iteration/batch snapshot line(s) could not be read and were skipped (first: %s)", b.Unreadable, b.FirstUnreadable))
 	}
+	if b.Rejected > 0 {
+		d.Audit["rejected_batch_lines"] = int64(b.Rejected)
+		d.Meta.Warnings = append(d.Meta.Warnings, fmt.Sprintf("%d iteration/batch snapshot line(s) fail validation and were dropped whole or in part (first: %s)", b.Rejected, b.FirstRejected))
+	}
 	if b.LongLines > 0 {
 		d.Audit["long_worker_log_lines"] = int64(b.LongLines)
 		d.Meta.Warnings = append(d.Meta.Warnings, fmt.Sprintf("%d worker log line(s) over 1 MiB were not read for iterations (first: %s)", b.LongLines, b.FirstLongLine))

@@ -216,6 +216,10 @@ func (res *Result) join(d *model.Dataset, ev *serverEvidence, requests []model.R
 		// record names (its decode worker, typically).
 		d.Meta.Warnings = append(d.Meta.Warnings, fmt.Sprintf("%d worker-log binding(s) or engine id map(s) name a Dynamo request id that no frontend bridge maps to a kept client request (a request outside the phase, or a frontend log missing); their workers are not attributed (first: %s)", n, joined.FirstUnjoined))
 	}
+	if n, first := noDecodeWorker(&in, joined.Requests); n > 0 {
+		d.Audit["requests_without_decode_worker"] = n
+		d.Meta.Warnings = append(d.Meta.Warnings, fmt.Sprintf("%d request(s) the server saw name no decode worker: no worker-log binding or engine id map names one and no OTel span of decode was joined (a request that never reached decode, a decode log without request bindings, an untraced request or a build with --no-otel) (first: %s)", n, first))
+	}
 	for i := range joined.Requests {
 		j := &joined.Requests[i]
 		if len(j.ServerIDs) == 0 && len(j.Spans) == 0 && len(j.Bindings) == 0 && len(j.Engine) == 0 {

@@ -133,8 +133,11 @@ func Read(r io.Reader, src SourceInfo, loc *time.Location, gens ...Generator) (*
 				}
 				continue
 			}
-			if obs.Dropped != "" {
+			switch {
+			case obs.Dropped != "":
 				b.result.reject(src.Path, lines.Line(), g.Name(), obs.Dropped)
+			case !lines.Terminated():
+				b.result.reject(src.Path, lines.Line(), g.Name(), TornLastLine)
 			}
 			if err := b.add(gi, obs, lines.Line()); err != nil {
 				return nil, &lineread.LineError{Path: src.Path, Line: lines.Line(), Err: err}

@@ -22,6 +22,13 @@ type Losses struct {
 	FirstConflict string
 }
 
+// TornLastLine is the reason a recognised last line without a newline is
+// counted: the log may have been cut while it was written, so its last value
+// may be short (12 read as 1). Its values are kept as logged; a file that
+// merely lacks its final newline costs one counted line, a cut one is never
+// read without a word.
+const TornLastLine = "the last line has no newline: it may be cut short, its last value with it"
+
 func (l *Losses) reject(path string, line int64, gen, reason string) {
 	if l.Rejected++; l.FirstRejected == "" {
 		l.FirstRejected = fmt.Sprintf("%s:%d: %s: %s", path, line, gen, reason)

@@ -20,7 +20,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -58,10 +57,11 @@ type object struct {
 
 // Report publishes the report in reportDir into the bucket directory.
 func Report(reportDir, bucketDir, baseURL string) (*Result, error) {
-	m, id, err := readReport(reportDir)
+	pub, id, err := readReport(reportDir)
 	if err != nil {
 		return nil, err
 	}
+	m := pub.Manifest
 	var objs []object
 	for _, f := range m.Files {
 		dir, name := path.Split(f.Path)
@@ -96,9 +96,11 @@ func Report(reportDir, bucketDir, baseURL string) (*Result, error) {
 		} else if !errors.Is(err, fs.ErrNotExist) {
 			return nil, err
 		}
-		raw, err := os.ReadFile(filepath.Join(reportDir, filepath.FromSlash(o.src)))
-		if err != nil {
-			return nil, err
+		raw, ok := pub.Files[o.src]
+		if !ok {
+			if raw, err = os.ReadFile(filepath.Join(reportDir, filepath.FromSlash(o.src))); err != nil {
+				return nil, err
+			}
 		}
 		if sum, ok := want[o.src]; ok && hexSum(raw) != sum {
 			return nil, fmt.Errorf("%s: %s does not match its manifest entry; rebuild the report before publishing it", reportDir, o.src)
@@ -122,16 +124,15 @@ func ReportID(reportDir string) (string, error) {
 	return id, err
 }
 
-func readReport(dir string) (*report.Manifest, string, error) {
-	b, err := os.ReadFile(filepath.Join(dir, report.ManifestFile))
+// readReport reads the report's published form (report.ForPublishing:
+// the run's absolute path stays on the builder's machine); the report id
+// is the hash of the published manifest.
+func readReport(dir string) (*report.Published, string, error) {
+	pub, err := report.ForPublishing(dir)
 	if err != nil {
-		return nil, "", fmt.Errorf("%s is not a dsight report: %w", dir, err)
+		return nil, "", err
 	}
-	var m report.Manifest
-	if err := json.Unmarshal(b, &m); err != nil || m.Generator != report.Generator {
-		return nil, "", fmt.Errorf("%s is not a dsight report (its %s does not read as one)", dir, report.ManifestFile)
-	}
-	return &m, hexSum(b)[:edge.ReportIDLen], nil
+	return pub, hexSum(pub.ManifestBytes)[:edge.ReportIDLen], nil
 }
 
 func hexSum(b []byte) string {

@@ -65,6 +65,7 @@ func Write(d *model.Dataset, assets fs.FS, dir string, opt Options) (*Manifest, 
 // in memory, and lists them for the manifest.
 type stageFiles struct {
 	dir     string
+	mem     map[string][]byte // when set, files are kept here, not written
 	entries []FileEntry
 	err     error // the first write error; later puts do nothing
 }
@@ -72,6 +73,12 @@ type stageFiles struct {
 // put writes one file, named by slash path.
 func (f *stageFiles) put(name string, b []byte) {
 	if f.err != nil {
+		return
+	}
+	if f.mem != nil {
+		f.mem[name] = b
+		sum := sha256.Sum256(b)
+		f.entries = append(f.entries, FileEntry{Path: name, Bytes: int64(len(b)), SHA256: hex.EncodeToString(sum[:])})
 		return
 	}
 	p := filepath.Join(f.dir, filepath.FromSlash(name))

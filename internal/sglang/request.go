@@ -2,6 +2,7 @@ package sglang
 
 import (
 	"bytes"
+	"fmt"
 
 	"github.com/dsight/dsight/internal/logmetric"
 )
@@ -34,6 +35,15 @@ var requestUnits = [numRequestValues]string{
 type requestValues struct {
 	values [numRequestValues]float64
 	state  [numRequestValues]uint8
+	// dropped says why the first recorded value that fails validation was
+	// not kept.
+	dropped string
+}
+
+func (r *requestValues) invalid(key, raw []byte) {
+	if r.dropped == "" {
+		r.dropped = fmt.Sprintf("ReqTimeStats field %q has a value that fails validation (%.40q)", key, raw)
+	}
 }
 
 func (r *requestValues) set(i int, v float64) {
@@ -81,10 +91,14 @@ func decodeRequest(msg []byte) (logmetric.Observation, bool) {
 		case "input_len":
 			if v, ok := logmetric.ParseCount(raw); ok {
 				r.set(reqInput, v)
+			} else {
+				r.invalid(key, raw)
 			}
 		case "cached_input_len":
 			if v, ok := logmetric.ParseCount(raw); ok {
 				r.set(reqCached, v)
+			} else {
+				r.invalid(key, raw)
 			}
 		}
 	}
@@ -108,8 +122,9 @@ func decodeRequest(msg []byte) (logmetric.Observation, bool) {
 		}
 	}
 	obs := logmetric.Observation{
-		Labels: make([]logmetric.Label, 1, 1+len(rankNames)),
-		Values: make([]logmetric.Value, 0, n),
+		Labels:  make([]logmetric.Label, 1, 1+len(rankNames)),
+		Values:  make([]logmetric.Value, 0, n),
+		Dropped: r.dropped,
 	}
 	obs.Labels[0] = phaseLabel(phase)
 	for i := range numRequestValues {
@@ -177,6 +192,7 @@ func setRequestField(r *requestValues, key, raw []byte) {
 	}
 	num, ok := bytes.CutSuffix(raw, []byte(requestUnits[i]))
 	if !ok {
+		r.invalid(key, raw)
 		return
 	}
 	if i == reqTransferSpeed || i == reqTransferTotal {
@@ -184,5 +200,7 @@ func setRequestField(r *requestValues, key, raw []byte) {
 	}
 	if v, ok := logmetric.ParseDecimal(num); ok {
 		r.set(i, v)
+	} else {
+		r.invalid(key, raw)
 	}
 }

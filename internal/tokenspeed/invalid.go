@@ -7,27 +7,80 @@ import (
 	"github.com/dsight/dsight/internal/logmetric"
 )
 
-// invalidFields says why a batch snapshot's #running-req or page triple
-// was not kept although the line records it (a NaN, negative, fractional
-// or overflowing count, a "5/3" triple), or "" when nothing was dropped:
-// the log-metric reader counts such lines with their first file:line.
+// invalidFields says why a line's value that would become a metric was
+// not kept although the line records it — a batch snapshot's #running-req
+// (decode) or page triple, a configuration's max_batch_size — because it is
+// NaN, negative, fractional or overflowing, or a "5/3" triple; "" when
+// nothing was dropped. The log-metric reader counts such lines with their
+// first file:line.
 func invalidFields(msg []byte) string {
+	if _, config, ok := bytes.Cut(msg, []byte("Scheduler config: ")); ok {
+		if raw, found := maxBatchSizeText(config); found {
+			if _, ok := logmetric.ParseCount(raw); !ok {
+				return fmt.Sprintf("max_batch_size has a value that fails validation (%.40q)", raw)
+			}
+		}
+		return ""
+	}
 	decode, fields, ok := batchFields(msg)
 	if !ok {
 		return ""
 	}
-	if decode && bytes.Contains(fields, []byte("#running-req:")) {
-		if _, ok := countAfter(fields, "#running-req:"); !ok {
-			return "#running-req has a value that fails validation"
+	if decode {
+		if why := invalidCount(fields, "#running-req:"); why != "" {
+			return why
 		}
 	}
-	if i := bytes.Index(fields, []byte("#pages(active/cached/total):")); i >= 0 {
-		if _, _, ok := pages(fields); !ok {
-			raw, _, _ := bytes.Cut(bytes.TrimLeft(fields[i+len("#pages(active/cached/total):"):], " "), []byte(","))
-			return fmt.Sprintf("#pages(active/cached/total) is not three valid counts (%.40q)", raw)
+	return invalidPages(fields)
+}
+
+// invalidSnapshotFields is invalidFields for every field a batch snapshot
+// converts (DecodeSnapshot), not only those that become metrics.
+func invalidSnapshotFields(fields []byte) string {
+	for _, label := range [...]string{"#running-req:", "#queue-req:", "#new-seq:", "#new-token:", "#cached-token:"} {
+		if why := invalidCount(fields, label); why != "" {
+			return why
+		}
+	}
+	if why := invalidPages(fields); why != "" {
+		return why
+	}
+	for _, label := range [...]string{"page ratio:", "gen throughput (token/s):", "avg_accept_len:", "accept_rate:"} {
+		if bytes.Contains(fields, []byte(label)) {
+			if _, ok := decimalAfter(fields, label); !ok {
+				return fmt.Sprintf("%s has a value that fails validation (%.40q)", label[:len(label)-1], fieldText(fields, label))
+			}
 		}
 	}
 	return ""
+}
+
+func invalidCount(fields []byte, label string) string {
+	if !bytes.Contains(fields, []byte(label)) {
+		return ""
+	}
+	if _, ok := countAfter(fields, label); ok {
+		return ""
+	}
+	return label[:len(label)-1] + " has a value that fails validation"
+}
+
+func invalidPages(fields []byte) string {
+	const label = "#pages(active/cached/total):"
+	if !bytes.Contains(fields, []byte(label)) {
+		return ""
+	}
+	if _, _, ok := pages(fields); ok {
+		return ""
+	}
+	return fmt.Sprintf("#pages(active/cached/total) is not three valid counts (%.40q)", fieldText(fields, label))
+}
+
+// fieldText is the logged text after label up to the next comma.
+func fieldText(fields []byte, label string) []byte {
+	i := bytes.Index(fields, []byte(label))
+	raw, _, _ := bytes.Cut(bytes.TrimLeft(fields[i+len(label):], " \t"), []byte(","))
+	return raw
 }
 
 // unreadableStamp returns the timestamp text of a line that carries a

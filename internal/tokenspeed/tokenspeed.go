@@ -143,6 +143,9 @@ type Snapshot struct {
 	// Decimals: page ratio, gen throughput (token/s), avg_accept_len,
 	// accept_rate.
 	PageRatio, GenThroughput, AvgAcceptLen, AcceptRate *float64
+	// Dropped says why the first field the line records was left nil
+	// (NaN, negative, fractional, overflowing), or "".
+	Dropped string `json:",omitempty"`
 }
 
 // DecodeSnapshot reads a batch snapshot line, with the same prefix and
@@ -164,7 +167,7 @@ func DecodeSnapshot(line []byte) (Snapshot, bool, error) {
 	if err := stamp.Validate(); err != nil {
 		return Snapshot{}, false, err
 	}
-	s := Snapshot{Stamp: stamp, LocalTime: text, Rank: rank, Decode: decode}
+	s := Snapshot{Stamp: stamp, LocalTime: text, Rank: rank, Decode: decode, Dropped: invalidSnapshotFields(fields)}
 	// One block holds the snapshot's numbers: one allocation, not one per
 	// counter.
 	store := new(struct {
@@ -297,11 +300,21 @@ func batchFields(msg []byte) (decode bool, fields []byte, ok bool) {
 
 // maxBatchSize finds a whitespace-delimited max_batch_size=<digits>.
 func maxBatchSize(config []byte) (float64, bool) {
+	raw, found := maxBatchSizeText(config)
+	if !found {
+		return 0, false
+	}
+	return logmetric.ParseCount(raw)
+}
+
+// maxBatchSizeText returns the text of the first whitespace-delimited
+// max_batch_size= value.
+func maxBatchSizeText(config []byte) ([]byte, bool) {
 	const key = "max_batch_size="
 	for off := 0; ; {
 		i := bytes.Index(config[off:], []byte(key))
 		if i < 0 {
-			return 0, false
+			return nil, false
 		}
 		at := off + i
 		off = at + 1
@@ -313,7 +326,7 @@ func maxBatchSize(config []byte) (float64, bool) {
 		for end < len(digits) && !isSpace(digits[end]) {
 			end++
 		}
-		return logmetric.ParseCount(digits[:end])
+		return digits[:end], true
 	}
 }
 

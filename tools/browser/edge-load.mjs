@@ -9,6 +9,7 @@
 
 import fs from "node:fs";
 import os from "node:os";
+import zlib from "node:zlib";
 import { buildDemo, dsight, startEdge, tempDir, workerdBinary } from "./edge.mjs";
 
 const arg = (name, dflt) => {
@@ -29,7 +30,8 @@ let edge;
 try {
   const fx = buildDemo(work);
   const pub = dsight("publish", fx.report, "--to", `${work}/bucket`);
-  const manifest = JSON.parse(fs.readFileSync(`${fx.report}/manifest.json`, "utf8"));
+  // The published manifest: its core (source_root redacted) is not the local one.
+  const manifest = JSON.parse(zlib.gunzipSync(fs.readFileSync(`${work}/bucket/reports/${pub.report_id}/manifest.json.gz`)));
   const paths = ["", ...Object.values(manifest.entry).flatMap((s) => s.parts.map((p) => p.path))];
   edge = await startEdge(bin, `${work}/bucket`);
   const base = `${edge.url}${pub.path}`;

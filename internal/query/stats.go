@@ -3,6 +3,7 @@ package query
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 
@@ -113,11 +114,16 @@ type StatsAnswer struct {
 
 // dist computes a Dist of vals, which it sorts.
 func dist(vals []float64) Dist {
+	slices.Sort(vals)
+	return distSorted(vals)
+}
+
+// distSorted computes a Dist of vals, sorted ascending.
+func distSorted(vals []float64) Dist {
 	d := Dist{Samples: len(vals)}
 	if len(vals) == 0 {
 		return d
 	}
-	slices.Sort(vals)
 	sum := 0.0
 	for _, v := range vals {
 		sum += v
@@ -191,6 +197,16 @@ func (e *Engine) requestStats(out *RequestStats, filter Args, w window, limit in
 	lo := sort.Search(r.N, func(i int) bool { return r.Start[i] >= w.fromNS-e.maxRequestDur })
 	hi := sort.Search(r.N, func(i int) bool { return r.Start[i] > w.toNS })
 	n := max(hi-lo, 0)
+	// A wide range walks the precomputed orders instead of sorting.
+	var ord *statsOrders
+	var in bitset
+	if orderWorthIt(n, r.N) {
+		if ord = e.orders(); ord.usable {
+			in, n = newBitset(r.N), 0
+		} else {
+			ord = nil
+		}
+	}
 	lat, ttft, tps, done := make([]float64, 0, n), make([]float64, 0, n), make([]float64, 0, n), make([]int, 0, n)
 	var gen, prefill float64
 	anyGen, anyPrefill := false, false
@@ -228,6 +244,13 @@ func (e *Engine) requestStats(out *RequestStats, filter Args, w window, limit in
 			return
 		}
 		out.Completed++
+		if ord != nil {
+			in.set(i)
+			if !valid(r.TTFT.Valid, i) {
+				out.TTFTUnknown++
+			}
+			return
+		}
 		done = append(done, i)
 		lat = append(lat, seconds(end-start))
 		if valid(r.TTFT.Valid, i) {
@@ -245,6 +268,13 @@ func (e *Engine) requestStats(out *RequestStats, filter Args, w window, limit in
 	}
 	if anyPrefill {
 		out.PrefillTokensPerS = fptr(prefill / span)
+	}
+	if ord != nil {
+		lat, ttft, tps = ord.lat.sorted(in, out.Completed), ord.ttft.sorted(in, out.Completed), ord.tps.sorted(in, out.Completed)
+		out.Slow.Latency = e.slowRowsOf(lat, ord.lat.atOrAbove(in, floorOf(lat)), limit)
+		out.Slow.TTFT = e.slowRowsOf(ttft, ord.ttft.atOrAbove(in, floorOf(ttft)), limit)
+		out.Latency, out.TTFT, out.OutputTokensPerS = distSorted(lat), distSorted(ttft), distSorted(tps)
+		return nil
 	}
 	out.Slow.Latency = e.slowRows(done, lat, func(i int) (float64, bool) { return seconds(r.End[i] - r.Start[i]), true }, limit)
 	out.Slow.TTFT = e.slowRows(done, ttft, func(i int) (float64, bool) {
@@ -267,19 +297,40 @@ func (e *Engine) slowRows(reqs []int, vals []float64, value func(i int) (float64
 		return rows
 	}
 	slices.Sort(vals)
-	type kv struct {
-		i int
-		v float64
-	}
 	// Only the requests at or beyond the lowest percentile are ranked.
-	floor, _ := sessionmetrics.Percentile(vals, SlowPercentiles[0])
-	var all []kv
+	floor := floorOf(vals)
+	var all []slowKV
 	for _, i := range reqs {
 		if v, ok := value(i); ok && v >= floor {
-			all = append(all, kv{i, v})
+			all = append(all, slowKV{i, v})
 		}
 	}
-	slices.SortFunc(all, func(a, b kv) int { return cmp.Or(cmp.Compare(b.v, a.v), cmp.Compare(a.i, b.i)) })
+	slices.SortFunc(all, func(a, b slowKV) int { return cmp.Or(cmp.Compare(b.v, a.v), cmp.Compare(a.i, b.i)) })
+	return e.slowRowsOf(vals, all, limit)
+}
+
+// slowKV is a request and its value for the percentile rows.
+type slowKV struct {
+	i int
+	v float64
+}
+
+// floorOf is the lowest percentile row's threshold of sorted vals.
+func floorOf(vals []float64) float64 {
+	floor, ok := sessionmetrics.Percentile(vals, SlowPercentiles[0])
+	if !ok {
+		return math.Inf(1)
+	}
+	return floor
+}
+
+// slowRowsOf builds the percentile rows from the sorted values and the
+// requests at or beyond the lowest threshold, slowest first.
+func (e *Engine) slowRowsOf(vals []float64, all []slowKV, limit int) []SlowRow {
+	rows := []SlowRow{}
+	if len(vals) == 0 {
+		return rows
+	}
 	r := e.r
 	for _, p := range SlowPercentiles {
 		th, _ := sessionmetrics.Percentile(vals, p)

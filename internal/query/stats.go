@@ -378,7 +378,6 @@ func (e *Engine) seriesStats(i int, w window) (SeriesStats, error) {
 			cur, curOK, s.Carried = row.V, true, true
 		}
 	}
-	var vals []float64
 	var area float64
 	var covered, carriedNS int64
 	fromCarry := s.Carried
@@ -398,7 +397,6 @@ func (e *Engine) seriesStats(i int, w window) (SeriesStats, error) {
 			return
 		}
 		cur, curOK = v, true
-		vals = append(vals, v)
 	})
 	if err != nil {
 		return s, err
@@ -411,7 +409,13 @@ func (e *Engine) seriesStats(i int, w window) (SeriesStats, error) {
 		}
 	}
 	s.Carried = carriedNS > 0
-	d := dist(vals)
+	// Sorted from the chunks' cached runs: sorting a wide range's rows
+	// on every question was most of its cost.
+	vals, err := p.SortedValues(w.fromNS, w.toNS)
+	if err != nil {
+		return s, err
+	}
+	d := distSorted(vals)
 	s.Samples = int64(d.Samples)
 	s.Min, s.Max, s.P50, s.P90, s.P99 = d.Min, d.Max, d.P50, d.P90, d.P99
 	switch {

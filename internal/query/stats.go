@@ -187,7 +187,7 @@ func (e *Engine) statsSeries(a Args) []int {
 }
 
 func (e *Engine) requestStats(out *RequestStats, filter Args, w window, limit int) error {
-	match, err := e.matcher(filter, w)
+	match, all, err := e.matcherAll(filter, w)
 	if err != nil {
 		return err
 	}
@@ -210,9 +210,11 @@ func (e *Engine) requestStats(out *RequestStats, filter Args, w window, limit in
 	lat, ttft, tps, done := make([]float64, 0, n), make([]float64, 0, n), make([]float64, 0, n), make([]int, 0, n)
 	var gen, prefill float64
 	anyGen, anyPrefill := false, false
-	e.eachOverlapping(w, func(i int) {
-		if !match(i) {
-			return
+	// The overlap scan of eachOverlapping, inlined: a call per request
+	// was a large part of a whole-run answer under wasm.
+	for i := lo; i < r.N && r.Start[i] <= w.toNS; i++ {
+		if r.End[i] < w.fromNS || !all && !match(i) {
+			continue
 		}
 		out.Count++
 		start, end := r.Start[i], r.End[i]
@@ -235,13 +237,13 @@ func (e *Engine) requestStats(out *RequestStats, filter Args, w window, limit in
 		switch r.Status[i] {
 		case model.StatusError:
 			out.Errors++
-			return
+			continue
 		case model.StatusCancelled:
 			out.Cancelled++
-			return
+			continue
 		case model.StatusCompleted:
 		default:
-			return
+			continue
 		}
 		out.Completed++
 		if ord != nil {
@@ -249,7 +251,7 @@ func (e *Engine) requestStats(out *RequestStats, filter Args, w window, limit in
 			if !valid(r.TTFT.Valid, i) {
 				out.TTFTUnknown++
 			}
-			return
+			continue
 		}
 		done = append(done, i)
 		lat = append(lat, seconds(end-start))
@@ -261,7 +263,7 @@ func (e *Engine) requestStats(out *RequestStats, filter Args, w window, limit in
 		if first != nil && end > *first && valid(r.OutputTokens.Valid, i) {
 			tps = append(tps, float64(r.OutputTokens.V[i])/seconds(end-*first))
 		}
-	})
+	}
 	span := seconds(w.toNS - w.fromNS)
 	if anyGen {
 		out.GenerationTokensPerS = fptr(gen / span)
@@ -270,9 +272,12 @@ func (e *Engine) requestStats(out *RequestStats, filter Args, w window, limit in
 		out.PrefillTokensPerS = fptr(prefill / span)
 	}
 	if ord != nil {
-		lat, ttft, tps = ord.lat.sorted(in, out.Completed), ord.ttft.sorted(in, out.Completed), ord.tps.sorted(in, out.Completed)
-		out.Slow.Latency = e.slowRowsOf(lat, ord.lat.atOrAbove(in, floorOf(lat)), limit)
-		out.Slow.TTFT = e.slowRowsOf(ttft, ord.ttft.atOrAbove(in, floorOf(ttft)), limit)
+		// Every completed request of the run is in the range (the common
+		// whole-run question): the orders' values are the answer as they are.
+		every := out.Completed == len(ord.lat.rank)
+		lat, ttft, tps = ord.lat.sorted(in, out.Completed, every), ord.ttft.sorted(in, out.Completed, every), ord.tps.sorted(in, out.Completed, every)
+		out.Slow.Latency = e.slowRowsWalk(lat, &ord.lat, in, limit)
+		out.Slow.TTFT = e.slowRowsWalk(ttft, &ord.ttft, in, limit)
 		out.Latency, out.TTFT, out.OutputTokensPerS = distSorted(lat), distSorted(ttft), distSorted(tps)
 		return nil
 	}
@@ -331,7 +336,6 @@ func (e *Engine) slowRowsOf(vals []float64, all []slowKV, limit int) []SlowRow {
 	if len(vals) == 0 {
 		return rows
 	}
-	r := e.r
 	for _, p := range SlowPercentiles {
 		th, _ := sessionmetrics.Percentile(vals, p)
 		row := SlowRow{Percentile: p, Threshold: th, Requests: []SlowRequest{}}
@@ -341,16 +345,22 @@ func (e *Engine) slowRowsOf(vals []float64, all []slowKV, limit int) []SlowRow {
 			}
 			row.Total++
 			if len(row.Requests) < limit {
-				sr := SlowRequest{ID: r.ID[x.i], Session: r.SessionOf(x.i), Start: seconds(r.Start[x.i]), End: seconds(r.End[x.i]), LatencyS: seconds(r.End[x.i] - r.Start[x.i])}
-				if valid(r.TTFT.Valid, x.i) {
-					sr.TTFTs = fptr(r.TTFT.V[x.i] / 1e3)
-				}
-				row.Requests = append(row.Requests, sr)
+				row.Requests = append(row.Requests, e.slowRequest(x.i))
 			}
 		}
 		rows = append(rows, row)
 	}
 	return rows
+}
+
+// slowRequest is request i as a percentile row lists it.
+func (e *Engine) slowRequest(i int) SlowRequest {
+	r := e.r
+	sr := SlowRequest{ID: r.ID[i], Session: r.SessionOf(i), Start: seconds(r.Start[i]), End: seconds(r.End[i]), LatencyS: seconds(r.End[i] - r.Start[i])}
+	if valid(r.TTFT.Valid, i) {
+		sr.TTFTs = fptr(r.TTFT.V[i] / 1e3)
+	}
+	return sr
 }
 
 // seriesStats computes one series' statistics over the range from its rows.

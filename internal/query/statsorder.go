@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/dsight/dsight/internal/model"
+	"github.com/dsight/dsight/internal/sessionmetrics"
 )
 
 // A wide range's exact percentiles come from orders built once per
@@ -18,12 +19,11 @@ import (
 
 // valueOrder ranks the requests that have one quantity.
 type valueOrder struct {
-	// val[i] is request i's value (meaningful only for ranked requests).
-	val []float64
 	// rank lists the ranked requests by ascending value, ties by
 	// descending index, so that walking it backwards gives the percentile
-	// rows' order: slowest first, then by start.
+	// rows' order: slowest first, then by start; val[k] is rank[k]'s value.
 	rank []int32
+	val  []float64
 }
 
 // statsOrders are the three orders; usable is false when a value is NaN,
@@ -43,31 +43,38 @@ func (e *Engine) orders() *statsOrders {
 	e.statsOrderOnce.Do(func() {
 		r := e.r
 		o := &statsOrders{usable: true}
-		add := func(q *valueOrder, i int, v float64) {
-			if q.val == nil {
-				q.val = make([]float64, r.N)
+		qs := [3]*valueOrder{&o.lat, &o.ttft, &o.tps}
+		var byReq [3][]float64 // each quantity's value by request
+		add := func(k, i int, v float64) {
+			if byReq[k] == nil {
+				byReq[k] = make([]float64, r.N)
 			}
 			if math.IsNaN(v) {
 				o.usable = false
 			}
-			q.val[i] = v
-			q.rank = append(q.rank, int32(i))
+			byReq[k][i] = v
+			qs[k].rank = append(qs[k].rank, int32(i))
 		}
 		for i := range r.N {
 			if r.Status[i] != model.StatusCompleted {
 				continue
 			}
 			start, end := r.Start[i], r.End[i]
-			add(&o.lat, i, seconds(end-start))
+			add(0, i, seconds(end-start))
 			if valid(r.TTFT.Valid, i) {
-				add(&o.ttft, i, r.TTFT.V[i]/1e3)
+				add(1, i, r.TTFT.V[i]/1e3)
 			}
 			if first := r.First.At(i); first != nil && end > *first && valid(r.OutputTokens.Valid, i) {
-				add(&o.tps, i, float64(r.OutputTokens.V[i])/seconds(end-*first))
+				add(2, i, float64(r.OutputTokens.V[i])/seconds(end-*first))
 			}
 		}
-		for _, q := range []*valueOrder{&o.lat, &o.ttft, &o.tps} {
-			slices.SortFunc(q.rank, func(a, b int32) int { return cmp.Or(cmp.Compare(q.val[a], q.val[b]), cmp.Compare(b, a)) })
+		for k, q := range qs {
+			v := byReq[k]
+			slices.SortFunc(q.rank, func(a, b int32) int { return cmp.Or(cmp.Compare(v[a], v[b]), cmp.Compare(b, a)) })
+			q.val = make([]float64, len(q.rank))
+			for j, i := range q.rank {
+				q.val[j] = v[i]
+			}
 		}
 		e.statsOrd = o
 	})
@@ -81,30 +88,48 @@ func newBitset(n int) bitset      { return make(bitset, (n+63)/64) }
 func (b bitset) set(i int)        { b[i>>6] |= 1 << (i & 63) }
 func (b bitset) has(i int32) bool { return b[i>>6]&(1<<(i&63)) != 0 }
 
-// sorted returns the values of the marked ranked requests, ascending.
-func (q *valueOrder) sorted(in bitset, n int) []float64 {
+// sorted returns the values of the marked ranked requests, ascending;
+// every is true when all of them are marked, and the answer is then the
+// order's own values, which the caller must not change.
+func (q *valueOrder) sorted(in bitset, n int, every bool) []float64 {
+	if every {
+		return q.val
+	}
 	out := make([]float64, 0, n)
-	for _, i := range q.rank {
+	for k, i := range q.rank {
 		if in.has(i) {
-			out = append(out, q.val[i])
+			out = append(out, q.val[k])
 		}
 	}
 	return out
 }
 
-// atOrAbove lists the marked ranked requests whose value is at least
-// floor, slowest first and then by index: what slowRows ranks.
-func (q *valueOrder) atOrAbove(in bitset, floor float64) []slowKV {
-	var out []slowKV
-	for k := len(q.rank) - 1; k >= 0; k-- {
-		i := q.rank[k]
-		v := q.val[i]
-		if v < floor {
-			break
+// slowRowsWalk is slowRows from an order: the marked requests from the
+// slowest down to the lowest threshold, counted into every row they reach,
+// the first limit of each listed. vals are the range's sorted values.
+func (e *Engine) slowRowsWalk(vals []float64, q *valueOrder, in bitset, limit int) []SlowRow {
+	rows := []SlowRow{}
+	if len(vals) == 0 {
+		return rows
+	}
+	for _, p := range SlowPercentiles {
+		th, _ := sessionmetrics.Percentile(vals, p)
+		rows = append(rows, SlowRow{Percentile: p, Threshold: th, Requests: []SlowRequest{}})
+	}
+	floor := floorOf(vals)
+	for k := len(q.rank) - 1; k >= 0 && q.val[k] >= floor; k-- {
+		i, v := q.rank[k], q.val[k]
+		if !in.has(i) {
+			continue
 		}
-		if in.has(i) {
-			out = append(out, slowKV{int(i), v})
+		for j := range rows {
+			if row := &rows[j]; v >= row.Threshold {
+				row.Total++
+				if len(row.Requests) < limit {
+					row.Requests = append(row.Requests, e.slowRequest(int(i)))
+				}
+			}
 		}
 	}
-	return out
+	return rows
 }

@@ -79,9 +79,7 @@ func (p *Pyramid) loadExact(c *exactChunk, t *shard.Table) error {
 	}
 	c.times, c.values, c.valid, c.limits, c.limitOK, c.loaded = times, values, valid, limits, limitOK, true
 	c.src, c.line = src, line
-	if c.id < len(p.sorted) {
-		p.sorted[c.id].Store(nil)
-	}
+	p.clearSorted(c.id)
 	return nil
 }
 

@@ -67,7 +67,7 @@ type Pyramid struct {
 	levels    []level // shifts ascending by levelStep
 	chunks    int     // exact chunks, then each level's chunks, in order
 
-	sorted sortedCache // per exact chunk (sortedrows.go)
+	sorted sortedCache // per exact chunk, then the whole series (sortedrows.go)
 }
 
 // chunkMeta is what the index knows about a chunk without loading it.
@@ -157,9 +157,7 @@ func (p *Pyramid) Unload(id int) {
 	if id < len(p.exact) {
 		c := &p.exact[id]
 		c.times, c.values, c.valid, c.limits, c.limitOK, c.loaded = nil, nil, nil, nil, nil, false
-		if id < len(p.sorted) {
-			p.sorted[id].Store(nil)
-		}
+		p.clearSorted(id)
 		return
 	}
 	c := p.levelChunk(id)

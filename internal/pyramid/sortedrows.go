@@ -13,15 +13,43 @@ import (
 // with the chunk: a range then merges the sorted runs of the chunks it
 // covers and sorts only its two edge chunks' rows.
 
-// sortedCache holds one sorted run per exact chunk (nil: not computed).
+// sortedCache holds one sorted run per exact chunk and, last, the whole
+// series' (nil: not computed).
 // Queries run concurrently, so entries are set atomically; two racing
 // readers compute the same run.
 type sortedCache []atomic.Pointer[[]float64]
 
+// clearSorted drops the kept runs of exact chunk id and of the whole
+// series when the chunk's rows change.
+func (p *Pyramid) clearSorted(id int) {
+	if id < len(p.sorted) {
+		p.sorted[id].Store(nil)
+	}
+	if all := p.sortedAll(); all != nil {
+		all.Store(nil)
+	}
+}
+
+// sortedAll is the whole series' entry, or nil without a cache.
+func (p *Pyramid) sortedAll() *atomic.Pointer[[]float64] {
+	if len(p.sorted) != len(p.exact)+1 {
+		return nil
+	}
+	return &p.sorted[len(p.exact)]
+}
+
 // SortedValues returns the values of the valid rows with time in
-// [fromNS, toNS], ascending in the order slices.Sort gives. Every exact
-// chunk the range touches must be loaded.
+// [fromNS, toNS], ascending in the order slices.Sort gives; the caller
+// must not change them (a range covering the whole series is answered
+// from a kept run). Every exact chunk the range touches must be loaded.
 func (p *Pyramid) SortedValues(fromNS, toNS int64) ([]float64, error) {
+	whole := len(p.exact) > 0 && fromNS <= p.exact[0].first && toNS >= p.exact[len(p.exact)-1].last
+	all := p.sortedAll()
+	if whole && all != nil {
+		if s := all.Load(); s != nil {
+			return *s, nil
+		}
+	}
 	w := newWalker(p)
 	var runs [][]float64
 	n := 0
@@ -52,7 +80,11 @@ func (p *Pyramid) SortedValues(fromNS, toNS int64) ([]float64, error) {
 	if err := w.err(); err != nil {
 		return nil, err
 	}
-	return mergeRuns(runs, n), nil
+	out := mergeRuns(runs, n)
+	if whole && all != nil {
+		all.Store(&out)
+	}
+	return out, nil
 }
 
 // sortedChunk is exact chunk ci's valid values, sorted.

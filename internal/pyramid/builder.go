@@ -229,6 +229,7 @@ func (b *Builder) Finish() *Pyramid {
 // numberChunks assigns ids (exact chunks first, then each level's in order)
 // and the running start of each chunk within its table.
 func (p *Pyramid) numberChunks() {
+	p.sorted = make(sortedCache, len(p.exact)+1)
 	id := 0
 	var start int64
 	for i := range p.exact {

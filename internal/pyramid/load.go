@@ -79,6 +79,7 @@ func (p *Pyramid) loadExact(c *exactChunk, t *shard.Table) error {
 	}
 	c.times, c.values, c.valid, c.limits, c.limitOK, c.loaded = times, values, valid, limits, limitOK, true
 	c.src, c.line = src, line
+	p.clearSorted(c.id)
 	return nil
 }
 

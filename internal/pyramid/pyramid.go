@@ -66,6 +66,8 @@ type Pyramid struct {
 	exact     []exactChunk
 	levels    []level // shifts ascending by levelStep
 	chunks    int     // exact chunks, then each level's chunks, in order
+
+	sorted sortedCache // per exact chunk, then the whole series (sortedrows.go)
 }
 
 // chunkMeta is what the index knows about a chunk without loading it.
@@ -155,6 +157,7 @@ func (p *Pyramid) Unload(id int) {
 	if id < len(p.exact) {
 		c := &p.exact[id]
 		c.times, c.values, c.valid, c.limits, c.limitOK, c.loaded = nil, nil, nil, nil, nil, false
+		p.clearSorted(id)
 		return
 	}
 	c := p.levelChunk(id)

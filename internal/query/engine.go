@@ -66,6 +66,9 @@ type Engine struct {
 	workersMu     sync.Mutex
 	workerList    []WorkerItem
 
+	statsOrderOnce sync.Once
+	statsOrd       *statsOrders // statsorder.go
+
 	searchOnce sync.Once
 	searchText []string // request index → lower-cased identities, built on first search
 }

@@ -3,6 +3,7 @@ package query
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 
@@ -113,11 +114,16 @@ type StatsAnswer struct {
 
 // dist computes a Dist of vals, which it sorts.
 func dist(vals []float64) Dist {
+	slices.Sort(vals)
+	return distSorted(vals)
+}
+
+// distSorted computes a Dist of vals, sorted ascending.
+func distSorted(vals []float64) Dist {
 	d := Dist{Samples: len(vals)}
 	if len(vals) == 0 {
 		return d
 	}
-	slices.Sort(vals)
 	sum := 0.0
 	for _, v := range vals {
 		sum += v
@@ -181,7 +187,7 @@ func (e *Engine) statsSeries(a Args) []int {
 }
 
 func (e *Engine) requestStats(out *RequestStats, filter Args, w window, limit int) error {
-	match, err := e.matcher(filter, w)
+	match, all, err := e.matcherAll(filter, w)
 	if err != nil {
 		return err
 	}
@@ -191,12 +197,24 @@ func (e *Engine) requestStats(out *RequestStats, filter Args, w window, limit in
 	lo := sort.Search(r.N, func(i int) bool { return r.Start[i] >= w.fromNS-e.maxRequestDur })
 	hi := sort.Search(r.N, func(i int) bool { return r.Start[i] > w.toNS })
 	n := max(hi-lo, 0)
+	// A wide range walks the precomputed orders instead of sorting.
+	var ord *statsOrders
+	var in bitset
+	if orderWorthIt(n, r.N) {
+		if ord = e.orders(); ord.usable {
+			in, n = newBitset(r.N), 0
+		} else {
+			ord = nil
+		}
+	}
 	lat, ttft, tps, done := make([]float64, 0, n), make([]float64, 0, n), make([]float64, 0, n), make([]int, 0, n)
 	var gen, prefill float64
 	anyGen, anyPrefill := false, false
-	e.eachOverlapping(w, func(i int) {
-		if !match(i) {
-			return
+	// The overlap scan of eachOverlapping, inlined: a call per request
+	// was a large part of a whole-run answer under wasm.
+	for i := lo; i < r.N && r.Start[i] <= w.toNS; i++ {
+		if r.End[i] < w.fromNS || !all && !match(i) {
+			continue
 		}
 		out.Count++
 		start, end := r.Start[i], r.End[i]
@@ -219,15 +237,22 @@ func (e *Engine) requestStats(out *RequestStats, filter Args, w window, limit in
 		switch r.Status[i] {
 		case model.StatusError:
 			out.Errors++
-			return
+			continue
 		case model.StatusCancelled:
 			out.Cancelled++
-			return
+			continue
 		case model.StatusCompleted:
 		default:
-			return
+			continue
 		}
 		out.Completed++
+		if ord != nil {
+			in.set(i)
+			if !valid(r.TTFT.Valid, i) {
+				out.TTFTUnknown++
+			}
+			continue
+		}
 		done = append(done, i)
 		lat = append(lat, seconds(end-start))
 		if valid(r.TTFT.Valid, i) {
@@ -238,13 +263,23 @@ func (e *Engine) requestStats(out *RequestStats, filter Args, w window, limit in
 		if first != nil && end > *first && valid(r.OutputTokens.Valid, i) {
 			tps = append(tps, float64(r.OutputTokens.V[i])/seconds(end-*first))
 		}
-	})
+	}
 	span := seconds(w.toNS - w.fromNS)
 	if anyGen {
 		out.GenerationTokensPerS = fptr(gen / span)
 	}
 	if anyPrefill {
 		out.PrefillTokensPerS = fptr(prefill / span)
+	}
+	if ord != nil {
+		// Every completed request of the run is in the range (the common
+		// whole-run question): the orders' values are the answer as they are.
+		every := out.Completed == len(ord.lat.rank)
+		lat, ttft, tps = ord.lat.sorted(in, out.Completed, every), ord.ttft.sorted(in, out.Completed, every), ord.tps.sorted(in, out.Completed, every)
+		out.Slow.Latency = e.slowRowsWalk(lat, &ord.lat, in, limit)
+		out.Slow.TTFT = e.slowRowsWalk(ttft, &ord.ttft, in, limit)
+		out.Latency, out.TTFT, out.OutputTokensPerS = distSorted(lat), distSorted(ttft), distSorted(tps)
+		return nil
 	}
 	out.Slow.Latency = e.slowRows(done, lat, func(i int) (float64, bool) { return seconds(r.End[i] - r.Start[i]), true }, limit)
 	out.Slow.TTFT = e.slowRows(done, ttft, func(i int) (float64, bool) {
@@ -267,20 +302,40 @@ func (e *Engine) slowRows(reqs []int, vals []float64, value func(i int) (float64
 		return rows
 	}
 	slices.Sort(vals)
-	type kv struct {
-		i int
-		v float64
-	}
 	// Only the requests at or beyond the lowest percentile are ranked.
-	floor, _ := sessionmetrics.Percentile(vals, SlowPercentiles[0])
-	var all []kv
+	floor := floorOf(vals)
+	var all []slowKV
 	for _, i := range reqs {
 		if v, ok := value(i); ok && v >= floor {
-			all = append(all, kv{i, v})
+			all = append(all, slowKV{i, v})
 		}
 	}
-	slices.SortFunc(all, func(a, b kv) int { return cmp.Or(cmp.Compare(b.v, a.v), cmp.Compare(a.i, b.i)) })
-	r := e.r
+	slices.SortFunc(all, func(a, b slowKV) int { return cmp.Or(cmp.Compare(b.v, a.v), cmp.Compare(a.i, b.i)) })
+	return e.slowRowsOf(vals, all, limit)
+}
+
+// slowKV is a request and its value for the percentile rows.
+type slowKV struct {
+	i int
+	v float64
+}
+
+// floorOf is the lowest percentile row's threshold of sorted vals.
+func floorOf(vals []float64) float64 {
+	floor, ok := sessionmetrics.Percentile(vals, SlowPercentiles[0])
+	if !ok {
+		return math.Inf(1)
+	}
+	return floor
+}
+
+// slowRowsOf builds the percentile rows from the sorted values and the
+// requests at or beyond the lowest threshold, slowest first.
+func (e *Engine) slowRowsOf(vals []float64, all []slowKV, limit int) []SlowRow {
+	rows := []SlowRow{}
+	if len(vals) == 0 {
+		return rows
+	}
 	for _, p := range SlowPercentiles {
 		th, _ := sessionmetrics.Percentile(vals, p)
 		row := SlowRow{Percentile: p, Threshold: th, Requests: []SlowRequest{}}
@@ -290,16 +345,22 @@ func (e *Engine) slowRows(reqs []int, vals []float64, value func(i int) (float64
 			}
 			row.Total++
 			if len(row.Requests) < limit {
-				sr := SlowRequest{ID: r.ID[x.i], Session: r.SessionOf(x.i), Start: seconds(r.Start[x.i]), End: seconds(r.End[x.i]), LatencyS: seconds(r.End[x.i] - r.Start[x.i])}
-				if valid(r.TTFT.Valid, x.i) {
-					sr.TTFTs = fptr(r.TTFT.V[x.i] / 1e3)
-				}
-				row.Requests = append(row.Requests, sr)
+				row.Requests = append(row.Requests, e.slowRequest(x.i))
 			}
 		}
 		rows = append(rows, row)
 	}
 	return rows
+}
+
+// slowRequest is request i as a percentile row lists it.
+func (e *Engine) slowRequest(i int) SlowRequest {
+	r := e.r
+	sr := SlowRequest{ID: r.ID[i], Session: r.SessionOf(i), Start: seconds(r.Start[i]), End: seconds(r.End[i]), LatencyS: seconds(r.End[i] - r.Start[i])}
+	if valid(r.TTFT.Valid, i) {
+		sr.TTFTs = fptr(r.TTFT.V[i] / 1e3)
+	}
+	return sr
 }
 
 // seriesStats computes one series' statistics over the range from its rows.
@@ -327,7 +388,6 @@ func (e *Engine) seriesStats(i int, w window) (SeriesStats, error) {
 			cur, curOK, s.Carried = row.V, true, true
 		}
 	}
-	var vals []float64
 	var area float64
 	var covered, carriedNS int64
 	fromCarry := s.Carried
@@ -347,7 +407,6 @@ func (e *Engine) seriesStats(i int, w window) (SeriesStats, error) {
 			return
 		}
 		cur, curOK = v, true
-		vals = append(vals, v)
 	})
 	if err != nil {
 		return s, err
@@ -360,7 +419,13 @@ func (e *Engine) seriesStats(i int, w window) (SeriesStats, error) {
 		}
 	}
 	s.Carried = carriedNS > 0
-	d := dist(vals)
+	// Sorted from the chunks' cached runs: sorting a wide range's rows
+	// on every question was most of its cost.
+	vals, err := p.SortedValues(w.fromNS, w.toNS)
+	if err != nil {
+		return s, err
+	}
+	d := distSorted(vals)
 	s.Samples = int64(d.Samples)
 	s.Min, s.Max, s.P50, s.P90, s.P99 = d.Min, d.Max, d.P50, d.P90, d.P99
 	switch {

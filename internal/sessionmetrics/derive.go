@@ -19,6 +19,7 @@
 package sessionmetrics
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"strings"
@@ -91,12 +92,16 @@ func derive(reqs []*model.Request, duration int64) []series {
 	ended := byEnd(reqs)
 	out = append(out, sizes(ended, duration)...)
 	lat, ttft := timed(reqs, latencyOf), timed(reqs, ttftOf)
-	for _, w := range PercentileIntervalsNS {
-		if w != PercentileIntervalsNS[0] && binsOf(duration, w) < 3 {
+	var latBins, ttftBins *binned
+	for k, w := range PercentileIntervalsNS {
+		if k > 0 && binsOf(duration, w) < 3 {
 			continue
 		}
-		out = append(out, percentiles(famLatency, lat, duration, w)...)
-		out = append(out, percentiles(famTTFT, ttft, duration, w)...)
+		var s []series
+		s, latBins = percentiles(famLatency, lat, latBins, duration, w)
+		out = append(out, s...)
+		s, ttftBins = percentiles(famTTFT, ttft, ttftBins, duration, w)
+		out = append(out, s...)
 	}
 	out = append(out, totals(ended, duration)...)
 	return out
@@ -116,8 +121,8 @@ func inFlight(reqs []*model.Request) []series {
 				starts, ends = append(starts, r.StartNS), append(ends, r.EndNS)
 			}
 		}
-		slices.Sort(starts)
-		slices.Sort(ends)
+		sortInt64s(starts)
+		sortInt64s(ends)
 		pts := make([]point, 1, 2*len(starts)+1)
 		n, i, j := 0, 0, 0
 		for i < len(starts) || j < len(ends) {
@@ -297,19 +302,13 @@ func throughput(reqs []*model.Request, duration int64) []series {
 // completed. Requests sharing both keep their given order.
 func byEnd(reqs []*model.Request) []*model.Request {
 	idx := make([]int32, len(reqs))
-	for k := range idx {
-		idx[k] = int32(k)
+	starts, ends := make([]int64, len(reqs)), make([]int64, len(reqs))
+	for k, r := range reqs {
+		idx[k], starts[k], ends[k] = int32(k), r.StartNS, r.EndNS
 	}
-	slices.SortFunc(idx, func(a, b int32) int {
-		x, y := reqs[a], reqs[b]
-		if c := cmpInt(x.EndNS, y.EndNS); c != 0 {
-			return c
-		}
-		if c := cmpInt(x.StartNS, y.StartNS); c != 0 {
-			return c
-		}
-		return int(a - b)
-	})
+	// Stable passes, last key first: by start, then by end.
+	stableSortByKey(idx, starts)
+	stableSortByKey(idx, ends)
 	out := make([]*model.Request, len(reqs))
 	for k, i := range idx {
 		out[k] = reqs[i]
@@ -407,11 +406,45 @@ func timed(reqs []*model.Request, value func(*model.Request) (int64, float64, bo
 	return out
 }
 
+// binned is one quantity's values sorted within each interval of width
+// w: interval k's are sorted[start[k]:start[k+1]].
+type binned struct {
+	w      int64
+	start  []int
+	sorted []float64
+}
+
 // percentiles computes the nearest-rank percentiles of the values per
-// interval of width w, from the requests of that interval alone.
-func percentiles(family string, vals []tv, duration, w int64) []series {
+// interval of width w, from the requests of that interval alone. finer,
+// when its width divides w, is the same values sorted by a finer interval:
+// each interval is then the merge of the finer ones it covers (the same
+// values, so the same sorted run) rather than a new sort.
+func percentiles(family string, vals []tv, finer *binned, duration, w int64) ([]series, *binned) {
 	bins := binsOf(duration, w)
-	// Counting sort by interval, then each interval's values sorted.
+	var b *binned
+	if finer != nil && w%finer.w == 0 {
+		b = finer.coarsen(w, bins)
+	} else {
+		b = binValues(vals, w, bins)
+	}
+	out := make([]series, len(Percentiles))
+	for j, p := range Percentiles {
+		out[j] = series{family: family, label: percentileLabel(p, w),
+			labels:       []model.MetricLabel{{Key: "percentile", Value: pName(p)}, {Key: "interval", Value: intervalName(w)}},
+			resolutionNS: w, points: make([]point, bins)}
+	}
+	for k := range bins {
+		vs := b.sorted[b.start[k]:b.start[k+1]]
+		for j, p := range Percentiles {
+			v, ok := Percentile(vs, p)
+			out[j].points[k] = point{T: int64(k) * w, V: v, Null: !ok}
+		}
+	}
+	return out, b
+}
+
+// binValues counting-sorts the values by interval, then sorts each.
+func binValues(vals []tv, w int64, bins int) *binned {
 	start := make([]int, bins+1)
 	for _, x := range vals {
 		start[binOf(x.t, w, bins)+1]++
@@ -426,21 +459,82 @@ func percentiles(family string, vals []tv, duration, w int64) []series {
 		sorted[fill[b]] = x.v
 		fill[b]++
 	}
-	out := make([]series, len(Percentiles))
-	for j, p := range Percentiles {
-		out[j] = series{family: family, label: percentileLabel(p, w),
-			labels:       []model.MetricLabel{{Key: "percentile", Value: pName(p)}, {Key: "interval", Value: intervalName(w)}},
-			resolutionNS: w, points: make([]point, bins)}
-	}
 	for k := range bins {
-		vs := sorted[start[k]:start[k+1]]
-		slices.Sort(vs)
-		for j, p := range Percentiles {
-			v, ok := Percentile(vs, p)
-			out[j].points[k] = point{T: int64(k) * w, V: v, Null: !ok}
+		slices.Sort(sorted[start[k]:start[k+1]])
+	}
+	return &binned{w: w, start: start, sorted: sorted}
+}
+
+// coarsen merges b's intervals into intervals of width w, a multiple of
+// b.w. Interval k of width w holds exactly the finer intervals
+// [k·m, (k+1)·m) (m = w / b.w): both clamp a time into the run the same
+// way, since ⌈d/w⌉ = ⌈⌈d/b.w⌉/m⌉.
+func (b *binned) coarsen(w int64, bins int) *binned {
+	m := int(w / b.w)
+	fine := len(b.start) - 1
+	out := &binned{w: w, start: make([]int, bins+1), sorted: make([]float64, len(b.sorted))}
+	var tmp []float64
+	for k := range bins {
+		lo, hi := min(k*m, fine), min((k+1)*m, fine)
+		if k == bins-1 {
+			hi = fine
 		}
+		out.start[k+1] = b.start[hi]
+		dst := out.sorted[b.start[lo]:b.start[hi]]
+		tmp = mergeSorted(dst, tmp, b.sorted, b.start[lo:hi+1])
 	}
 	return out
+}
+
+// mergeSorted merges the sorted runs src[edges[i]:edges[i+1]] into dst
+// (len(dst) = their total), pairwise; tmp is scratch space, returned for
+// reuse.
+func mergeSorted(dst, tmp, src []float64, edges []int) []float64 {
+	base := edges[0]
+	if cap(tmp) < len(dst) {
+		tmp = make([]float64, len(dst))
+	}
+	tmp = tmp[:len(dst)]
+	copy(dst, src[base:edges[len(edges)-1]])
+	runs := make([]int, len(edges))
+	for i, e := range edges {
+		runs[i] = e - base
+	}
+	a, b := dst, tmp
+	for len(runs) > 2 {
+		next := runs[:1]
+		for i := 0; i+1 < len(runs); i += 2 {
+			if i+2 < len(runs) {
+				merge2(b[runs[i]:runs[i+2]], a[runs[i]:runs[i+1]], a[runs[i+1]:runs[i+2]])
+				next = append(next, runs[i+2])
+			} else {
+				copy(b[runs[i]:runs[i+1]], a[runs[i]:runs[i+1]])
+				next = append(next, runs[i+1])
+			}
+		}
+		runs = next
+		a, b = b, a
+	}
+	if len(dst) > 0 && &a[0] != &dst[0] {
+		copy(dst, a)
+	}
+	return tmp
+}
+
+// merge2 merges sorted x and y into dst (len(x) + len(y) long), taking
+// from x on ties.
+func merge2(dst, x, y []float64) {
+	k := 0
+	for len(x) > 0 && len(y) > 0 {
+		if cmp.Less(y[0], x[0]) { // slices.Sort's order, NaN first
+			dst[k], y = y[0], y[1:]
+		} else {
+			dst[k], x = x[0], x[1:]
+		}
+		k++
+	}
+	k += copy(dst[k:], x)
+	copy(dst[k:], y)
 }
 
 // totals are the running totals, sampled at the end of every interval in

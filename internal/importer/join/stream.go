@@ -20,6 +20,7 @@ import (
 //  4. Finish each range of requests with the spans they own; ranges may
 //     come in any order, and each request's evidence is final when its
 //     range is.
+//  5. Result, once every range is finished: the audit counts all of them.
 //
 // What it holds between passes is per request and per trace (bridges,
 // trace owners, worker-log records, the process epochs the spans of each

@@ -30,9 +30,11 @@ type Stream struct {
 	// procs[k] is what the spans joining a request record as their process
 	// epoch for one host, role and request id: spanProcess without spans.
 	procs map[procKey]procState
-	// strs interns the strings procs keeps: hosts and roles repeat across
-	// requests, and the spans they come from may live in a reused buffer.
-	strs  map[string]string
+	// strs numbers the strings procs keeps, which keeps its keys small:
+	// hosts and roles repeat across requests, and the spans they come
+	// from may live in a buffer the caller reuses.
+	strs  map[string]uint32
+	names []string // by number
 	known map[hostRole][]string
 	audit struct{ invalid, outside, unowned, joined int64 }
 }
@@ -44,12 +46,11 @@ const (
 )
 
 type procKey struct {
-	request              int
-	host, role, request2 string // request2: the span's recorded Dynamo request id
+	request, host, role, rid uint32 // rid: the span's recorded Dynamo request id
 }
 
 type procState struct {
-	process  string
+	process  uint32
 	conflict bool
 }
 
@@ -77,7 +78,7 @@ func NewStream(clients []model.ClientTiming, in Input) (*Stream, error) {
 	if err := j.bridge(); err != nil {
 		return nil, err
 	}
-	return &Stream{j: j, procs: map[procKey]procState{}, strs: map[string]string{}}, nil
+	return &Stream{j: j, procs: map[procKey]procState{}, strs: map[string]uint32{}}, nil
 }
 
 // Link records which request the span's trace belongs to.
@@ -133,11 +134,11 @@ func (s *Stream) Route(sp *model.Span) (owner int, server bool) {
 		var id identity
 		fillIdentity(&id, sp)
 		if id.hostRecorded && id.processRecorded {
-			k := procKey{owner, id.host, id.role, id.request}
+			k := procKey{uint32(owner), s.intern(id.host), s.intern(id.role), s.intern(id.request)}
+			p := s.intern(id.process)
 			if st, ok := s.procs[k]; !ok {
-				k.host, k.role, k.request2 = s.intern(k.host), s.intern(k.role), s.intern(k.request2)
-				s.procs[k] = procState{process: s.intern(id.process)}
-			} else if st.process != id.process && !st.conflict {
+				s.procs[k] = procState{process: p}
+			} else if st.process != p && !st.conflict {
 				st.conflict = true
 				s.procs[k] = st
 			}
@@ -153,30 +154,39 @@ func (s *Stream) Route(sp *model.Span) (owner int, server bool) {
 	return owner, server
 }
 
-func (s *Stream) intern(v string) string {
-	if have, ok := s.strs[v]; ok {
-		return have
+func (s *Stream) intern(v string) uint32 {
+	if n, ok := s.strs[v]; ok {
+		return n
 	}
+	n := uint32(len(s.names))
 	v = strings.Clone(v)
-	s.strs[v] = v
-	return v
+	s.strs[v], s.names = n, append(s.names, v)
+	return n
 }
 
 // spanProcess is the unique process epoch that request i's spans record
 // for a host and role, counting spans of this server id, or spans without
 // an id when the request has only this one.
 func (s *Stream) spanProcess(i int, host, role, serverID string) *string {
-	var found *string
+	h, okh := s.strs[host]
+	r, okr := s.strs[role]
+	if !okh || !okr {
+		return nil // no span recorded this host and role
+	}
+	found := -1
 	consider := func(id string) bool {
-		st, ok := s.procs[procKey{i, host, role, id}]
+		rid, ok := s.strs[id]
 		if !ok {
 			return true
 		}
-		if st.conflict || (found != nil && *found != st.process) {
+		st, ok := s.procs[procKey{uint32(i), h, r, rid}]
+		if !ok {
+			return true
+		}
+		if st.conflict || (found >= 0 && uint32(found) != st.process) {
 			return false
 		}
-		p := st.process
-		found = &p
+		found = int(st.process)
 		return true
 	}
 	if !consider(serverID) {
@@ -185,7 +195,11 @@ func (s *Stream) spanProcess(i int, host, role, serverID string) *string {
 	if len(s.j.reqs[i].ServerIDs) == 1 && serverID != "" && !consider("") {
 		return nil
 	}
-	return found
+	if found < 0 {
+		return nil
+	}
+	p := s.names[found]
+	return &p
 }
 
 // AttachWorkerLogs turns the worker-log records into bindings and engine

@@ -35,6 +35,7 @@ var allowed = map[string][]string{
 	"internal/report":                  {"internal/model", "internal/catalog", "internal/query", "internal/shard"},
 	"internal/importer":                {"internal/model", "internal/catalog", "internal/aiperf", "internal/agentperf", "internal/otlp", "internal/dynamolog", "internal/sourcename", "internal/lifecycle", "internal/metrics", "internal/batchobs", "internal/importer/join", "internal/nsys", "internal/sessionmetrics"},
 	"internal/importer/join":           {"internal/model", "internal/lifecycle", "internal/sourcename"},
+	"internal/spanspill":               {"internal/model"},
 	"internal/importer/join/jointest":  {"internal/model", "internal/importer/join", "internal/otlp", "internal/dynamolog", "internal/sourcename"},
 	"internal/metrics":                 {"internal/model", "internal/shard", "internal/pyramid", "internal/tachometer", "internal/logmetric", "internal/sglang", "internal/tokenspeed", "internal/sourcename"},
 	"internal/aiperf":                  {"internal/model"},

@@ -87,14 +87,18 @@ type request struct {
 
 // identity returns what span k of r records about who handled it.
 func (r *request) identity(k int) *identity {
-	id, s := &r.idents[k], r.Spans[k].Span
+	id := &r.idents[k]
 	if !id.read {
-		id.role = s.Role()
-		id.host, id.hostRecorded = recorded(s, "dynamo.instance.id")
-		id.process, id.processRecorded = recorded(s, "dynamo.process.epoch")
-		id.request, id.read = requestID(s), true
+		fillIdentity(id, r.Spans[k].Span)
 	}
 	return id
+}
+
+func fillIdentity(id *identity, s *model.Span) {
+	id.role = s.Role()
+	id.host, id.hostRecorded = recorded(s, "dynamo.instance.id")
+	id.process, id.processRecorded = recorded(s, "dynamo.process.epoch")
+	id.request, id.read = requestID(s), true
 }
 
 // Joined is the result of Join.
@@ -133,34 +137,33 @@ type joiner struct {
 // client requests. It fails on duplicate client ids and on ambiguous
 // bridges; everything else uncertain is kept as counted evidence.
 func Join(clients []model.ClientTiming, in Input) (*Joined, error) {
-	j := &joiner{
-		in:       &in,
-		out:      &Joined{Audit: map[string]int64{}},
-		reqs:     make([]request, len(clients)),
-		byClient: make(map[string]int, len(clients)),
-		byServer: make(map[string]int, len(in.Bridges)),
-	}
-	for i, c := range clients {
-		if _, dup := j.byClient[c.ID]; dup {
-			return nil, fmt.Errorf("lifecycle: duplicate client request id %q", c.ID)
-		}
-		j.byClient[c.ID] = i
-		j.reqs[i].Client = c
-	}
-	if err := j.bridge(); err != nil {
+	st, err := NewStream(clients, in)
+	if err != nil {
 		return nil, err
 	}
-	j.joinSpans()
-	for i := range j.reqs {
-		j.associateRoutes(&j.reqs[i])
+	spans := in.Spans
+	for k := range spans {
+		st.Link(&spans[k])
 	}
-	j.attachWorkerLogs()
-	j.assignWorkers()
-	j.out.Requests = make([]model.RequestEvidence, len(j.reqs))
-	for i := range j.reqs {
-		j.out.Requests[i] = j.reqs[i].RequestEvidence
+	// One range holds every request: the spans it owns, in input order.
+	owned, owners := make([]*model.Span, 0, len(spans)), make([]int, 0, len(spans))
+	var server []model.JoinedSpan
+	for k := range spans {
+		switch owner, isServer := st.Route(&spans[k]); {
+		case owner >= 0:
+			owned, owners = append(owned, &spans[k]), append(owners, owner)
+		case isServer:
+			server = append(server, model.JoinedSpan{Span: &spans[k]})
+		}
 	}
-	return j.out, nil
+	st.AttachWorkerLogs()
+	reqs, err := st.Finish(0, len(clients), owned, owners)
+	if err != nil {
+		return nil, err
+	}
+	out := st.Result(server)
+	out.Requests = reqs
+	return out, nil
 }
 
 func (j *joiner) bridge() error {
@@ -195,98 +198,6 @@ func (j *joiner) bridge() error {
 		}
 	}
 	return nil
-}
-
-// joinSpans links traces to requests, then gives each valid span to the
-// request its id is bridged to, or, when it records no request id, to the
-// one request its trace is linked to. A span recording a UUID that is not
-// bridged never joins by trace: it names another request.
-func (j *joiner) joinSpans() {
-	spans := j.in.Spans
-	j.traceOwner = make(map[string]int, len(j.byServer))
-	rids := make([]string, len(spans))
-	for k := range spans {
-		sp := &spans[k]
-		if sp.EndNS < sp.StartNS {
-			continue
-		}
-		rids[k] = requestID(sp)
-		i, ok := j.byServer[rids[k]]
-		if !ok {
-			continue
-		}
-		if owner, seen := j.traceOwner[sp.TraceID]; !seen {
-			j.traceOwner[sp.TraceID] = i
-		} else if owner != i {
-			j.traceOwner[sp.TraceID] = -1
-		}
-	}
-	// owner[k] is the request span k joins (-1: none); counting first lets
-	// every request's spans share one exactly sized array.
-	const (
-		unjoined = -1
-		dropped  = -2
-	)
-	owner := make([]int32, len(spans))
-	counts := make([]int32, len(j.reqs))
-	var invalid, outside, unowned, joined int64
-	for k := range spans {
-		sp := &spans[k]
-		owner[k] = dropped
-		if sp.EndNS < sp.StartNS {
-			invalid++
-			continue
-		}
-		if w := j.in.Window; w != nil && (sp.EndNS < w.StartNS || sp.StartNS > w.EndNS) {
-			outside++
-			continue
-		}
-		i, ok := j.byServer[rids[k]]
-		if !ok && rids[k] == "" {
-			i, ok = j.traceOwner[sp.TraceID]
-			ok = ok && i >= 0
-		}
-		if !ok {
-			owner[k] = unjoined
-			unowned++
-			continue
-		}
-		owner[k] = int32(i)
-		counts[i]++
-		joined++
-	}
-	all := make([]model.JoinedSpan, 0, joined)
-	idents := make([]identity, joined)
-	for i, n := range counts {
-		j.reqs[i].Spans = all[len(all) : len(all) : len(all)+int(n)]
-		j.reqs[i].idents = idents[len(all) : len(all)+int(n) : len(all)+int(n)]
-		all = all[:len(all)+int(n)]
-	}
-	for k := range spans {
-		sp := &spans[k]
-		switch i := owner[k]; i {
-		case dropped:
-		case unjoined:
-			// Every imported span stays queryable: router internals,
-			// http-request and request.lifecycle as much as the
-			// lifecycle activities (server_spans, reference §3.9).
-			j.out.ServerSpans = append(j.out.ServerSpans, model.JoinedSpan{Span: sp})
-		default:
-			r := &j.reqs[i]
-			join := model.JoinRequestID
-			if _, bridged := j.byServer[rids[k]]; !bridged {
-				join = model.JoinTraceID
-			}
-			r.Spans = append(r.Spans, model.JoinedSpan{Span: sp, Join: join})
-		}
-	}
-	for i := range j.reqs {
-		slices.SortStableFunc(j.reqs[i].Spans, compareSpans)
-	}
-	j.count("invalid_spans", invalid)
-	j.count("out_of_window_spans", outside)
-	j.count("unjoined_spans", unowned)
-	j.count("joined_spans", joined)
 }
 
 // count adds n to an audit counter; absent keys mean 0, so zeros stay out.

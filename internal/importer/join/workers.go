@@ -16,8 +16,10 @@ const (
 )
 
 // attachWorkerLogs turns worker-log records into bindings and engine
-// entries of bridged requests, in line order within each file.
-func (j *joiner) attachWorkerLogs() {
+// entries of bridged requests, in line order within each file. spanProcess
+// is the process epoch request i's spans record for a host, role and
+// server id (Stream.spanProcess).
+func (j *joiner) attachWorkerLogs(spanProcess func(i int, host, role, serverID string) *string) {
 	type idKey struct{ worker, host, process, client string }
 	type owner struct {
 		first string
@@ -62,7 +64,7 @@ func (j *joiner) attachWorkerLogs() {
 			e := model.EngineEntry{
 				Worker: name.Worker, Host: name.Host, Role: name.Role, ClientID: m.ClientID,
 				DisaggID: m.DisaggID, ServerID: m.ServerID, Ref: m.Ref,
-				Process: spanProcess(r, name.Host, name.Role, m.ServerID),
+				Process: spanProcess(i, name.Host, name.Role, m.ServerID),
 			}
 			if m.ObservedAt != nil {
 				e.ObservedAtNS = m.ObservedAt.UnixNS
@@ -109,27 +111,6 @@ func (j *joiner) unjoined(ref model.LineRef) {
 	}
 }
 
-// spanProcess is the unique process epoch that the request's spans record
-// for a host and role, counting spans of this server id, or spans without
-// an id when the request has only this one.
-func spanProcess(r *request, host, role, serverID string) *string {
-	var found *string
-	for k := range r.Spans {
-		id := r.identity(k)
-		if !id.hostRecorded || !id.processRecorded || id.host != host || id.role != role {
-			continue
-		}
-		if id.request != serverID && (id.request != "" || len(r.ServerIDs) != 1) {
-			continue
-		}
-		if found != nil && *found != id.process {
-			return nil
-		}
-		found = &id.process
-	}
-	return found
-}
-
 // bind records a binding once per request, worker, host and process.
 func (j *joiner) bind(r *request, b model.WorkerBinding) {
 	for _, have := range r.Bindings {
@@ -141,10 +122,8 @@ func (j *joiner) bind(r *request, b model.WorkerBinding) {
 	j.out.Audit["worker_binding_rows"]++
 }
 
-// assignWorkers marks conflicting bindings and links each joined span to
-// the one worker its evidence names, if there is exactly one.
-func (j *joiner) assignWorkers() {
-	type hostRole struct{ host, role string }
+// knownWorkers are the workers registered for each host and role.
+func (j *joiner) knownWorkers() map[hostRole][]string {
 	known := map[hostRole][]string{}
 	register := func(w Worker) {
 		k := hostRole{w.Host, w.Role}
@@ -162,47 +141,51 @@ func (j *joiner) assignWorkers() {
 			register(w)
 		}
 	}
-	for i := range j.reqs {
-		r := &j.reqs[i]
-		for a := range r.Bindings {
-			for b := range r.Bindings {
-				x, y := &r.Bindings[a], &r.Bindings[b]
-				if x.Worker != y.Worker && x.ServerID == y.ServerID && x.Host == y.Host &&
-					x.Role == y.Role && equalPtr(x.Process, y.Process) {
-					x.Ambiguous = true
-				}
-			}
-			if r.Bindings[a].Ambiguous {
-				j.out.Audit["ambiguous_worker_bindings"]++
-			}
-		}
-		workers := map[string]bool{}
-		for _, b := range r.Bindings {
-			if !b.Ambiguous {
-				workers[b.Worker] = true
+	return known
+}
+
+// assignWorkers marks conflicting bindings of r and links each of its
+// joined spans to the one worker its evidence names, if there is exactly
+// one.
+func (j *joiner) assignWorkers(r *request, known map[hostRole][]string) {
+	for a := range r.Bindings {
+		for b := range r.Bindings {
+			x, y := &r.Bindings[a], &r.Bindings[b]
+			if x.Worker != y.Worker && x.ServerID == y.ServerID && x.Host == y.Host &&
+				x.Role == y.Role && equalPtr(x.Process, y.Process) {
+				x.Ambiguous = true
 			}
 		}
-		for k := range r.Spans {
-			sp := &r.Spans[k]
-			id := r.identity(k)
-			candidates, basis := bindingCandidates(r, id), BasisSpanBinding
-			if len(candidates) == 0 && id.hostRecorded && id.role != model.RoleFrontend {
-				candidates, basis = known[hostRole{id.host, id.role}], BasisHostRoleOnly
-			}
-			switch len(candidates) {
-			case 0:
-			case 1:
-				sp.Worker, sp.WorkerBasis = candidates[0], basis
-				workers[sp.Worker] = true
-			default:
-				j.out.Audit["ambiguous_span_workers"]++
-			}
+		if r.Bindings[a].Ambiguous {
+			j.out.Audit["ambiguous_worker_bindings"]++
 		}
-		for w := range workers {
-			r.Workers = append(r.Workers, w)
-		}
-		slices.Sort(r.Workers)
 	}
+	workers := map[string]bool{}
+	for _, b := range r.Bindings {
+		if !b.Ambiguous {
+			workers[b.Worker] = true
+		}
+	}
+	for k := range r.Spans {
+		sp := &r.Spans[k]
+		id := r.identity(k)
+		candidates, basis := bindingCandidates(r, id), BasisSpanBinding
+		if len(candidates) == 0 && id.hostRecorded && id.role != model.RoleFrontend {
+			candidates, basis = known[hostRole{id.host, id.role}], BasisHostRoleOnly
+		}
+		switch len(candidates) {
+		case 0:
+		case 1:
+			sp.Worker, sp.WorkerBasis = candidates[0], basis
+			workers[sp.Worker] = true
+		default:
+			j.out.Audit["ambiguous_span_workers"]++
+		}
+	}
+	for w := range workers {
+		r.Workers = append(r.Workers, w)
+	}
+	slices.Sort(r.Workers)
 }
 
 // bindingCandidates lists the workers whose bindings match the span's

@@ -1,0 +1,75 @@
+package catalog
+
+import (
+	"bytes"
+
+	kflate "github.com/klauspost/compress/flate"
+
+	"github.com/dsight/dsight/internal/model"
+	"github.com/dsight/dsight/internal/shard"
+)
+
+// EvidenceChunks encodes request evidence as it is finished, one chunk of
+// EvidencePerChunk requests at a time, so that a build taking the join in
+// passes holds the deflated chunks (tens of bytes a span) instead of the
+// records: a record is encoded when it is added and may be dropped at once.
+// The shard it gives is the one EncodeEvidence gives for the same records
+// in the same order.
+type EvidenceChunks struct {
+	w      *EvidenceWriter
+	chunks []chunk
+	n      int
+	buf    bytes.Buffer
+	fw     *kflate.Writer
+	done   bool
+}
+
+// Add encodes r as the next request with evidence and returns its index
+// (what model.RequestServer.Evidence holds).
+func (e *EvidenceChunks) Add(r *model.RequestEvidence) int {
+	if e.done {
+		panic("catalog: EvidenceChunks.Add after Shard")
+	}
+	if e.w == nil {
+		e.w = NewEvidenceWriter()
+	}
+	e.w.AddRequest(r)
+	if e.w.Len() == EvidencePerChunk {
+		e.flush()
+	}
+	e.n++
+	return e.n - 1
+}
+
+// Len is the number of requests added.
+func (e *EvidenceChunks) Len() int { return e.n }
+
+func (e *EvidenceChunks) flush() {
+	if e.w == nil || e.w.Len() == 0 {
+		return
+	}
+	raw := e.w.Bytes()
+	if e.fw == nil {
+		e.fw, _ = kflate.NewWriter(&e.buf, kflate.DefaultCompression)
+	}
+	// The same writer, level and stream as encodeChunks: the bytes depend
+	// on the records only.
+	e.buf.Reset()
+	e.fw.Reset(&e.buf)
+	e.fw.Write(raw)
+	e.fw.Close()
+	e.chunks = append(e.chunks, chunk{deflated: e.buf.String(), size: int64(len(raw))})
+	e.w = nil
+}
+
+// Shard finishes the last chunk and returns the evidence shard; nil when
+// no request was added. Nothing may be added after it: a request's chunk
+// is its index / EvidencePerChunk.
+func (e *EvidenceChunks) Shard() *shard.Shard {
+	e.flush()
+	e.done = true
+	if e.n == 0 {
+		return nil
+	}
+	return &shard.Shard{Kind: EvidenceKind, Tables: []shard.Table{chunkTable(TableServerChunks, e.chunks)}}
+}

@@ -1,0 +1,261 @@
+package join
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/dsight/dsight/internal/model"
+)
+
+// Stream is the join taken in passes over the spans, so that a build need
+// not hold every span at once; Join is a Stream over spans in memory.
+//
+//  1. Link every span, in input order: traces are linked to requests.
+//  2. Route every span, in the same order: the request it joins (Owner
+//     answers the same without counting), or Unowned/Dropped. The caller
+//     groups spans by owner, for example in buckets of request indices.
+//  3. AttachWorkerLogs, once.
+//  4. Finish each range of requests with the spans they own; ranges may
+//     come in any order, and each request's evidence is final when its
+//     range is.
+//  5. Result, once every range is finished: the audit counts all of them.
+//
+// What it holds between passes is per request and per trace (bridges,
+// trace owners, worker-log records, the process epochs the spans of each
+// request record per host and role), never per span.
+type Stream struct {
+	j *joiner
+	// procs[k] is what the spans joining a request record as their process
+	// epoch for one host, role and request id: spanProcess without spans.
+	procs map[procKey]procState
+	// strs numbers the strings procs keeps, which keeps its keys small:
+	// hosts and roles repeat across requests, and the spans they come
+	// from may live in a buffer the caller reuses.
+	strs  map[string]uint32
+	names []string // by number
+	known map[hostRole][]string
+	audit struct{ invalid, outside, unowned, joined int64 }
+}
+
+// Owner values other than a request index.
+const (
+	Unowned = -1 // a valid span in the window that no request owns
+	Dropped = -2 // an inverted span, or one outside the window
+)
+
+type procKey struct {
+	request, host, role, rid uint32 // rid: the span's recorded Dynamo request id
+}
+
+type procState struct {
+	process  uint32
+	conflict bool
+}
+
+type hostRole struct{ host, role string }
+
+// NewStream takes the clients and the evidence other than spans (in.Spans
+// is ignored), and joins the bridges.
+func NewStream(clients []model.ClientTiming, in Input) (*Stream, error) {
+	in.Spans = nil
+	j := &joiner{
+		in:         &in,
+		out:        &Joined{Audit: map[string]int64{}},
+		reqs:       make([]request, len(clients)),
+		byClient:   make(map[string]int, len(clients)),
+		byServer:   make(map[string]int, len(in.Bridges)),
+		traceOwner: map[string]int{},
+	}
+	for i, c := range clients {
+		if _, dup := j.byClient[c.ID]; dup {
+			return nil, fmt.Errorf("lifecycle: duplicate client request id %q", c.ID)
+		}
+		j.byClient[c.ID] = i
+		j.reqs[i].Client = c
+	}
+	if err := j.bridge(); err != nil {
+		return nil, err
+	}
+	return &Stream{j: j, procs: map[procKey]procState{}, strs: map[string]uint32{}}, nil
+}
+
+// Link records which request the span's trace belongs to.
+func (s *Stream) Link(sp *model.Span) {
+	if sp.EndNS < sp.StartNS {
+		return
+	}
+	i, ok := s.j.byServer[requestID(sp)]
+	if !ok {
+		return
+	}
+	if owner, seen := s.j.traceOwner[sp.TraceID]; !seen {
+		s.j.traceOwner[sp.TraceID] = i
+	} else if owner != i {
+		s.j.traceOwner[sp.TraceID] = -1
+	}
+}
+
+// Owner is the request index span sp joins once every span is linked, or
+// Unowned or Dropped. It counts nothing.
+func (s *Stream) Owner(sp *model.Span) int {
+	owner, _ := s.owner(sp)
+	return owner
+}
+
+func (s *Stream) owner(sp *model.Span) (int, string) {
+	if sp.EndNS < sp.StartNS {
+		return Dropped, ""
+	}
+	if w := s.j.in.Window; w != nil && (sp.EndNS < w.StartNS || sp.StartNS > w.EndNS) {
+		return Dropped, ""
+	}
+	rid := requestID(sp)
+	if i, ok := s.j.byServer[rid]; ok {
+		return i, model.JoinRequestID
+	}
+	if rid == "" {
+		if i, ok := s.j.traceOwner[sp.TraceID]; ok && i >= 0 {
+			return i, model.JoinTraceID
+		}
+	}
+	return Unowned, ""
+}
+
+// Route counts span sp and returns its owner, as Owner does; server
+// reports an unowned span, which the caller keeps, in input order, as a
+// server span (Joined.ServerSpans): every imported span stays queryable,
+// router internals, http-request and request.lifecycle as much as the
+// lifecycle activities (server_spans, reference §3.9).
+func (s *Stream) Route(sp *model.Span) (owner int, server bool) {
+	owner, _ = s.owner(sp)
+	switch {
+	case owner >= 0:
+		s.audit.joined++
+		var id identity
+		fillIdentity(&id, sp)
+		if id.hostRecorded && id.processRecorded {
+			k := procKey{uint32(owner), s.intern(id.host), s.intern(id.role), s.intern(id.request)}
+			p := s.intern(id.process)
+			if st, ok := s.procs[k]; !ok {
+				s.procs[k] = procState{process: p}
+			} else if st.process != p && !st.conflict {
+				st.conflict = true
+				s.procs[k] = st
+			}
+		}
+	case owner == Unowned:
+		s.audit.unowned++
+		server = true
+	case sp.EndNS < sp.StartNS:
+		s.audit.invalid++
+	default:
+		s.audit.outside++
+	}
+	return owner, server
+}
+
+func (s *Stream) intern(v string) uint32 {
+	if n, ok := s.strs[v]; ok {
+		return n
+	}
+	n := uint32(len(s.names))
+	v = strings.Clone(v)
+	s.strs[v], s.names = n, append(s.names, v)
+	return n
+}
+
+// spanProcess is the unique process epoch that request i's spans record
+// for a host and role, counting spans of this server id, or spans without
+// an id when the request has only this one.
+func (s *Stream) spanProcess(i int, host, role, serverID string) *string {
+	h, okh := s.strs[host]
+	r, okr := s.strs[role]
+	if !okh || !okr {
+		return nil // no span recorded this host and role
+	}
+	found := -1
+	consider := func(id string) bool {
+		rid, ok := s.strs[id]
+		if !ok {
+			return true
+		}
+		st, ok := s.procs[procKey{uint32(i), h, r, rid}]
+		if !ok {
+			return true
+		}
+		if st.conflict || (found >= 0 && uint32(found) != st.process) {
+			return false
+		}
+		found = int(st.process)
+		return true
+	}
+	if !consider(serverID) {
+		return nil
+	}
+	if len(s.j.reqs[i].ServerIDs) == 1 && serverID != "" && !consider("") {
+		return nil
+	}
+	if found < 0 {
+		return nil
+	}
+	p := s.names[found]
+	return &p
+}
+
+// AttachWorkerLogs turns the worker-log records into bindings and engine
+// entries; call it once, after every span is routed.
+func (s *Stream) AttachWorkerLogs() {
+	s.j.count("invalid_spans", s.audit.invalid)
+	s.j.count("out_of_window_spans", s.audit.outside)
+	s.j.count("unjoined_spans", s.audit.unowned)
+	s.j.count("joined_spans", s.audit.joined)
+	s.j.attachWorkerLogs(s.spanProcess)
+	s.known = s.j.knownWorkers()
+}
+
+// Finish joins requests lo..hi-1 with the spans they own (each span's
+// owner, as Route returned it, in owners) and returns their evidence,
+// which points at the spans given.
+func (s *Stream) Finish(lo, hi int, spans []*model.Span, owners []int) ([]model.RequestEvidence, error) {
+	j := s.j
+	counts := make([]int, hi-lo)
+	total := 0
+	for k, i := range owners {
+		if i < lo || i >= hi {
+			return nil, fmt.Errorf("join: span %s is owned by request %d, outside %d..%d", spans[k].Ref, i, lo, hi-1)
+		}
+		counts[i-lo]++
+		total++
+	}
+	all := make([]model.JoinedSpan, 0, total)
+	idents := make([]identity, total)
+	for n, c := range counts {
+		r := &j.reqs[lo+n]
+		r.Spans = all[len(all) : len(all) : len(all)+c]
+		r.idents = idents[len(all) : len(all)+c : len(all)+c]
+		all = all[:len(all)+c]
+	}
+	for k := range spans {
+		r := &j.reqs[owners[k]]
+		_, kind := s.owner(spans[k])
+		r.Spans = append(r.Spans, model.JoinedSpan{Span: spans[k], Join: kind})
+	}
+	out := make([]model.RequestEvidence, hi-lo)
+	for i := lo; i < hi; i++ {
+		r := &j.reqs[i]
+		slices.SortStableFunc(r.Spans, compareSpans)
+		j.associateRoutes(r)
+		j.assignWorkers(r, s.known)
+		out[i-lo] = r.RequestEvidence
+		j.reqs[i] = request{} // final: the stream keeps nothing of it
+	}
+	return out, nil
+}
+
+// Result is what the join counted, with the server spans the caller kept
+// (those Route reported, in input order).
+func (s *Stream) Result(serverSpans []model.JoinedSpan) *Joined {
+	s.j.out.ServerSpans = serverSpans
+	return s.j.out
+}

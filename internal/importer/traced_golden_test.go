@@ -1,0 +1,67 @@
+package importer
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"path/filepath"
+	"testing"
+
+	"github.com/dsight/dsight/internal/catalog"
+	"github.com/dsight/dsight/internal/shard"
+	"github.com/dsight/dsight/tools/gen/synth"
+)
+
+// tracedGolden are the SHA-256 of the core and evidence shards of
+// tracedGoldenRun, as the in-memory import wrote them. Any change to how
+// the build holds, spills or joins server evidence must keep them: the
+// report is a pure function of the run, whatever the working set.
+var tracedGolden = struct{ core, evidence string }{
+	core:     "1c882bc85be5e9a4d57b4a262b194bbba5e30c02142473eacdd5a03d1267cb73",
+	evidence: "0af35dbcbc8ec995d497cc6b31dc5f2b02b9eb235c088c365da5d4b50cf4e489",
+}
+
+// tracedGoldenRun is a traced run with every server source and its fault
+// knobs (untraced requests, a duplicate collector export, skewed and
+// retried requests), large enough for several evidence chunks.
+func tracedGoldenRun(t testing.TB) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "run")
+	if _, err := synth.WriteRun(dir, synth.Config{
+		Seed: 11, Requests: 700, Sources: synth.SourceAIPerf | synth.SourceFrontend | synth.SourceOTel | synth.SourceWorkers,
+		OTelUntraced: 0.1, OTelDuplicate: true, ClockOddities: true,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// tracedShardHashes imports a run and returns the hashes of its encoded
+// core and evidence shards.
+func tracedShardHashes(t testing.TB, opt Options) (core, evidence string) {
+	t.Helper()
+	res, err := Import(opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hash := func(s *shard.Shard) string {
+		raw, err := shard.Encode(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := sha256.Sum256(raw)
+		return hex.EncodeToString(sum[:])
+	}
+	d := res.Dataset
+	d.Meta.SourceRoot = "run" // the only absolute path: the test's temporary directory
+	if len(d.Evidence) < 2*catalog.EvidencePerChunk {
+		t.Fatalf("%d requests with evidence; the test needs several chunks", len(d.Evidence))
+	}
+	return hash(catalog.Encode(d)), hash(catalog.EncodeEvidence(d))
+}
+
+func TestTracedReportGolden(t *testing.T) {
+	core, evidence := tracedShardHashes(t, Options{Run: tracedGoldenRun(t)})
+	if core != tracedGolden.core || evidence != tracedGolden.evidence {
+		t.Fatalf("traced report shards changed:\ncore     %s (want %s)\nevidence %s (want %s)", core, tracedGolden.core, evidence, tracedGolden.evidence)
+	}
+}

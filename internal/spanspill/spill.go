@@ -1,0 +1,182 @@
+// Package spanspill holds decoded server spans out of memory while a build
+// groups them: a first pass adds each span to one of N buckets (by a key
+// the caller hashes, such as the request that owns it), and a second pass
+// reads one bucket back at a time, so the spans in memory at once are one
+// bucket's rather than the run's.
+//
+// Each bucket is an unlinked temporary file with a small write buffer; a
+// span is stored compactly (strings inline, varints), not as Go objects.
+// Resources and scopes are shared by many spans and few in number: the
+// store keeps them in memory and a span records which one it points to,
+// so spans read back share the pointers they shared when added (the
+// evidence codec writes one entry per distinct pointer, which keeps the
+// encoded report byte for byte what the in-memory build wrote).
+//
+// The working set is the write buffers (buckets × BufferBytes), the
+// resources, scopes and source paths, and one bucket's spans while it is
+// read. It imports only the model.
+package spanspill
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/dsight/dsight/internal/model"
+)
+
+// BufferBytes is the write buffer of each bucket: large enough that a
+// write is rarely smaller than a page, small enough that a thousand
+// buckets cost a few MB.
+const BufferBytes = 16 << 10
+
+// Store keeps spans in buckets on disk until they are read back.
+type Store struct {
+	buckets   []bucket
+	resources table[model.Resource]
+	scopes    table[model.Scope]
+	paths     map[string]uint64
+	pathList  []string
+	buf       []byte
+	closed    bool
+}
+
+type bucket struct {
+	f     *os.File
+	w     *bufio.Writer
+	spans int
+	bytes int64
+}
+
+// table numbers shared pointers 1.. in order of first use; nil is 0.
+type table[T any] struct {
+	ids  map[*T]uint64
+	list []*T
+}
+
+func (t *table[T]) id(p *T) uint64 {
+	if p == nil {
+		return 0
+	}
+	i, ok := t.ids[p]
+	if !ok {
+		if t.ids == nil {
+			t.ids = map[*T]uint64{}
+		}
+		t.list = append(t.list, p)
+		i = uint64(len(t.list))
+		t.ids[p] = i
+	}
+	return i
+}
+
+// New creates a store of n buckets whose files live in dir ("" is the
+// system's temporary directory). The files are unlinked at once, so a
+// build that dies leaves nothing behind.
+func New(dir string, n int) (*Store, error) {
+	if n < 1 {
+		return nil, fmt.Errorf("span spill: %d buckets", n)
+	}
+	s := &Store{buckets: make([]bucket, n), paths: map[string]uint64{}}
+	for k := range s.buckets {
+		f, err := os.CreateTemp(dir, "dsight-spans-*")
+		if err != nil {
+			s.Close()
+			return nil, fmt.Errorf("span spill: %w", err)
+		}
+		if err := os.Remove(f.Name()); err != nil {
+			f.Close()
+			s.Close()
+			return nil, fmt.Errorf("span spill: %w", err)
+		}
+		s.buckets[k] = bucket{f: f, w: bufio.NewWriterSize(f, BufferBytes)}
+	}
+	return s, nil
+}
+
+// Buckets is the number of buckets.
+func (s *Store) Buckets() int { return len(s.buckets) }
+
+// Len is the number of spans added to bucket b.
+func (s *Store) Len(b int) int { return s.buckets[b].spans }
+
+// Bytes is the number of bytes spilled to every bucket.
+func (s *Store) Bytes() int64 {
+	var n int64
+	for _, b := range s.buckets {
+		n += b.bytes
+	}
+	return n
+}
+
+// Add appends a copy of sp to bucket b.
+func (s *Store) Add(b int, sp *model.Span) error {
+	if s.closed {
+		return errors.New("span spill: store is closed")
+	}
+	if b < 0 || b >= len(s.buckets) {
+		return fmt.Errorf("span spill: bucket %d of %d", b, len(s.buckets))
+	}
+	path, ok := s.paths[sp.Ref.Path]
+	if !ok {
+		s.pathList = append(s.pathList, sp.Ref.Path)
+		path = uint64(len(s.pathList) - 1)
+		s.paths[sp.Ref.Path] = path
+	}
+	s.buf = appendSpan(s.buf[:0], sp, s.resources.id(sp.Resource), s.scopes.id(sp.Scope), path)
+	bk := &s.buckets[b]
+	if _, err := bk.w.Write(s.buf); err != nil {
+		return fmt.Errorf("span spill: %w", err)
+	}
+	bk.spans++
+	bk.bytes += int64(len(s.buf))
+	return nil
+}
+
+// Read returns the spans of bucket b in the order they were added. Their
+// Resource and Scope are the pointers the added spans carried. A bucket
+// may be read more than once.
+func (s *Store) Read(b int) ([]model.Span, error) {
+	if s.closed {
+		return nil, errors.New("span spill: store is closed")
+	}
+	bk := &s.buckets[b]
+	if err := bk.w.Flush(); err != nil {
+		return nil, fmt.Errorf("span spill: %w", err)
+	}
+	raw := make([]byte, bk.bytes)
+	if _, err := bk.f.ReadAt(raw, 0); err != nil && !(errors.Is(err, io.EOF) && len(raw) == 0) {
+		return nil, fmt.Errorf("span spill: bucket %d: %w", b, err)
+	}
+	spans := make([]model.Span, bk.spans)
+	d := decoder{b: raw, whole: string(raw), resources: s.resources.list, scopes: s.scopes.list, paths: s.pathList}
+	for k := range spans {
+		d.span(&spans[k])
+		if d.err != nil {
+			return nil, fmt.Errorf("span spill: bucket %d span %d: %w", b, k, d.err)
+		}
+	}
+	if len(d.b) != 0 {
+		return nil, fmt.Errorf("span spill: bucket %d: %d bytes after its last span", b, len(d.b))
+	}
+	return spans, nil
+}
+
+// Close releases the files; it is safe to call more than once.
+func (s *Store) Close() error {
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	var first error
+	for _, b := range s.buckets {
+		if b.f != nil {
+			if err := b.f.Close(); err != nil && first == nil {
+				first = err
+			}
+		}
+	}
+	return first
+}

@@ -90,6 +90,9 @@ for (const mode of ["file", "http"]) {
 
       // Click the longest range wholly inside the window: the range fits it.
       const inside = want.items.filter((it) => it.start >= from && it.end <= to).sort((a, b) => b.end - b.start - (a.end - a.start))[0];
+      // The tracks sit below the session tree: bring them into the viewport,
+      // where a pointer can reach them, as a user would scroll to them.
+      await canvas.scrollIntoViewIfNeeded();
       const box = await canvas.boundingBox();
       const x = box.x + ((inside.start + inside.end) / 2 - from) / (to - from) * box.width;
       await page.mouse.click(x, box.y + 2 + 7);

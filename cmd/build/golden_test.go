@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,11 +11,14 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/dsight/dsight/internal/golden"
 	"github.com/dsight/dsight/internal/query"
 	"github.com/dsight/dsight/tools/gen/synth"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden answers under testdata/golden")
+// update is internal/golden's -update: the package's other golden tests
+// (export_test.go) import it, and a second flag of the name panics.
+var update = golden.Update
 
 // goldenReport is one generated report with every source (client, frontend,
 // OTel, worker logs with SGLang and TokenSpeed, Tachometer, Nsight), built

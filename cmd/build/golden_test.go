@@ -166,6 +166,7 @@ var goldenQueries = []struct {
 	{"cpu", []string{"cpu", "--from", "0", "--to", "100", "--profile", "1", "--limit", "5"}},
 	{"workers", []string{"workers"}},
 	{"workers_role", []string{"workers", "--role", "decode", "--limit", "1"}},
+	{"stats", []string{"stats", "--from", "30", "--to", "60", "--name", "dynamo_component_inflight_requests"}},
 }
 
 // firstLifecycleRequest is the id of the first request with a lifecycle.

@@ -35,15 +35,15 @@ func queryCmd(args []string, stdout io.Writer) error {
 	if op := query.Lookup(req.Op); op != nil && op.Internal && !req.internal {
 		return refuseInternal(op)
 	}
-	core, dir, err := report.OpenDir(path)
+	rep, err := report.OpenLazy(path)
 	if err != nil {
 		return err
 	}
-	e, err := query.New(core)
+	e, err := query.New(rep.Core)
 	if err != nil {
 		return err
 	}
-	result, err := askLoading(e, core, dir, req)
+	result, err := askLazy(e, rep, req)
 	if err != nil {
 		return err
 	}
@@ -329,6 +329,27 @@ func askLoading(e *query.Engine, core *catalog.Core, dir string, req wireRequest
 			return nil, err
 		}
 		result, err = handle(e, req)
+	}
+	return result, err
+}
+
+// askLazy is askLoading over a report opened without its evidence shard:
+// the shard is read only when the answer needs it — "request" always (its
+// record would say evidence_pending), any other kind when the engine
+// answers evidence_pending — so the answer is the one a fully opened
+// report gives.
+func askLazy(e *query.Engine, rep *report.Lazy, req wireRequest) (json.RawMessage, error) {
+	if req.Op == "request" {
+		if err := rep.LoadEvidence(e); err != nil {
+			return nil, err
+		}
+	}
+	result, err := askLoading(e, rep.Core, rep.Dir, req)
+	if query.CodeOf(err) == query.CodeEvidencePending {
+		if err := rep.LoadEvidence(e); err != nil {
+			return nil, err
+		}
+		result, err = askLoading(e, rep.Core, rep.Dir, req)
 	}
 	return result, err
 }

@@ -77,7 +77,8 @@ func buildReport(opt importer.Options, run, out, tz, cpuProfile, memProfile stri
 	if tz != "" {
 		loc, err := time.LoadLocation(tz)
 		if err != nil {
-			return fmt.Errorf("--iteration-timezone: %w", err)
+			// A zone name the flag cannot take is bad usage, like a bad flag.
+			return fmt.Errorf("%w: --iteration-timezone %q is not an IANA zone name such as UTC or Europe/Berlin (%v)", errUsage, tz, err)
 		}
 		opt.IterationTimezone = loc
 	}

@@ -82,10 +82,14 @@ func writeFlags(w io.Writer, fs *flag.FlagSet) {
 		byAlias[long] = alias
 	}
 	sort.Slice(shown, func(i, j int) bool { return shown[i].Name < shown[j].Name })
+	// In name order: ranged over the map, the help changed from run to run.
+	var paired []*flag.Flag
 	for long, alias := range byAlias {
 		f := fs.Lookup(alias)
-		shown = append([]*flag.Flag{{Name: long, Usage: f.Usage, DefValue: f.DefValue, Value: f.Value}}, shown...)
+		paired = append(paired, &flag.Flag{Name: long, Usage: f.Usage, DefValue: f.DefValue, Value: f.Value})
 	}
+	sort.Slice(paired, func(i, j int) bool { return paired[i].Name < paired[j].Name })
+	shown = append(paired, shown...)
 	sort.SliceStable(shown, func(i, j int) bool { return byAlias[shown[i].Name] != "" && byAlias[shown[j].Name] == "" })
 	for _, f := range shown {
 		name := "    --" + f.Name

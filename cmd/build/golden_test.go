@@ -266,6 +266,9 @@ var goldenErrors = [][]string{
 	{"profiles", "--worker", "frontend", "--rank", "0"},
 	{"sessions", "--sort", "size"},
 	{"source", "--id", "x"},
+	{"requests", "--worker", "decode-9"},
+	{"sessions", "--worker", "decode-9"},
+	{"timeline"},
 }
 
 func TestGoldenQueryErrors(t *testing.T) {

@@ -32,15 +32,18 @@ func queryCmd(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	core, dir, err := report.OpenDir(path)
+	if op := query.Lookup(req.Op); op != nil && op.Internal && !req.internal {
+		return refuseInternal(op)
+	}
+	rep, err := report.OpenLazy(path)
 	if err != nil {
 		return err
 	}
-	e, err := query.New(core)
+	e, err := query.New(rep.Core)
 	if err != nil {
 		return err
 	}
-	result, err := askLoading(e, core, dir, req)
+	result, err := askLazy(e, rep, req)
 	if err != nil {
 		return err
 	}
@@ -75,9 +78,12 @@ func escapeBidi(b []byte) []byte {
 }
 
 // wireRequest is a question as the engine reads it: raw JSON arguments.
+// internal is --internal: the command answers a page-internal kind only
+// when asked so (the page's own tests compare those answers).
 type wireRequest struct {
-	Op   string                     `json:"op"`
-	Args map[string]json.RawMessage `json:"args"`
+	Op       string                     `json:"op"`
+	Args     map[string]json.RawMessage `json:"args"`
+	internal bool
 }
 
 // queryRequest parses `REPORT [KIND] [flags]` into the report path and the
@@ -92,6 +98,7 @@ func queryRequest(args []string, usage io.Writer) (string, wireRequest, error) {
 	// --json only chooses how a failure is written (see run); the answer
 	// is JSON either way.
 	fs.Bool("json", false, "write a failure as a JSON record even on a terminal")
+	internal := fs.Bool("internal", false, "also answer the page's internal kinds")
 	flags := queryFlags()
 	for _, f := range flags {
 		fs.Var(f, f.name, f.help)
@@ -102,12 +109,14 @@ func queryRequest(args []string, usage io.Writer) (string, wireRequest, error) {
 		if errors.Is(err, flag.ErrHelp) {
 			return "", wireRequest{}, err
 		}
-		return "", wireRequest{}, &query.Error{Code: query.CodeBadArgs, Message: err.Error()}
+		// An unknown flag or one without its value is bad usage (exit 2);
+		// a known flag the kind does not take goes on to the engine.
+		return "", wireRequest{}, fmt.Errorf("%w: %v (run \"dsight query --help\")", errUsage, err)
 	}
 	if len(pos) < 1 || len(pos) > 2 {
 		return "", wireRequest{}, fmt.Errorf("%w: dsight query REPORT [KIND] [flags]", errUsage)
 	}
-	req := wireRequest{Op: "summary", Args: map[string]json.RawMessage{}}
+	req := wireRequest{Op: "summary", Args: map[string]json.RawMessage{}, internal: *internal}
 	if len(pos) == 2 {
 		req.Op = pos[1]
 	}
@@ -233,7 +242,13 @@ func describeArg(g query.Arg) string {
 	if g.Required {
 		extra = append(extra, "required")
 	}
-	if len(extra) > 0 {
+	switch {
+	case len(extra) == 0:
+	case strings.HasSuffix(h, ")"):
+		// The help ends in its own parenthesis, which may be about its
+		// last word only: the bounds follow it rather than open a second.
+		h += "; " + strings.Join(extra, "; ")
+	default:
 		h += " (" + strings.Join(extra, "; ") + ")"
 	}
 	return h
@@ -277,6 +292,7 @@ kinds (default summary; "dsight help KIND" explains one):
 	for _, f := range shown {
 		fmt.Fprintf(w, "  --%s%s\n        %s [%s]\n", f.name, placeholders[f.typ], f.help, strings.Join(f.public, ", "))
 	}
+	fmt.Fprint(w, "  --internal\n        also answer a kind internal to the page (its tests compare them); without it they are refused\n")
 	fmt.Fprint(w, "  --json\n        write a failure as a JSON record even on a terminal\n")
 	fmt.Fprint(w, "\nOn a terminal a failure is a sentence on stderr; otherwise, and with --json,\nit is {\"ok\": false, \"code\": …, \"error\": …}.\n")
 	fmt.Fprint(w, exitCodes)
@@ -317,6 +333,27 @@ func askLoading(e *query.Engine, core *catalog.Core, dir string, req wireRequest
 	return result, err
 }
 
+// askLazy is askLoading over a report opened without its evidence shard:
+// the shard is read only when the answer needs it — "request" always (its
+// record would say evidence_pending), any other kind when the engine
+// answers evidence_pending — so the answer is the one a fully opened
+// report gives.
+func askLazy(e *query.Engine, rep *report.Lazy, req wireRequest) (json.RawMessage, error) {
+	if req.Op == "request" {
+		if err := rep.LoadEvidence(e); err != nil {
+			return nil, err
+		}
+	}
+	result, err := askLoading(e, rep.Core, rep.Dir, req)
+	if query.CodeOf(err) == query.CodeEvidencePending {
+		if err := rep.LoadEvidence(e); err != nil {
+			return nil, err
+		}
+		result, err = askLoading(e, rep.Core, rep.Dir, req)
+	}
+	return result, err
+}
+
 func handle(e *query.Engine, req wireRequest) (json.RawMessage, error) {
 	body, _ := json.Marshal(req)
 	var env struct {
@@ -349,4 +386,12 @@ func loadMetricShards(e *query.Engine, core *catalog.Core, dir string, req wireR
 		return err
 	}
 	return report.LoadMetricShards(e, core, dir, plan.Shards)
+}
+
+// refuseInternal is the answer to a page-internal kind asked without
+// --internal: bad_args, as the page's traceExplorer.query refuses it.
+func refuseInternal(op *query.Op) error {
+	return &query.Error{Code: query.CodeBadArgs, Message: fmt.Sprintf(
+		"unknown query kind %q: it is internal to the page (the public kinds: %s; --internal asks it anyway)",
+		op.Name, strings.Join(publicKinds(), ", "))}
 }

@@ -13,10 +13,13 @@ import (
 // question with a typo never comes back as a quiet empty answer. They run
 // in Engine.do for every surface (the page, the CLI, any other caller).
 //
-// The request kinds (requests, sessions, timeline) keep answering an
-// unknown --worker with no requests: their tests pin that a worker that
-// served nothing selects nothing.
+// The request kinds (requests, sessions, timeline) refuse a worker no
+// collection names; a worker the report knows that served no request still
+// selects nothing, which is an answer.
 var reportChecks = map[string][]func(e *Engine, op *Op, a Args) *Error{
+	"requests":      {checkWorker},
+	"sessions":      {checkWorker},
+	"timeline":      {checkWorker},
 	"iterations":    {checkWorker, checkIterationRank},
 	"metrics":       {checkWorker, checkMetricName, checkMetricRank},
 	"metric_series": {checkWorker, checkMetricName, checkMetricRank},

@@ -14,42 +14,60 @@ import (
 // Open reads the core shard of the report at path (its directory,
 // index.html or manifest.json), verifying its content hash.
 func Open(path string) (*catalog.Core, error) {
+	dir, m, c, err := openCore(path)
+	if err != nil || m.Entry.Evidence == nil {
+		return c, err
+	}
+	ev, err := readEvidence(dir, *m.Entry.Evidence)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.AttachEvidence(ev); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// openCore reads the manifest and the core shard of the report at path.
+func openCore(path string) (string, Manifest, *catalog.Core, error) {
+	var m Manifest
 	dir := path
 	if st, err := os.Stat(path); err != nil {
-		return nil, err
+		return "", m, nil, err
 	} else if !st.IsDir() {
 		dir = filepath.Dir(path)
 	}
 	mb, err := readBounded(filepath.Join(dir, ManifestFile), maxManifestBytes)
 	if err != nil {
-		return nil, fmt.Errorf("%s is not a dsight report: %w", dir, err)
+		return "", m, nil, fmt.Errorf("%s is not a dsight report: %w", dir, err)
 	}
-	var m Manifest
 	if err := json.Unmarshal(mb, &m); err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, ManifestFile), err)
+		return "", m, nil, fmt.Errorf("%s: %w", filepath.Join(dir, ManifestFile), err)
 	}
 	if m.Generator != Generator {
-		return nil, fmt.Errorf("%s is not a dsight report", dir)
+		return "", m, nil, fmt.Errorf("%s is not a dsight report", dir)
 	}
 	if m.FormatVersion > FormatVersion {
-		return nil, fmt.Errorf("report format version %d is newer than this dsight reads (%d)", m.FormatVersion, FormatVersion)
+		return "", m, nil, fmt.Errorf("report format version %d is newer than this dsight reads (%d)", m.FormatVersion, FormatVersion)
 	}
 	if m.FormatVersion < FormatVersion {
-		return nil, fmt.Errorf("report format version %d is older than this dsight reads (%d): rebuild the report with this dsight", m.FormatVersion, FormatVersion)
+		return "", m, nil, fmt.Errorf("report format version %d is older than this dsight reads (%d): rebuild the report with this dsight", m.FormatVersion, FormatVersion)
 	}
 	raw, err := readShard(dir, m.Entry.Core)
 	if err != nil {
-		return nil, fmt.Errorf("core shard: %w", err)
+		return "", m, nil, fmt.Errorf("core shard: %w", err)
 	}
 	s, err := shard.Decode(raw)
 	if err != nil {
-		return nil, fmt.Errorf("core shard: %w", err)
+		return "", m, nil, fmt.Errorf("core shard: %w", err)
 	}
 	c, err := catalog.Open(s)
-	if err != nil || m.Entry.Evidence == nil {
-		return c, err
-	}
-	raw, err = readShard(dir, *m.Entry.Evidence)
+	return dir, m, c, err
+}
+
+// readEvidence reads and decodes the evidence shard sh.
+func readEvidence(dir string, sh model.Shard) (*shard.Shard, error) {
+	raw, err := readShard(dir, sh)
 	if err != nil {
 		return nil, fmt.Errorf("evidence shard: %w", err)
 	}
@@ -57,10 +75,7 @@ func Open(path string) (*catalog.Core, error) {
 	if err != nil {
 		return nil, fmt.Errorf("evidence shard: %w", err)
 	}
-	if err := c.AttachEvidence(ev); err != nil {
-		return nil, err
-	}
-	return c, nil
+	return ev, nil
 }
 
 // readShard reassembles a shard's payload from its parts, checking each

@@ -27,7 +27,8 @@ type inserter struct {
 	cols  int
 	full  driver.Stmt // batchRows rows
 	buf   []driver.NamedValue
-	n     int // values queued
+	n     int   // values queued
+	rows  int64 // rows added
 }
 
 func (w *writer) inserter(table string, cols int) (*inserter, error) {
@@ -68,6 +69,7 @@ func (in *inserter) add(values ...any) error {
 	if len(values) != in.cols {
 		return fmt.Errorf("sqlstore: %s takes %d values, got %d", in.table, in.cols, len(values))
 	}
+	in.rows++
 	for _, v := range values {
 		dv, err := value(v)
 		if err != nil {

@@ -28,7 +28,7 @@ const iterationFixedColumns = 14 + 3
 
 func (w *writer) iterations(d *model.Dataset) error {
 	cols := iterationFixedColumns + int(model.NumBatchInts) + int(model.NumBatchFloats)
-	return w.table("iterations", cols, func(add func(...any) error) error {
+	return w.table("iterations", cols, func(ins *inserter) error {
 		row := make([]any, 0, cols)
 		for i := range d.BatchObservations {
 			o := &d.BatchObservations[i]
@@ -43,7 +43,7 @@ func (w *writer) iterations(d *model.Dataset) error {
 			}
 			src, path := w.source(o.Evidence.Path)
 			row = append(row, src, path, o.Evidence.Line)
-			if err := add(row...); err != nil {
+			if err := ins.add(row...); err != nil {
 				return err
 			}
 		}

@@ -11,14 +11,14 @@ import (
 )
 
 func (w *writer) profiles(d *model.Dataset) error {
-	if err := w.table("profiles", 17, func(add func(...any) error) error {
+	if err := w.table("profiles", 17, func(ins *inserter) error {
 		for i := range d.Profiles {
 			p := &d.Profiles[i]
 			cpu := 0
 			if p.CPU != nil {
 				cpu = len(p.CPU.Samples)
 			}
-			if err := add(p.ID, p.Source, p.File, boolInt(p.Mapped), p.Worker, opt(p.Role), opt(p.Index), opt(p.Engine), opt(p.Rank),
+			if err := ins.add(p.ID, p.Source, p.File, boolInt(p.Mapped), p.Worker, opt(p.Role), opt(p.Index), opt(p.Engine), opt(p.Rank),
 				opt(p.GPUs), opt(p.Host), strconv.FormatInt(p.EpochNS, 10), len(p.Ranges), p.Counts.Selected, p.Limit,
 				boolInt(p.Truncated), cpu); err != nil {
 				return err
@@ -28,10 +28,10 @@ func (w *writer) profiles(d *model.Dataset) error {
 	}); err != nil {
 		return err
 	}
-	if err := w.table("nvtx_names", 3, func(add func(...any) error) error {
+	if err := w.table("nvtx_names", 3, func(ins *inserter) error {
 		for i := range d.Profiles {
 			for k, name := range d.Profiles[i].Names {
-				if err := add(d.Profiles[i].ID, k, name); err != nil {
+				if err := ins.add(d.Profiles[i].ID, k, name); err != nil {
 					return err
 				}
 			}
@@ -64,7 +64,7 @@ func (w *writer) profiles(d *model.Dataset) error {
 		}
 	}
 	var durations [][3]any
-	if err := w.table("nvtx_ranges", 7, func(add func(...any) error) error {
+	if err := w.table("nvtx_ranges", 7, func(ins *inserter) error {
 		type row struct {
 			bucket     int
 			start, end float64
@@ -89,7 +89,7 @@ func (w *writer) profiles(d *model.Dataset) error {
 			})
 			for _, x := range rows {
 				r := &p.Ranges[x.k]
-				if err := add(p.ID, x.bucket, x.start, x.end, r.Name, threadOf(i, r.GlobalTID), r.RowID); err != nil {
+				if err := ins.add(p.ID, x.bucket, x.start, x.end, r.Name, threadOf(i, r.GlobalTID), r.RowID); err != nil {
 					return err
 				}
 			}
@@ -101,9 +101,9 @@ func (w *writer) profiles(d *model.Dataset) error {
 	}); err != nil {
 		return err
 	}
-	if err := w.table("nvtx_durations", 3, func(add func(...any) error) error {
+	if err := w.table("nvtx_durations", 3, func(ins *inserter) error {
 		for _, r := range durations {
-			if err := add(r[0], r[1], r[2]); err != nil {
+			if err := ins.add(r[0], r[1], r[2]); err != nil {
 				return err
 			}
 		}
@@ -111,14 +111,14 @@ func (w *writer) profiles(d *model.Dataset) error {
 	}); err != nil {
 		return err
 	}
-	if err := w.table("cpu_samples", 6, func(add func(...any) error) error {
+	if err := w.table("cpu_samples", 6, func(ins *inserter) error {
 		for i := range d.Profiles {
 			p := &d.Profiles[i]
 			if p.CPU == nil {
 				continue
 			}
 			for k, s := range p.CPU.Samples {
-				if err := add(p.ID, w.seconds(p.UTCNS(s.TimeNS)), k, threadOf(i, s.GlobalTID), s.Stack, s.ID); err != nil {
+				if err := ins.add(p.ID, w.seconds(p.UTCNS(s.TimeNS)), k, threadOf(i, s.GlobalTID), s.Stack, s.ID); err != nil {
 					return err
 				}
 			}
@@ -127,9 +127,9 @@ func (w *writer) profiles(d *model.Dataset) error {
 	}); err != nil {
 		return err
 	}
-	if err := w.table("nvtx_threads", 6, func(add func(...any) error) error {
+	if err := w.table("nvtx_threads", 6, func(ins *inserter) error {
 		for _, r := range threadRows {
-			if err := add(r[:]...); err != nil {
+			if err := ins.add(r[:]...); err != nil {
 				return err
 			}
 		}
@@ -137,7 +137,7 @@ func (w *writer) profiles(d *model.Dataset) error {
 	}); err != nil {
 		return err
 	}
-	return w.table("cpu_frames", 4, func(add func(...any) error) error {
+	return w.table("cpu_frames", 4, func(ins *inserter) error {
 		for i := range d.Profiles {
 			p := &d.Profiles[i]
 			if p.CPU == nil {
@@ -148,7 +148,7 @@ func (w *writer) profiles(d *model.Dataset) error {
 					if sym < 0 || int(sym) >= len(p.CPU.Symbols) {
 						return fmt.Errorf("profile %s: stack %d names symbol %d of %d", p.File, s, sym, len(p.CPU.Symbols))
 					}
-					if err := add(p.ID, s, depth, p.CPU.Symbols[sym]); err != nil {
+					if err := ins.add(p.ID, s, depth, p.CPU.Symbols[sym]); err != nil {
 						return err
 					}
 				}

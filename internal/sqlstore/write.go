@@ -175,17 +175,18 @@ func (w *writer) rowsWritten(n int64) error {
 }
 
 // table streams rows into name through fill and records the row count.
-func (w *writer) table(name string, cols int, fill func(add func(...any) error) error) error {
+func (w *writer) table(name string, cols int, fill func(in *inserter) error) error {
 	in, err := w.inserter(name, cols)
 	if err != nil {
 		return err
 	}
-	var n int64
-	err = fill(func(v ...any) error { n++; return in.add(v...) })
+	// fill calls in.add directly: through a function value, every row's
+	// variadic slice escaped to the heap (one allocation per row).
+	err = fill(in)
 	if cerr := in.close(); err == nil {
 		err = cerr
 	}
-	w.rows[name] += n
+	w.rows[name] += in.rows
 	return err
 }
 
@@ -235,14 +236,14 @@ func boolInt(b bool) int {
 
 func (w *writer) meta(d *model.Dataset) error {
 	m := d.Meta
-	if err := w.table("meta", 2, func(add func(...any) error) error {
+	if err := w.table("meta", 2, func(ins *inserter) error {
 		for _, kv := range [][2]any{
 			{"schema", model.Schema}, {"store_version", strconv.Itoa(Version)}, {"job", m.Job},
 			{"origin_ns", strconv.FormatInt(m.OriginNS, 10)}, {"duration_s", strconv.FormatFloat(relSeconds(m.DurationNS), 'f', -1, 64)},
 			{"phase", m.Phase}, {"time_basis", m.TimeBasis}, {"client_kind", nonEmpty(m.ClientKind)},
 			{"otel_enabled", strconv.FormatBool(m.OTelEnabled)}, {"iteration_timezone", nonEmpty(m.IterationTimezone)},
 		} {
-			if err := add(kv[0], kv[1]); err != nil {
+			if err := ins.add(kv[0], kv[1]); err != nil {
 				return err
 			}
 		}
@@ -250,9 +251,9 @@ func (w *writer) meta(d *model.Dataset) error {
 	}); err != nil {
 		return err
 	}
-	if err := w.table("audit", 2, func(add func(...any) error) error {
+	if err := w.table("audit", 2, func(ins *inserter) error {
 		for _, k := range sortedKeys(d.Audit) {
-			if err := add(k, d.Audit[k]); err != nil {
+			if err := ins.add(k, d.Audit[k]); err != nil {
 				return err
 			}
 		}
@@ -260,16 +261,16 @@ func (w *writer) meta(d *model.Dataset) error {
 	}); err != nil {
 		return err
 	}
-	if err := w.table("warnings", 3, func(add func(...any) error) error {
+	if err := w.table("warnings", 3, func(ins *inserter) error {
 		n := 0
 		for _, s := range m.Warnings {
-			if err := add(n, "warning", s); err != nil {
+			if err := ins.add(n, "warning", s); err != nil {
 				return err
 			}
 			n++
 		}
 		for _, s := range m.Limitations {
-			if err := add(n, "limitation", s); err != nil {
+			if err := ins.add(n, "limitation", s); err != nil {
 				return err
 			}
 			n++
@@ -278,9 +279,9 @@ func (w *writer) meta(d *model.Dataset) error {
 	}); err != nil {
 		return err
 	}
-	return w.table("unread", 1, func(add func(...any) error) error {
+	return w.table("unread", 1, func(ins *inserter) error {
 		for _, p := range d.Unread {
-			if err := add(p); err != nil {
+			if err := ins.add(p); err != nil {
 				return err
 			}
 		}
@@ -289,9 +290,9 @@ func (w *writer) meta(d *model.Dataset) error {
 }
 
 func (w *writer) sources(d *model.Dataset) error {
-	return w.table("sources", 5, func(add func(...any) error) error {
+	return w.table("sources", 5, func(ins *inserter) error {
 		for _, s := range d.Sources {
-			if err := add(s.ID, s.Path, s.Kind, s.Bytes, s.SHA256); err != nil {
+			if err := ins.add(s.ID, s.Path, s.Kind, s.Bytes, s.SHA256); err != nil {
 				return err
 			}
 		}
@@ -300,7 +301,7 @@ func (w *writer) sources(d *model.Dataset) error {
 }
 
 func (w *writer) requests(d *model.Dataset) error {
-	return w.table("requests", 26, func(add func(...any) error) error {
+	return w.table("requests", 26, func(ins *inserter) error {
 		for i := range d.Requests {
 			r := &d.Requests[i]
 			var serverIDs, spans any
@@ -311,7 +312,7 @@ func (w *writer) requests(d *model.Dataset) error {
 				}
 				spans, lifecycleOK = s.SpanCount, s.LifecycleAvailable
 			}
-			if err := add(i, r.ID, r.Session, r.Agent, opt(r.Parent), opt(r.Conversation), opt(r.SourceTrace), opt(r.Turn), r.Depth,
+			if err := ins.add(i, r.ID, r.Session, r.Agent, opt(r.Parent), opt(r.Conversation), opt(r.SourceTrace), opt(r.Turn), r.Depth,
 				relSeconds(r.StartNS), relSeconds(r.EndNS), optRel(r.FirstNS), opt(r.TTFTms),
 				opt(r.InputTokens), opt(r.OutputTokens), opt(r.CachedTokens),
 				r.Status, opt(r.Error), opt(r.Phase), opt(r.Worker), nonEmpty(r.TimingQuality),
@@ -324,9 +325,9 @@ func (w *writer) requests(d *model.Dataset) error {
 }
 
 func (w *writer) sessions(d *model.Dataset) error {
-	return w.table("sessions", 6, func(add func(...any) error) error {
+	return w.table("sessions", 6, func(ins *inserter) error {
 		for i, s := range model.GroupSessions(d.Requests) {
-			if err := add(i, s.ID, relSeconds(s.StartNS), relSeconds(s.EndNS), len(s.Requests), len(s.Agents)); err != nil {
+			if err := ins.add(i, s.ID, relSeconds(s.StartNS), relSeconds(s.EndNS), len(s.Requests), len(s.Agents)); err != nil {
 				return err
 			}
 		}
@@ -347,11 +348,11 @@ func (w *writer) evidence(d *model.Dataset) error {
 			owner[s.Evidence] = i
 		}
 	}
-	if err := w.table("request_workers", 2, func(add func(...any) error) error {
+	if err := w.table("request_workers", 2, func(ins *inserter) error {
 		for i := range d.Requests {
 			if s := d.Requests[i].Server; s != nil {
 				for _, wk := range uniq(s.Workers) {
-					if err := add(wk, i); err != nil {
+					if err := ins.add(wk, i); err != nil {
 						return err
 					}
 				}
@@ -361,11 +362,11 @@ func (w *writer) evidence(d *model.Dataset) error {
 	}); err != nil {
 		return err
 	}
-	if err := w.table("worker_bindings", 12, func(add func(...any) error) error {
+	if err := w.table("worker_bindings", 12, func(ins *inserter) error {
 		for k := range d.Evidence {
 			for n, b := range d.Evidence[k].Bindings {
 				src, path := w.source(b.Ref.Path)
-				if err := add(owner[k], n, b.Worker, nonEmpty(b.Host), nonEmpty(b.Role), nonEmpty(b.ServerID), opt(b.Process),
+				if err := ins.add(owner[k], n, b.Worker, nonEmpty(b.Host), nonEmpty(b.Role), nonEmpty(b.ServerID), opt(b.Process),
 					nonEmpty(b.Basis), boolInt(b.Ambiguous), src, path, b.Ref.Line); err != nil {
 					return err
 				}
@@ -375,7 +376,7 @@ func (w *writer) evidence(d *model.Dataset) error {
 	}); err != nil {
 		return err
 	}
-	return w.table("lifecycle_stages", 17, func(add func(...any) error) error {
+	return w.table("lifecycle_stages", 17, func(ins *inserter) error {
 		for k := range d.Evidence {
 			if owner[k] < 0 || !lifecycle.Available(&d.Evidence[k]) {
 				continue
@@ -383,7 +384,7 @@ func (w *writer) evidence(d *model.Dataset) error {
 			l := lifecycle.Derive(&d.Evidence[k])
 			for n, s := range l.Stages {
 				src, path := w.source(s.Evidence.Path)
-				if err := add(owner[k], n, s.ID, s.Name, s.Kind, s.Row, s.Label, w.seconds(s.StartNS), w.seconds(s.EndNS),
+				if err := ins.add(owner[k], n, s.ID, s.Name, s.Kind, s.Row, s.Label, w.seconds(s.StartNS), w.seconds(s.EndNS),
 					s.Role, opt(s.Host), s.ToBoundary.Label, opt(s.SourceSpanID),
 					src, path, evidenceLine(s.Evidence), opt(s.Evidence.Ordinal)); err != nil {
 					return err
@@ -423,12 +424,12 @@ func (w *writer) serverSpans(d *model.Dataset) error {
 		}
 	}
 	n := 0
-	return w.table("server_spans", 22, func(add func(...any) error) error {
+	return w.table("server_spans", 22, func(ins *inserter) error {
 		one := func(req any, s *model.JoinedSpan) error {
 			sp := s.Span
 			service, _ := sp.Resource.ServiceName()
 			src, path := w.source(sp.Ref.Path)
-			err := add(n, req, sp.TraceID, sp.SpanID, nonEmpty(sp.ParentSpanID), sp.Name, sp.Kind.String(), sp.Role(),
+			err := ins.add(n, req, sp.TraceID, sp.SpanID, nonEmpty(sp.ParentSpanID), sp.Name, sp.Kind.String(), sp.Role(),
 				w.seconds(sp.StartNS), w.seconds(sp.EndNS), int64(sp.Status.Code), nonEmpty(sp.Status.Message),
 				nonEmpty(service), attr(sp, "dynamo.request.id"), attr(sp, "dynamo.process.epoch"),
 				nonEmpty(s.Join), nonEmpty(s.Worker), nonEmpty(s.WorkerBasis), src, path, sp.Ref.Line, sp.Ref.Ordinal)
@@ -463,7 +464,7 @@ func attr(sp *model.Span, key string) any {
 }
 
 func (w *writer) metrics(d *model.Dataset) error {
-	if err := w.table("metric_series", 23, func(add func(...any) error) error {
+	if err := w.table("metric_series", 23, func(ins *inserter) error {
 		for _, m := range d.Metrics {
 			var labels any
 			if len(m.Labels) > 0 {
@@ -474,7 +475,7 @@ func (w *writer) metrics(d *model.Dataset) error {
 				b, _ := json.Marshal(obj) // map keys marshal sorted
 				labels = string(b)
 			}
-			if err := add(m.ID, m.Name, nonEmpty(m.Label), nonEmpty(m.Unit), nonEmpty(m.ValueKind), nonEmpty(m.Component), nonEmpty(m.Group),
+			if err := ins.add(m.ID, m.Name, nonEmpty(m.Label), nonEmpty(m.Unit), nonEmpty(m.ValueKind), nonEmpty(m.Component), nonEmpty(m.Group),
 				nonEmpty(m.Description), nonEmpty(m.RawName), nonEmpty(m.Endpoint), opt(m.Host), opt(m.GPU), opt(m.Worker), opt(m.Rank),
 				opt(m.RankKind), opt(m.WorkerProcess), labels, nonEmpty(m.SourceKind), nonEmpty(m.Generator), nonEmpty(m.Temporal),
 				opt(m.TimeResolutionS), m.Samples, m.Rows); err != nil {
@@ -485,9 +486,9 @@ func (w *writer) metrics(d *model.Dataset) error {
 	}); err != nil {
 		return err
 	}
-	return w.table("metric_points", 4, func(add func(...any) error) error {
+	return w.table("metric_points", 4, func(ins *inserter) error {
 		for i := range d.Metrics {
-			if err := metricRows(&d.Metrics[i], add); err != nil {
+			if err := metricRows(&d.Metrics[i], ins); err != nil {
 				return fmt.Errorf("metric series %d (%s): %w", d.Metrics[i].ID, d.Metrics[i].Name, err)
 			}
 		}
@@ -499,7 +500,7 @@ func (w *writer) metrics(d *model.Dataset) error {
 // internal/pyramid one exact chunk's time span at a time: a query over
 // (previous chunk's last time, this chunk's last time] returns each row
 // once, also when rows share a timestamp across a chunk boundary.
-func metricRows(m *model.MetricSeries, add func(...any) error) error {
+func metricRows(m *model.MetricSeries, ins *inserter) error {
 	if m.Summary == nil {
 		return errors.New("no summary (the store is written from the build's dataset)")
 	}
@@ -542,7 +543,7 @@ func metricRows(m *model.MetricSeries, add func(...any) error) error {
 			if v.Valid[k] {
 				value = v.Values[k]
 			}
-			if err := add(m.ID, relSeconds(t), seq, value); err != nil {
+			if err := ins.add(m.ID, relSeconds(t), seq, value); err != nil {
 				return err
 			}
 		}

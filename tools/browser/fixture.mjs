@@ -31,7 +31,9 @@ export function buildReport({ seed = 7, requests, hostile = true, dir, sources, 
 
 export function cli(report, kind, flags = {}) {
   const args = ["query", report, kind];
-  for (const [k, v] of Object.entries(flags)) args.push(`--${k}`, String(v));
+  // A boolean is a bare flag's value (--internal=true): given apart, it
+  // would read as a positional argument.
+  for (const [k, v] of Object.entries(flags)) typeof v === "boolean" ? args.push(`--${k}=${v}`) : args.push(`--${k}`, String(v));
   return JSON.parse(execFileSync(BIN, args, { encoding: "utf8", maxBuffer: 256 << 20 }));
 }
 

@@ -72,7 +72,7 @@ for (const mode of ["file", "http"]) {
       }
       const evicted = st.evictedShards;
       assert.ok(evicted > 0, `browsing evicted nothing: ${JSON.stringify(st)}`);
-      const fromCLI = execFileSync(BIN, ["query", fx.report, "page_metrics", "--name", families[0].name, "--from", "0", "--to", String(d), "--points=true"], { encoding: "utf8", maxBuffer: 256 << 20 });
+      const fromCLI = execFileSync(BIN, ["query", fx.report, "page_metrics", "--internal", "--name", families[0].name, "--from", "0", "--to", String(d), "--points=true"], { encoding: "utf8", maxBuffer: 256 << 20 });
       assert.deepEqual(first.get(families[0].name), JSON.parse(fromCLI));
 
       // Asked again in the same order, every family was evicted meanwhile:

@@ -31,9 +31,10 @@ after(async () => {
 });
 
 // metricsCLI asks the CLI's metrics kind (or the page's variant of it,
-// page_metrics); --points is a bare boolean flag.
+// page_metrics, asked with --internal as the CLI refuses internal kinds
+// otherwise); --points is a bare boolean flag.
 function metricsCLI(report, flags, kind = "metrics") {
-  const args = ["query", report, kind];
+  const args = ["query", report, kind, ...(kind === "metrics" ? [] : ["--internal"])];
   for (const [k, v] of Object.entries(flags)) args.push(k === "points" ? `--points=${v}` : `--${k}`, ...(k === "points" ? [] : [String(v)]));
   return JSON.parse(execFileSync(BIN, args, { encoding: "utf8", maxBuffer: 256 << 20 }));
 }
@@ -60,7 +61,7 @@ for (const mode of ["file", "http"]) {
       // The page lists every matching series as an array with labels as an
       // object (the reference's shape); the CLI pages the same records.
       const listed = await page.evaluate((name) => traceExplorer.listMetricSeries({ name }), name);
-      assert.deepEqual(listed, cli(fx.report, "page_metric_series", { name }));
+      assert.deepEqual(listed, cli(fx.report, "page_metric_series", { name, internal: true }));
       const paged = cli(fx.report, "metric_series", { name, limit: 1000 });
       assert.ok(Array.isArray(listed) && listed.length === paged.total, `${listed.length} of ${paged.total} series`);
       assert.deepEqual(listed.map((s) => s.id), paged.items.map((s) => s.id));
@@ -138,7 +139,7 @@ for (const mode of ["file", "http"]) {
       }));
       assert.equal(early.engineUp, false, "drawn before the engine was up");
       assert.equal(early.pixels, 1);
-      assert.equal(early.name, cli(fx.report, "default_metric"));
+      assert.equal(early.name, cli(fx.report, "default_metric", { internal: true }));
       assert.equal(now.metric, early.name);
       assert.equal(early.same, true, "the card drawn early is the card the page keeps");
       assert.equal(now.sections, 1);

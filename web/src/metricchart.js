@@ -11,6 +11,10 @@
 
 import { h, clear, setText } from "./dom.js";
 import { linePath, countLabels, yRange, pointAt } from "./metricdraw.js";
+import { insets } from "./timeaxis.js";
+
+// The y axis's unit label takes this much of the gutter, its ticks the rest.
+const Y_LABEL = 24;
 
 export const PALETTE = ["#2f6fdb", "#e0a030", "#1f9e8f", "#c2417b", "#7a5cc7", "#5b8c2a", "#d9622b", "#2a9bd0", "#9c6b3c", "#4b5563", "#b8a200", "#e0567a"];
 
@@ -332,6 +336,10 @@ function build(host, opts) {
   }
 
   setCurrent(opts);
+  // The plot covers exactly the tracks' lanes (timeaxis.js): the y axis
+  // fills the gutter and the right padding matches the lanes' margin, so
+  // a time is at the same x here as on every track.
+  let ins = insets(chartBox);
   u = new window.uPlot(
     {
       width,
@@ -339,7 +347,8 @@ function build(host, opts) {
       legend: { show: false },
       cursor: { sync: { key: opts.syncKey || "dsight-metrics" }, drag: { x: true, y: false, setScale: false }, points: { show: false } },
       scales: { x: { time: false, range: () => [cur.from, cur.to] }, y: { range: () => cur.yRange } },
-      axes: [{ label: "", size: 30 }, { size: 56, label: unit || "" }],
+      padding: [null, () => ins.right, null, 0],
+      axes: [{ label: "", size: 30 }, { size: () => Math.max(ins.left - Y_LABEL, 0), labelSize: Y_LABEL, label: unit || "" }],
       series: series.map((s, i) => (i === 0 ? s : { ...s, show: shownOf(lines[i - 1].item) })),
       hooks: {
         setCursor: [showHover],
@@ -372,7 +381,10 @@ function build(host, opts) {
 
   const onResize = () => {
     const w = Math.floor(chartBox.getBoundingClientRect().width);
-    if (w > 0 && Math.abs(w - u.width) > 2) u.setSize({ width: w, height: 180 });
+    const now = insets(chartBox);
+    const moved = now.left !== ins.left || now.right !== ins.right;
+    ins = now;
+    if (w > 0 && (moved || Math.abs(w - u.width) > 2)) u.setSize({ width: w, height: 180 });
   };
   window.addEventListener("resize", onResize);
   const chart = {

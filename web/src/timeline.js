@@ -4,6 +4,7 @@
 import { h, clear, setText, fmtMs, fmtSeconds, fmtInt } from "./dom.js";
 import { agentKey } from "./state.js";
 import { requestLabel } from "./slowrows.js";
+import { lanePct } from "./timeaxis.js";
 
 // The rows drawn last time, by key. A key names everything a row shows
 // except where its bars sit, so a zoom or pan moves the bars of the rows
@@ -16,8 +17,7 @@ let drawnRows = new Map();
 export function renderTimeline(view, page) {
   const { state } = view;
   const host = document.getElementById("clientTracks");
-  const span = state.to - state.from;
-  const x = (t) => ((Math.min(Math.max(t, state.from), state.to) - state.from) / span) * 100;
+  const x = (t) => lanePct(state, t);
   const wanted = []; // {key, build, move, shape, relabel} or {el} for rows always built
   const place = (key, build, move, shape = null, relabel = null) => wanted.push({ key, build, move, shape, relabel });
   const sink = { appendChild: (el) => wanted.push({ el }) };

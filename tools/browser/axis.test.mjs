@@ -1,0 +1,145 @@
+// One time axis, in the real page from file:// and from a loopback HTTP
+// server: at three ranges a time is at the same x (±1 px) on a request
+// lane, a request bar's edge, a metric chart's plot and an Nsight lane, and
+// on the overview at the full run (the overview always spans the whole
+// run: page-compat.md's brush geometry); the hover cursor is one line
+// crossing every track; the overview brush maps fractions of #overview's
+// box to run times.
+
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { launch, open, serve, fileURL } from "./harness.mjs";
+import { buildReport, OUT } from "./fixture.mjs";
+
+let fx;
+let browser;
+let server;
+
+before(async () => {
+  fx = buildReport({ seed: 5, requests: 120, hostile: false, sources: "aiperf,frontend,otel,workers,tachometer,nsight", flags: ["--iteration-timezone", "UTC"] });
+  browser = await launch();
+  server = await serve(fx.report);
+  fs.mkdirSync(OUT, { recursive: true });
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+  if (fx) fs.rmSync(fx.work, { recursive: true, force: true });
+});
+
+// xs measures, in the page, where time t is drawn on each kind of track.
+function xs(t) {
+  const st = traceExplorer.getState();
+  const at = (el, from, to) => {
+    if (!el) return null;
+    const r = el.getBoundingClientRect();
+    return r.width ? r.left + ((t - from) / (to - from)) * r.width : null;
+  };
+  const dur = traceExplorer.describe().meta.duration ?? null;
+  // A request bar drawn whole in the range: its left edge is its start.
+  let bar = null;
+  for (const el of document.querySelectorAll("#clientTracks .request-row .req")) {
+    const r = traceExplorer.getRequest(el.dataset.request);
+    if (r.start > st.from && r.end < st.to) {
+      bar = { start: r.start, left: el.getBoundingClientRect().left };
+      break;
+    }
+  }
+  return {
+    lane: at(document.querySelector("#clientTracks .request-row .lane"), st.from, st.to),
+    metric: at(document.querySelector(".ds-metric-chart .u-over"), st.from, st.to),
+    nsight: at(document.querySelector(".nsight-canvas"), st.from, st.to),
+    overview: dur === null ? null : at(document.getElementById("overview"), 0, dur),
+    bar,
+    barLaneX: bar ? at(document.querySelector("#clientTracks .request-row .lane"), st.from, st.to) - ((t - bar.start) / (st.to - st.from)) * document.querySelector("#clientTracks .request-row .lane").getBoundingClientRect().width : null,
+  };
+}
+
+for (const mode of ["file", "http"]) {
+  const url = () => (mode === "file" ? fileURL(fx.report) : server.url);
+
+  test(`${mode}: a time is at the same x on every track at three ranges`, async () => {
+    const { page, problems } = await open(browser.context, url());
+    try {
+      const dur = await page.evaluate(() => traceExplorer.describe().meta.duration);
+      assert.ok(dur > 0, "describe() gives the run's duration");
+      await page.evaluate(async () => {
+        await traceExplorer.whenMetricsReady();
+        await traceExplorer.inspectNsys({ worker: "frontend" });
+        await traceExplorer.whenDetailsReady();
+      });
+      const sel = await page.evaluate(() => traceExplorer.getState().request);
+      const req = await page.evaluate((id) => traceExplorer.getRequest(id), sel);
+      const ranges = [
+        [0, dur],
+        [dur * 0.2, dur * 0.65],
+        [Math.max(req.start - 0.5, 0), Math.min(req.end + 0.5, dur)],
+      ];
+      for (const [k, [from, to]] of ranges.entries()) {
+        await page.evaluate(async ([a, b]) => {
+          traceExplorer.selectRange(a, b);
+          await traceExplorer.whenMetricsReady();
+          await traceExplorer.whenDetailsReady();
+        }, [from, to]);
+        for (const f of [0.1, 0.37, 0.9]) {
+          const t = from + f * (to - from);
+          const x = await page.evaluate(xs, t);
+          const where = `range ${k} [${from}, ${to}] at t=${t}`;
+          assert.ok(x.lane !== null, `a request lane is drawn (${where})`);
+          assert.ok(x.metric !== null, `a metric chart is drawn (${where})`);
+          assert.ok(x.nsight !== null, `an Nsight lane is drawn (${where})`);
+          assert.ok(Math.abs(x.metric - x.lane) <= 1, `metric chart x ${x.metric} vs lane x ${x.lane} (${where})`);
+          assert.ok(Math.abs(x.nsight - x.lane) <= 1, `Nsight lane x ${x.nsight} vs lane x ${x.lane} (${where})`);
+          if (k === 0) assert.ok(Math.abs(x.overview - x.lane) <= 1, `overview x ${x.overview} vs lane x ${x.lane} (${where})`);
+          if (x.bar) assert.ok(Math.abs(x.bar.left - x.barLaneX) <= 1, `request bar edge ${x.bar.left} vs its start's x ${x.barLaneX} (${where})`);
+        }
+      }
+      // The hover cursor is one line over every track below the overview.
+      const probe = await page.evaluate(() => {
+        const over = document.querySelector(".ds-metric-chart .u-over").getBoundingClientRect();
+        return { x: over.left + over.width * 0.5, y: over.top + over.height * 0.5 };
+      });
+      await page.mouse.move(probe.x, probe.y);
+      const line = await page.evaluate(() => {
+        const l = document.getElementById("cursorLine");
+        const r = l.getBoundingClientRect();
+        const lane = document.querySelector("#clientTracks .request-row .lane").getBoundingClientRect();
+        const nsight = document.querySelector(".nsight-canvas").getBoundingClientRect();
+        const plot = document.querySelector(".ds-metric-chart .u-over").getBoundingClientRect();
+        return { hidden: l.hidden, left: r.left, top: r.top, bottom: r.bottom, lane: lane.top, nsight: nsight.bottom, plot: plot.bottom };
+      });
+      assert.equal(line.hidden, false, "the cursor shows over a metric chart");
+      assert.ok(Math.abs(line.left - probe.x) <= 1, `cursor at ${line.left}, pointer at ${probe.x}`);
+      assert.ok(line.top <= line.lane && line.bottom >= line.nsight && line.bottom >= line.plot, "the cursor crosses the lanes, the Nsight tracks and the metric charts");
+      await page.screenshot({ path: path.join(OUT, `axis-${mode}.png`), fullPage: true });
+      assert.deepEqual(problems, []);
+    } finally {
+      await page.close();
+    }
+  });
+
+  test(`${mode}: the overview brush maps fractions of #overview's box to run times`, async () => {
+    const { page, problems } = await open(browser.context, url());
+    try {
+      const dur = await page.evaluate(() => traceExplorer.describe().meta.duration);
+      const box = await page.locator("#overview").boundingBox();
+      const y = box.y + box.height / 2;
+      const [x1, x2] = [box.x + box.width * 0.25, box.x + box.width * 0.6];
+      await page.mouse.move(x1, y);
+      await page.mouse.down();
+      await page.mouse.move((x1 + x2) / 2, y);
+      await page.mouse.move(x2, y);
+      await page.mouse.up();
+      const st = await page.evaluate(() => traceExplorer.getState());
+      const px = dur / box.width; // one pixel of the box, in seconds
+      assert.ok(Math.abs(st.from - dur * 0.25) <= px, `from ${st.from} vs ${dur * 0.25}`);
+      assert.ok(Math.abs(st.to - dur * 0.6) <= px, `to ${st.to} vs ${dur * 0.6}`);
+      assert.deepEqual(problems, []);
+    } finally {
+      await page.close();
+    }
+  });
+}

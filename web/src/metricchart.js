@@ -204,7 +204,8 @@ function build(host, opts) {
         continue;
       }
       const n = s.counts ? s.counts[k] : 1;
-      parts.push(`${caps[line.k]}: ${n > 1 ? `median ${withUnit(s.values[k], unit)} of ${n} events` : withUnit(s.values[k], unit)} @ ${s.times[k].toFixed(3)} s`);
+      const outside = s.times[k] < cur.from || s.times[k] > cur.to ? " (outside the window)" : "";
+      parts.push(`${caps[line.k]}: ${n > 1 ? `median ${withUnit(s.values[k], unit)} of ${n} events` : withUnit(s.values[k], unit)} @ ${s.times[k].toFixed(3)} s${outside}`);
     }
     setText(hover, parts.join(" · "));
   };
@@ -308,9 +309,11 @@ function build(host, opts) {
       if (shown.length > firstN && opts.onShowFirst) controls.appendChild(h("button", { type: "button", class: "ds-metric-show-first", onclick: () => opts.onShowFirst(firstN) }, `Show only the first ${firstN}`));
     }
     const noteLines = noteTexts.filter(Boolean).map((text) => ({ cls: "ds-metric-note muted", text }));
+    const neighboursOnly = drawn.filter((p) => p.samples === 0 && p.times.length && p.temporal !== "setting");
+    if (neighboursOnly.length) noteLines.push({ cls: "ds-metric-note ds-metric-outside muted", text: `No sample inside this window for ${neighboursOnly.length === drawn.length ? "the drawn series" : `${neighboursOnly.length} of the drawn series`}: the recorded samples on either side, outside the window, are drawn ringed.` });
     if (medians) noteLines.push({ cls: "ds-metric-derived muted", text: "Request events sharing a timestamp are drawn as their median (derived, marked ×N with the event count); queries return every event." });
     syncLines(notes, noteLines);
-    const any = drawn.some((p) => p.samples > 0);
+    const any = drawn.some((p) => p.samples > 0 || p.times.length > 0 || p.carried_setting);
     if (!any && !empty.isConnected) chartBox.before(empty);
     if (any && empty.isConnected) empty.remove();
     if (listToggle) listToggle.textContent = listAll ? "List drawn series only" : `List all ${items.length} series`;

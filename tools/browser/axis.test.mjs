@@ -4,7 +4,8 @@
 // on the overview at the full run (the overview always spans the whole
 // run: page-compat.md's brush geometry); the hover cursor is one line
 // crossing every track; the overview brush maps fractions of #overview's
-// box to run times.
+// box to run times; a window shorter than the sampling interval draws the
+// samples on either side, marked as outside the window.
 
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
@@ -137,6 +138,48 @@ for (const mode of ["file", "http"]) {
       const px = dur / box.width; // one pixel of the box, in seconds
       assert.ok(Math.abs(st.from - dur * 0.25) <= px, `from ${st.from} vs ${dur * 0.25}`);
       assert.ok(Math.abs(st.to - dur * 0.6) <= px, `to ${st.to} vs ${dur * 0.6}`);
+      assert.deepEqual(problems, []);
+    } finally {
+      await page.close();
+    }
+  });
+
+  test(`${mode}: a window between two samples draws them, marked outside the window`, async () => {
+    const { page, problems } = await open(browser.context, url());
+    try {
+      await page.evaluate(() => traceExplorer.whenMetricsReady());
+      const name = await page.evaluate(() => traceExplorer.getState().metric);
+      assert.ok(name, "a metric card is open");
+      // Two consecutive samples of the card's first series at least 0.3 s
+      // apart, and a 280 ms window strictly between them.
+      const win = await page.evaluate(async (name) => {
+        const [s] = await traceExplorer.queryMetrics({ name, points: true });
+        for (let k = 0; k + 1 < s.points.length; k++) {
+          const [a, b] = [s.points[k][0], s.points[k + 1][0]];
+          if (b - a > 0.3 && s.points[k][1] !== null && s.points[k + 1][1] !== null) return { id: s.id, from: a + 0.01, to: a + 0.29, before: s.points[k], after: s.points[k + 1] };
+        }
+        return null;
+      }, name);
+      assert.ok(win, "the series has two samples 0.3 s apart");
+      await page.evaluate(async ({ from, to }) => {
+        traceExplorer.selectRange(from, to);
+        await traceExplorer.whenMetricsReady();
+      }, win);
+      const card = page.locator(`.metric-card[data-metric-name="${name}"]`);
+      assert.equal(await card.getByText("No metric sample in this time range").count(), 0, "the chart is not blanked");
+      assert.match(await card.locator(".ds-metric-outside").textContent(), /samples on either side, outside the window/);
+      await card.locator(".u-over").scrollIntoViewIfNeeded();
+      const over = await card.locator(".u-over").boundingBox();
+      await page.mouse.move(over.x + over.width / 2, over.y + over.height / 2);
+      const hover = await card.locator(".ds-metric-hover").textContent();
+      assert.match(hover, /\(outside the window\)/, hover);
+      // The hover names the recorded sample nearer the cursor, at its own time.
+      const mid = (win.from + win.to) / 2;
+      const near = mid - win.before[0] <= win.after[0] - mid ? win.before : win.after;
+      assert.ok(hover.includes(`@ ${near[0].toFixed(3)} s (outside the window)`), `${hover} names the sample at ${near[0]}`);
+      const title = await card.locator(`.ds-metric-legend-row[data-series-id="${win.id}"] .ds-metric-value`).getAttribute("title");
+      assert.match(title, /^Recorded sample at /);
+      await page.screenshot({ path: path.join(OUT, `axis-short-${mode}.png`), fullPage: false });
       assert.deepEqual(problems, []);
     } finally {
       await page.close();

@@ -15,11 +15,13 @@ import { launch, open, serve, fileURL } from "./harness.mjs";
 import { buildReport, OUT } from "./fixture.mjs";
 
 let fx;
+let metricsOnly;
 let browser;
 let server;
 
 before(async () => {
   fx = buildReport({ seed: 5, requests: 120, hostile: false, sources: "aiperf,frontend,otel,workers,tachometer,nsight", flags: ["--iteration-timezone", "UTC"] });
+  metricsOnly = buildReport({ seed: 2, hostile: false, sources: "tachometer" });
   browser = await launch();
   server = await serve(fx.report);
   fs.mkdirSync(OUT, { recursive: true });
@@ -29,6 +31,7 @@ after(async () => {
   await browser?.close();
   await server?.close();
   if (fx) fs.rmSync(fx.work, { recursive: true, force: true });
+  if (metricsOnly) fs.rmSync(metricsOnly.work, { recursive: true, force: true });
 });
 
 // xs measures, in the page, where time t is drawn on each kind of track.
@@ -185,4 +188,52 @@ for (const mode of ["file", "http"]) {
       await page.close();
     }
   });
+
+  test(`${mode}: #clientTracks, the join badge and the Imported line say what the run holds`, async () => {
+    const { page, problems } = await open(browser.context, url());
+    try {
+      assert.equal(await page.locator("#clientTracks").count(), 1, "a run with client requests has #clientTracks");
+      const want = await page.evaluate(() => {
+        const a = traceExplorer.describe().audit;
+        const n = traceExplorer.queryRequests({ limit: 1 }).total;
+        const joined = a.clients_with_server_identity;
+        const life = a.clients_with_lifecycle;
+        return { n, life, badge: `${life} / ${n} client → server lifecycle${joined !== life ? ` (${joined} joined)` : ""}` };
+      });
+      assert.ok(want.life > 0 && want.life <= want.n, `${want.life} of ${want.n} requests have a lifecycle`);
+      assert.equal(await page.locator("#joinBadge").isVisible(), true);
+      assert.equal((await page.locator("#joinBadge").textContent()).trim(), want.badge);
+      const coverage = await page.locator("#coverageNotice").textContent();
+      assert.ok(coverage.startsWith(`Imported: ${want.n.toLocaleString("en-US")} clients · `), coverage);
+      assert.match(coverage, new RegExp(`${want.life.toLocaleString("en-US")} requests with a lifecycle`));
+      assert.deepEqual(problems, []);
+    } finally {
+      await page.close();
+    }
+  });
 }
+
+test("file: a metrics-only run has no #clientTracks, no join badge, and says what it imported", async () => {
+  const { page, problems } = await open(browser.context, fileURL(metricsOnly.report));
+  try {
+    await page.evaluate(() => traceExplorer.whenMetricsReady());
+    assert.equal(await page.locator("#clientTracks").count(), 0, "no client request, no #clientTracks");
+    assert.equal(await page.locator(".track").count(), 0);
+    assert.equal(await page.locator("#joinBadge").isVisible(), false);
+    const series = await page.evaluate(() => traceExplorer.listMetricSeries().length);
+    assert.ok(series > 0);
+    assert.equal((await page.locator("#coverageNotice").textContent()).trim(), `Imported: ${series.toLocaleString("en-US")} metric series`);
+    // The metric chart still keeps to the shared lanes' box.
+    const x = await page.evaluate(() => {
+      const tracks = document.getElementById("tracks");
+      const r = tracks.getBoundingClientRect();
+      const over = document.querySelector(".ds-metric-chart .u-over").getBoundingClientRect();
+      const css = getComputedStyle(document.documentElement);
+      return { lanes: r.left + tracks.clientLeft + parseFloat(css.getPropertyValue("--label-w")), plot: over.left };
+    });
+    assert.ok(Math.abs(x.lanes - x.plot) <= 1, `plot at ${x.plot}, lanes at ${x.lanes}`);
+    assert.deepEqual(problems, []);
+  } finally {
+    await page.close();
+  }
+});

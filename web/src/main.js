@@ -163,6 +163,7 @@ function wireCursor(view) {
 // not make (selectRange, setState) cancels it.
 function wireLaneDrag(view, guard) {
   const host = $("clientTracks");
+  if (!host) return; // a run without client requests has no client lanes
   let drag = null;
   const laneRect = () => host.querySelector(".lane")?.getBoundingClientRect();
   const timeAt = (x, r, from = view.state.from, to = view.state.to) => from + Math.min(Math.max((x - r.left) / r.width, 0), 1) * (to - from);

@@ -189,6 +189,35 @@ for (const mode of ["file", "http"]) {
     }
   });
 
+  test(`${mode}: lifecycle rows show each stage's and activity's full label and duration`, async () => {
+    const { page, problems } = await open(browser.context, url());
+    try {
+      const seen = await page.evaluate(() => {
+        const id = traceExplorer.getState().request;
+        const lc = traceExplorer.getLifecycle(id);
+        traceExplorer.selectRequest(id, { expand: true, fit: true });
+        const ms = (x) => `${((x.end - x.start) * 1000).toFixed(3)} ms`;
+        const rows = (sel, cls) => [...document.querySelectorAll(sel)].map((r) => {
+          const l = r.querySelector(cls);
+          return { text: l.textContent, clipped: l.scrollWidth > l.clientWidth + 1 || l.scrollHeight > r.clientHeight + 1 };
+        });
+        return {
+          stages: lc.stages.map((st) => `${st.label} · ${ms(st)}`),
+          activities: lc.activities.map((a) => `${a.label} · ${ms(a)}`),
+          stageRows: rows(`.lifecycle-chain[data-owner-request="${id}"]`, ".stage-row-label"),
+          activityRows: rows(`[data-activity-row][data-owner-request="${id}"]`, ".activity-row-label"),
+        };
+      });
+      assert.ok(seen.activities.length > 0, "the request has activities");
+      assert.deepEqual(seen.stageRows.map((r) => r.text), seen.stages);
+      assert.deepEqual(seen.activityRows.map((r) => r.text.replace(/^(· )+/, "")), seen.activities);
+      for (const r of [...seen.stageRows, ...seen.activityRows]) assert.equal(r.clipped, false, `${r.text} is shown whole`);
+      assert.deepEqual(problems, []);
+    } finally {
+      await page.close();
+    }
+  });
+
   test(`${mode}: #clientTracks, the join badge and the Imported line say what the run holds`, async () => {
     const { page, problems } = await open(browser.context, url());
     try {

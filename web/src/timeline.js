@@ -214,7 +214,8 @@ function renderBreakdown(view, host, owner, lc, x) {
         view.selectSpan(act.id);
       },
     });
-    host.appendChild(row("activity-row", [h("span", { class: "indent3" }), h("span", { class: "name", title: `${act.name} (${act.role})` }, `${"· ".repeat(act.depth)}${act.label}`)], [span], { activityRow: act.id, ownerRequest: owner }));
+    const label = `${"· ".repeat(act.depth)}${act.label} · ${fmtStageMs(act)}`;
+    host.appendChild(row("activity-row", [h("span", { class: "indent3" }), h("span", { class: "name activity-row-label", title: `${act.name} (${act.role}) · ${fmtStageMs(act)}` }, label)], [span], { activityRow: act.id, ownerRequest: owner }));
   }
   if (lc.issues.length) host.appendChild(h("div", { class: "row breakdown-issues" }, h("div", { class: "row-label" }), h("div", { class: "lane note warn" }, lc.issues.join(" · "))));
 }

@@ -156,7 +156,14 @@ func (e *Engine) plotSeries(id int, w window, pixels int, columns *[]float64) (P
 	} else {
 		// Bucket envelopes keep each bucket's recorded min and max, also
 		// for events: a median would hide the extremes.
-		n := len(v.Times)
+		var nb neighbours
+		if s.Temporal == pyramid.Sample && v.Exact {
+			var err error
+			if nb, err = neighboursOf(p, w); err != nil {
+				return s, err
+			}
+		}
+		n := len(v.Times) + nb.count()
 		if columns == nil {
 			s.Times, s.Values = make([]float64, n), make([]float64, n)
 		} else {
@@ -164,8 +171,16 @@ func (e *Engine) plotSeries(id int, w window, pixels int, columns *[]float64) (P
 			*columns = slices.Grow(*columns, 2*n)[:at+2*n]
 			s.Times, s.Values = (*columns)[at:at+n:at+n], (*columns)[at+n:at+2*n:at+2*n]
 		}
+		k0 := 0
+		if nb.hasBefore {
+			s.Times[0], s.Values[0] = nb.before[0], nb.before[1]
+			k0 = 1
+		}
 		for k, t := range v.Times {
-			s.Times[k], s.Values[k] = seconds(t), plotValue(v.Values[k], v.Valid[k])
+			s.Times[k0+k], s.Values[k0+k] = seconds(t), plotValue(v.Values[k], v.Valid[k])
+		}
+		if nb.hasAfter {
+			s.Times[n-1], s.Values[n-1] = nb.after[0], nb.after[1]
 		}
 	}
 	if s.Temporal == pyramid.Event && st.Count > 0 {

@@ -441,6 +441,8 @@ export class View {
     $("footerInfo").textContent = `Origin ${m.start_utc} · ${c.sessions.toLocaleString("en-US")} sessions · ${c.workers} workers · ${(c.profiles || 0).toLocaleString("en-US")} Nsight reports`;
     $("legendActivity").hidden = !this.summary.capabilities.request_breakdown;
     $("timelineControls").hidden = !this.summary.capabilities.requests;
+    // #clientTracks exists only when the run has client requests (page-compat.md).
+    if (!this.summary.capabilities.requests) $("clientTracks")?.remove();
     $("emptyTimeline").hidden = this.summary.capabilities.requests;
     this.updateOverview = renderOverview(this, ask("overview", {}));
     if (this.summary.capabilities.nsight && !this.nsight) this.nsight = new NsightSection(this);

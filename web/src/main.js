@@ -11,6 +11,7 @@ import { drawFirstChart } from "./firstchart.js";
 import { wireShortLink } from "./shortlink.js";
 import { wirePerfetto } from "./perfetto.js";
 import { mountKeys } from "./keys.js";
+import { installAxis, laneBox, timeAtFrac } from "./timeaxis.js";
 
 function showError(err) {
   const box = $("error");
@@ -19,6 +20,7 @@ function showError(err) {
 }
 
 async function boot() {
+  installAxis();
   const bootRecord = JSON.parse($("dsight-boot").textContent);
   performance.mark("dsight:boot");
   const entry = bootRecord.entry;
@@ -122,31 +124,37 @@ function wire(view) {
 }
 
 // A vertical cursor follows the pointer over the lanes, with its time on the
-// axis, so bars in different rows can be compared against one instant.
+// axis; it crosses every track of the column (lanes, Nsight tracks, metric
+// charts — one time axis, timeaxis.js), so a metric spike and a request
+// bar can be compared against one instant.
 function wireCursor(view) {
-  const host = $("clientTracks");
-  const line = h("div", { class: "cursor-line", hidden: true });
+  const host = $("trackColumn");
+  const line = h("div", { class: "cursor-line", id: "cursorLine", hidden: true });
   host.appendChild(line);
-  host.addEventListener("pointermove", (ev) => {
-    const lane = host.querySelector(".lane");
-    const label = $("cursorLabel");
-    if (!lane || !label) return;
-    const r = lane.getBoundingClientRect();
-    const inside = ev.clientX >= r.left && ev.clientX <= r.right;
-    line.hidden = label.hidden = !inside;
-    if (!inside) return;
-    if (line.parentNode !== host) host.appendChild(line); // redraws replace the lanes
-    const frac = (ev.clientX - r.left) / r.width;
-    const t = view.state.from + frac * (view.state.to - view.state.from);
-    line.style.left = `${ev.clientX - host.getBoundingClientRect().left}px`;
-    label.style.left = `${frac * 100}%`;
-    label.textContent = `${t.toFixed(view.state.to - view.state.from < 1 ? 6 : 3)} s`;
-  });
-  host.addEventListener("pointerleave", () => {
+  const hide = () => {
     line.hidden = true;
     const label = $("cursorLabel");
     if (label) label.hidden = true;
+  };
+  host.addEventListener("pointermove", (ev) => {
+    // The overview above the tracks spans the whole run, not the range:
+    // the line starts below it.
+    const tracks = $("tracks");
+    const r = laneBox();
+    const inside = !!r && ev.clientX >= r.left && ev.clientX <= r.right && ev.clientY >= tracks.getBoundingClientRect().top;
+    const label = $("cursorLabel");
+    line.hidden = !inside;
+    if (label) label.hidden = !inside;
+    if (!inside) return;
+    const frac = (ev.clientX - r.left) / r.width;
+    const t = timeAtFrac(view.state, frac);
+    line.style.left = `${ev.clientX - host.getBoundingClientRect().left}px`;
+    line.style.top = `${tracks.offsetTop}px`;
+    if (!label) return;
+    label.style.left = `${frac * 100}%`;
+    label.textContent = `${t.toFixed(view.state.to - view.state.from < 1 ? 6 : 3)} s`;
   });
+  host.addEventListener("pointerleave", hide);
 }
 
 // Dragging across the client lanes selects a range (≥ 5 px); Escape cancels.
@@ -155,6 +163,7 @@ function wireCursor(view) {
 // not make (selectRange, setState) cancels it.
 function wireLaneDrag(view, guard) {
   const host = $("clientTracks");
+  if (!host) return; // a run without client requests has no client lanes
   let drag = null;
   const laneRect = () => host.querySelector(".lane")?.getBoundingClientRect();
   const timeAt = (x, r, from = view.state.from, to = view.state.to) => from + Math.min(Math.max((x - r.left) / r.width, 0), 1) * (to - from);

@@ -11,6 +11,10 @@
 
 import { h, clear, setText } from "./dom.js";
 import { linePath, countLabels, yRange, pointAt } from "./metricdraw.js";
+import { insets } from "./timeaxis.js";
+
+// The y axis's unit label takes this much of the gutter, its ticks the rest.
+const Y_LABEL = 24;
 
 export const PALETTE = ["#2f6fdb", "#e0a030", "#1f9e8f", "#c2417b", "#7a5cc7", "#5b8c2a", "#d9622b", "#2a9bd0", "#9c6b3c", "#4b5563", "#b8a200", "#e0567a"];
 
@@ -200,7 +204,8 @@ function build(host, opts) {
         continue;
       }
       const n = s.counts ? s.counts[k] : 1;
-      parts.push(`${caps[line.k]}: ${n > 1 ? `median ${withUnit(s.values[k], unit)} of ${n} events` : withUnit(s.values[k], unit)} @ ${s.times[k].toFixed(3)} s`);
+      const outside = s.times[k] < cur.from || s.times[k] > cur.to ? " (outside the window)" : "";
+      parts.push(`${caps[line.k]}: ${n > 1 ? `median ${withUnit(s.values[k], unit)} of ${n} events` : withUnit(s.values[k], unit)} @ ${s.times[k].toFixed(3)} s${outside}`);
     }
     setText(hover, parts.join(" · "));
   };
@@ -304,9 +309,11 @@ function build(host, opts) {
       if (shown.length > firstN && opts.onShowFirst) controls.appendChild(h("button", { type: "button", class: "ds-metric-show-first", onclick: () => opts.onShowFirst(firstN) }, `Show only the first ${firstN}`));
     }
     const noteLines = noteTexts.filter(Boolean).map((text) => ({ cls: "ds-metric-note muted", text }));
+    const neighboursOnly = drawn.filter((p) => p.samples === 0 && p.times.length && p.temporal !== "setting");
+    if (neighboursOnly.length) noteLines.push({ cls: "ds-metric-note ds-metric-outside muted", text: `No sample inside this window for ${neighboursOnly.length === drawn.length ? "the drawn series" : `${neighboursOnly.length} of the drawn series`}: the recorded samples on either side, outside the window, are drawn ringed.` });
     if (medians) noteLines.push({ cls: "ds-metric-derived muted", text: "Request events sharing a timestamp are drawn as their median (derived, marked ×N with the event count); queries return every event." });
     syncLines(notes, noteLines);
-    const any = drawn.some((p) => p.samples > 0);
+    const any = drawn.some((p) => p.samples > 0 || p.times.length > 0 || p.carried_setting);
     if (!any && !empty.isConnected) chartBox.before(empty);
     if (any && empty.isConnected) empty.remove();
     if (listToggle) listToggle.textContent = listAll ? "List drawn series only" : `List all ${items.length} series`;
@@ -332,6 +339,10 @@ function build(host, opts) {
   }
 
   setCurrent(opts);
+  // The plot covers exactly the tracks' lanes (timeaxis.js): the y axis
+  // fills the gutter and the right padding matches the lanes' margin, so
+  // a time is at the same x here as on every track.
+  let ins = insets(chartBox);
   u = new window.uPlot(
     {
       width,
@@ -339,7 +350,8 @@ function build(host, opts) {
       legend: { show: false },
       cursor: { sync: { key: opts.syncKey || "dsight-metrics" }, drag: { x: true, y: false, setScale: false }, points: { show: false } },
       scales: { x: { time: false, range: () => [cur.from, cur.to] }, y: { range: () => cur.yRange } },
-      axes: [{ label: "", size: 30 }, { size: 56, label: unit || "" }],
+      padding: [null, () => ins.right, null, 0],
+      axes: [{ label: "", size: 30 }, { size: () => Math.max(ins.left - Y_LABEL, 0), labelSize: Y_LABEL, label: unit || "" }],
       series: series.map((s, i) => (i === 0 ? s : { ...s, show: shownOf(lines[i - 1].item) })),
       hooks: {
         setCursor: [showHover],
@@ -372,7 +384,10 @@ function build(host, opts) {
 
   const onResize = () => {
     const w = Math.floor(chartBox.getBoundingClientRect().width);
-    if (w > 0 && Math.abs(w - u.width) > 2) u.setSize({ width: w, height: 180 });
+    const now = insets(chartBox);
+    const moved = now.left !== ins.left || now.right !== ins.right;
+    ins = now;
+    if (w > 0 && (moved || Math.abs(w - u.width) > 2)) u.setSize({ width: w, height: 180 });
   };
   window.addEventListener("resize", onResize);
   const chart = {

@@ -77,6 +77,18 @@ export function linePath(u, s, { from, to, stepped = false, markers = false }) {
     p.lineTo(left + (to - x0) * kx, py);
   }
   if (holding) p.lineTo(heldX, py);
+  // The recorded samples just outside the window (the engine adds them
+  // so a window shorter than the sampling interval is not blank) are
+  // ringed: the line to them is recorded, the point is not in the window.
+  if (!stepped) {
+    for (const k of [0, ts.length - 1]) {
+      if (k < 0 || vs[k] !== vs[k] || (ts[k] >= from && ts[k] <= to)) continue;
+      const px = left + (ts[k] - x0) * kx;
+      const ny = top + (y1 - vs[k]) * ky;
+      p.moveTo(px + 3.5, ny);
+      p.arc(px, ny, 3.5, 0, 2 * Math.PI);
+    }
+  }
   if (markers) {
     for (let k = 0; k < ts.length; k++) {
       const v = vs[k];
@@ -122,6 +134,11 @@ export function yRange(shown, capacity) {
   for (const s of shown) {
     add(s.min);
     add(s.max);
+    // The samples just outside the window, when drawn (see linePath).
+    if (s.times?.length && s.temporal !== "setting") {
+      add(s.values[0]);
+      add(s.values[s.values.length - 1]);
+    }
     if (s.carried_setting) add(s.carried_setting[1]);
   }
   if (capacity) return [Math.min(0, Number.isFinite(lo) ? lo : 0), Math.max(1, 1.08 * (Number.isFinite(hi) ? hi : 0))];

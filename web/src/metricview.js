@@ -321,7 +321,9 @@ export class MetricsSection {
 // metricsSection builds the empty Metrics section in its place in the page.
 export function metricsSection() {
   const section = h("section", { id: "metrics", class: "metrics", "aria-label": "Metrics" }, h("h2", null, "Metrics"), h("div", { id: "metricCards", class: "metric-cards" }));
-  document.querySelector("footer.legend").before(section);
+  const column = document.getElementById("trackColumn");
+  if (column) column.appendChild(section); // on the tracks' time axis (timeaxis.js)
+  else document.querySelector("footer.legend").before(section);
   return section;
 }
 

@@ -10,11 +10,11 @@ import { ask } from "./engine.js";
 import { fitRange } from "./state.js";
 import { nsysView, askDetail, NSYS_ROW_FLOATS } from "./nsightdata.js";
 
-// laneX places time t on a track lane as a fraction of its width: the
-// client timeline's mapping (timeline.js, x(t) / 100, unclamped here so
-// a range crossing an edge is cut by the canvas). Every Nsight drawing
-// goes through it, so a shared scale changes this one line.
-export const laneX = (state, t) => (t - state.from) / (state.to - state.from);
+// laneX places time t on a track lane as a fraction of its width, the
+// shared time axis's mapping (timeaxis.js; unclamped, so a range crossing
+// an edge is cut by the canvas). Every Nsight drawing goes through it.
+export { laneX } from "./timeaxis.js";
+import { laneX } from "./timeaxis.js";
 
 const LANE_H = 16;
 const LANE_GAP = 2;

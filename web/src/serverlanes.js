@@ -6,6 +6,7 @@
 
 import { $, h, clear, fmtSeconds } from "./dom.js";
 import { ask } from "./engine.js";
+import { lanePct } from "./timeaxis.js";
 
 const LIMIT = 1000;
 
@@ -29,8 +30,7 @@ export function renderServerLanes(view) {
     if (!lanes.has(key)) lanes.set(key, []);
     lanes.get(key).push(sp);
   }
-  const span = to - from;
-  const x = (t) => ((Math.min(Math.max(t, from), to) - from) / span) * 100;
+  const x = (t) => lanePct(view.state, t);
   clear(host);
   host.appendChild(h("div", { class: "row breakdown-head" }, h("div", { class: "row-label" }, "Server activity (no client request)"), h("div", { class: "lane note" }, `${page.total.toLocaleString("en-US")} server span(s) in range${page.total > page.items.length ? `; the first ${page.items.length.toLocaleString("en-US")} are drawn, zoom in for the rest` : ""}`)));
   for (const key of [...lanes.keys()].sort()) {

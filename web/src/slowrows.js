@@ -6,6 +6,7 @@
 
 import { h, setText, fmtMs, fmtInt } from "./dom.js";
 import { requestStatsFor, hasRequestStats, SLOW_LIMIT } from "./stats.js";
+import { lanePct } from "./timeaxis.js";
 
 // requestLabel is a request bar's accessible label and hover text: its id,
 // latency and TTFT (unknown stays unknown).
@@ -44,8 +45,7 @@ export function mountSlowRows(view) {
     const st = view.state;
     const s = requestStatsFor(st.from, st.to, SLOW_LIMIT);
     const list = s.requests.slow[metric];
-    const span = st.to - st.from;
-    const x = (t) => ((Math.min(Math.max(t, st.from), st.to) - st.from) / span) * 100;
+    const x = (t) => lanePct(st, t);
     setText(
       document.getElementById("slowNote"),
       list.length ? `by ${metric === "ttft" ? "TTFT" : "latency"}, completed requests in range; nearest-rank percentiles` : "no completed request in range",

@@ -4,6 +4,7 @@
 import { h, clear, setText, fmtMs, fmtSeconds, fmtInt } from "./dom.js";
 import { agentKey } from "./state.js";
 import { requestLabel } from "./slowrows.js";
+import { lanePct } from "./timeaxis.js";
 
 // The rows drawn last time, by key. A key names everything a row shows
 // except where its bars sit, so a zoom or pan moves the bars of the rows
@@ -16,8 +17,7 @@ let drawnRows = new Map();
 export function renderTimeline(view, page) {
   const { state } = view;
   const host = document.getElementById("clientTracks");
-  const span = state.to - state.from;
-  const x = (t) => ((Math.min(Math.max(t, state.from), state.to) - state.from) / span) * 100;
+  const x = (t) => lanePct(state, t);
   const wanted = []; // {key, build, move, shape, relabel} or {el} for rows always built
   const place = (key, build, move, shape = null, relabel = null) => wanted.push({ key, build, move, shape, relabel });
   const sink = { appendChild: (el) => wanted.push({ el }) };
@@ -214,7 +214,8 @@ function renderBreakdown(view, host, owner, lc, x) {
         view.selectSpan(act.id);
       },
     });
-    host.appendChild(row("activity-row", [h("span", { class: "indent3" }), h("span", { class: "name", title: `${act.name} (${act.role})` }, `${"· ".repeat(act.depth)}${act.label}`)], [span], { activityRow: act.id, ownerRequest: owner }));
+    const label = `${"· ".repeat(act.depth)}${act.label} · ${fmtStageMs(act)}`;
+    host.appendChild(row("activity-row", [h("span", { class: "indent3" }), h("span", { class: "name activity-row-label", title: `${act.name} (${act.role}) · ${fmtStageMs(act)}` }, label)], [span], { activityRow: act.id, ownerRequest: owner }));
   }
   if (lc.issues.length) host.appendChild(h("div", { class: "row breakdown-issues" }, h("div", { class: "row-label" }), h("div", { class: "lane note warn" }, lc.issues.join(" · "))));
 }

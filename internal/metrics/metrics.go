@@ -222,21 +222,8 @@ func (b *built) encode(spool *summarySpool) error {
 // bounds records what a reader needs to pick a series' summary by time
 // without loading it: its chunk count and the time span of its rows.
 func bounds(p *pyramid.Pyramid) model.MetricBounds {
-	mb := model.MetricBounds{Chunks: p.ChunkCount()}
-	first := true
-	for _, c := range p.Chunks() {
-		if c.Level != -1 || c.Rows == 0 {
-			continue
-		}
-		if first || c.First < mb.FirstNS {
-			mb.FirstNS = c.First
-		}
-		if first || c.Last > mb.LastNS {
-			mb.LastNS = c.Last
-		}
-		first = false
-	}
-	return mb
+	first, last, _ := p.RowSpan()
+	return model.MetricBounds{Chunks: p.ChunkCount(), FirstNS: first, LastNS: last}
 }
 
 func encodePyramid(p *pyramid.Pyramid) ([]byte, error) { return p.EncodeShard() }

@@ -351,3 +351,22 @@ func nullable(name string) bool {
 	}
 	return false
 }
+
+// RowSpan is the time span of the summary's exact rows, first and last
+// (ns); ok is false when it holds no row. A reader picks a series by time
+// from it without loading the summary.
+func (p *Pyramid) RowSpan() (first, last int64, ok bool) {
+	for _, c := range p.Chunks() {
+		if c.Level != -1 || c.Rows == 0 {
+			continue
+		}
+		if !ok || c.First < first {
+			first = c.First
+		}
+		if !ok || c.Last > last {
+			last = c.Last
+		}
+		ok = true
+	}
+	return first, last, ok
+}

@@ -1,6 +1,7 @@
 package query
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"slices"
@@ -395,9 +396,9 @@ func (x *exporter) packActivities() {
 		p.track = x.process(name)
 		slices.SortStableFunc(p.items, func(a, b pfSlice) int {
 			if a.start != b.start {
-				return cmpInt(a.start, b.start)
+				return cmp.Compare(a.start, b.start)
 			}
-			return cmpInt(b.end, a.end)
+			return cmp.Compare(b.end, a.end)
 		})
 		for _, it := range p.items {
 			lane := x.place(&p.lanes, p.track.desc.UUID, it, "lane ")
@@ -432,16 +433,6 @@ func (x *exporter) place(lanes *[]*pfLane, parent uint64, s pfSlice, prefix stri
 	l := (*lanes)[free]
 	l.ends, l.owner = append(l.ends, s.end), append(l.owner, s.req)
 	return l
-}
-
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func (x *exporter) describeCounts() string {

@@ -156,21 +156,8 @@ func summarize(s *series, def *Definition, id int, sources []int) (model.MetricS
 
 // bounds is the chunk count and the time span of a summary's rows.
 func bounds(p *pyramid.Pyramid) model.MetricBounds {
-	mb := model.MetricBounds{Chunks: p.ChunkCount()}
-	first := true
-	for _, c := range p.Chunks() {
-		if c.Level != -1 || c.Rows == 0 {
-			continue
-		}
-		if first || c.First < mb.FirstNS {
-			mb.FirstNS = c.First
-		}
-		if first || c.Last > mb.LastNS {
-			mb.LastNS = c.Last
-		}
-		first = false
-	}
-	return mb
+	first, last, _ := p.RowSpan()
+	return model.MetricBounds{Chunks: p.ChunkCount(), FirstNS: first, LastNS: last}
 }
 
 func pName(p float64) string { return "p" + strconv.FormatFloat(p, 'f', -1, 64) }

@@ -1,6 +1,9 @@
 package sessionmetrics
 
-import "slices"
+import (
+	"cmp"
+	"slices"
+)
 
 // Sorting a million request times was most of the derivation's cost with
 // comparison sorts (and the completion order compared through pointers
@@ -51,7 +54,7 @@ func sortInt64s(a []int64) {
 // stableSortByKey reorders idx stably by ascending key[idx[k]].
 func stableSortByKey(idx []int32, key []int64) {
 	if len(idx) < radixMin {
-		slices.SortStableFunc(idx, func(a, b int32) int { return cmpInt(key[a], key[b]) })
+		slices.SortStableFunc(idx, func(a, b int32) int { return cmp.Compare(key[a], key[b]) })
 		return
 	}
 	tmp := make([]int32, len(idx))

@@ -1,6 +1,7 @@
 package sessionmetrics
 
 import (
+	"cmp"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -32,7 +33,7 @@ func TestRadixSorts(t *testing.T) {
 				idx[k] = int32(k)
 			}
 			wantIdx := slices.Clone(idx)
-			slices.SortStableFunc(wantIdx, func(x, y int32) int { return cmpInt(a[x], a[y]) })
+			slices.SortStableFunc(wantIdx, func(x, y int32) int { return cmp.Compare(a[x], a[y]) })
 			stableSortByKey(idx, a)
 			if !slices.Equal(idx, wantIdx) {
 				t.Fatalf("stableSortByKey n=%d spread=%d", n, spread)

@@ -62,7 +62,7 @@ func (e *Engine) orders() *statsOrders {
 			start, end := r.Start[i], r.End[i]
 			add(0, i, seconds(end-start))
 			if valid(r.TTFT.Valid, i) {
-				add(1, i, r.TTFT.V[i]/1e3)
+				add(1, i, msSeconds(r.TTFT.V[i]))
 			}
 			if first := r.First.At(i); first != nil && end > *first && valid(r.OutputTokens.Valid, i) {
 				add(2, i, float64(r.OutputTokens.V[i])/seconds(end-*first))

@@ -161,7 +161,9 @@ func init() {
 			Args: metricArgs(),
 			run:  func(e *Engine, a Args) (any, error) { return e.queryMetrics(a) }},
 		{Name: "page_metric_series", Help: "every matching metric series' metadata, labels as an object (the page's listMetricSeries)", Internal: true,
-			Args: metricFilters(),
+			// The reference answers every series; a limit, when given, is
+			// checked like every list's and cuts the list.
+			Args: append(metricFilters(), arg("limit", help("series to return (default: every matching series)"), func(g *Arg) { g.Default = nil })),
 			run:  func(e *Engine, a Args) (any, error) { return e.pageMetricSeries(a), nil }},
 		{Name: "page_metrics", Help: "metrics over every matching series, in the page's shape (queryMetrics)", Internal: true,
 			Args: append(append(args("from", "to"), metricFilters()...), arg("points"), arg("pixels")),

@@ -40,6 +40,9 @@ func (e *Engine) pageMetricSeries(a Args) []PageMetricSeries {
 		r := seriesRecord(&e.c.Metrics[i])
 		out[k] = PageMetricSeries{MetricSeriesRecord: r, Labels: labelMap(r.Labels)}
 	}
+	if a.Limit != nil && *a.Limit < len(out) {
+		out = out[:*a.Limit]
+	}
 	return out
 }
 

@@ -140,7 +140,7 @@ export function createAPI(view) {
     // matching series, no page (internal/query/pagemetrics.go).
     listMetricSeries(o = {}) {
       const a = metricArgs(o);
-      return ask("page_metric_series", { worker: a.worker, host: a.host, gpu: a.gpu, rank: a.rank, name: a.name });
+      return ask("page_metric_series", { worker: a.worker, host: a.host, gpu: a.gpu, rank: a.rank, name: a.name, limit: clampLimit("metric_series", o.limit) });
     },
 
     async queryMetrics(o = {}) {

@@ -214,19 +214,7 @@ func TestEngineReachesNoReader(t *testing.T) {
 // What the Go toolchain links into the page's engine: no input reader and
 // no heavy format library.
 func TestWasmDependencies(t *testing.T) {
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command on PATH")
-	}
-	root, _ := filepath.Abs("../..")
-	cmd := exec.Command(goBin, "list", "-deps", "./wasm")
-	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("go list -deps ./wasm: %v", err)
-	}
-	deps := strings.Fields(string(out))
+	deps := jsDeps(t, "./wasm")
 	if len(deps) < 10 {
 		t.Fatalf("go list listed only %v", deps)
 	}
@@ -255,19 +243,7 @@ func TestWasmDependencies(t *testing.T) {
 // writer, no query engine, and no regexp, whose patterns each request's
 // fresh Go instance would compile again.
 func TestEdgeDependencies(t *testing.T) {
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command on PATH")
-	}
-	root, _ := filepath.Abs("../..")
-	cmd := exec.Command(goBin, "list", "-deps", "./cmd/edge")
-	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("go list -deps ./cmd/edge: %v", err)
-	}
-	deps := strings.Fields(string(out))
+	deps := jsDeps(t, "./cmd/edge")
 	if !slices.Contains(deps, "github.com/syumai/workers") {
 		t.Fatalf("go list listed %v", deps)
 	}
@@ -280,4 +256,23 @@ func TestEdgeDependencies(t *testing.T) {
 			t.Errorf("the edge worker links regexp")
 		}
 	}
+}
+
+// jsDeps is every package pkg links when built for the page (GOOS=js
+// GOARCH=wasm), as the Go toolchain lists them.
+func jsDeps(t *testing.T, pkg string) []string {
+	t.Helper()
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command on PATH")
+	}
+	root, _ := filepath.Abs("../..")
+	cmd := exec.Command(goBin, "list", "-deps", pkg)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list -deps %s: %v", pkg, err)
+	}
+	return strings.Fields(string(out))
 }

@@ -1,9 +1,6 @@
 package archtest
 
 import (
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -13,25 +10,13 @@ import (
 // reflection runtime (proto, protoreflect, protoimpl) would add megabytes
 // to engine.wasm.
 func TestWasmLinksOnlyProtowire(t *testing.T) {
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command on PATH")
-	}
-	root, _ := filepath.Abs("../..")
-	cmd := exec.Command(goBin, "list", "-deps", "./wasm")
-	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("go list -deps ./wasm: %v", err)
-	}
 	allowed := map[string]bool{
 		"google.golang.org/protobuf/encoding/protowire": true,
 		"google.golang.org/protobuf/internal/errors":    true,
 		"google.golang.org/protobuf/internal/detrand":   true,
 	}
 	sawProtowire := false
-	for _, dep := range strings.Fields(string(out)) {
+	for _, dep := range jsDeps(t, "./wasm") {
 		if !strings.HasPrefix(dep, "google.golang.org/protobuf/") {
 			continue
 		}

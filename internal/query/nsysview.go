@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"sync"
 
 	"github.com/dsight/dsight/internal/catalog"
 	"github.com/dsight/dsight/internal/model"
@@ -115,7 +116,9 @@ func (e *Engine) appendNsysView(dst []byte, a Args) ([]byte, error) {
 	}
 	defer e.detailRelease(held)
 	h.Mode = "exact"
-	rows := e.layOut(p, held, ids, w, &h)
+	sc := viewScratchPool.Get().(*viewScratch)
+	defer viewScratchPool.Put(sc)
+	rows := e.layOut(p, held, ids, w, &h, sc)
 	return appendView(dst, &h, rows)
 }
 
@@ -132,23 +135,34 @@ func (e *Engine) densityWindow(p *catalog.ProfileRecord, w window) *DensityWindo
 	return d
 }
 
+// viewScratch is what one view's layout needs beside its answer, kept
+// for the next: a zoom asks a view a frame, and in the page's single
+// thread of wasm every allocation it need not make is a garbage
+// collection it does not pause for.
+type viewScratch struct {
+	seen   []seenThread
+	nameAt []int32
+	top    []TopNameItem
+	rows   []float64
+}
+
+// seenThread is a thread with ranges in the window: its rows there and
+// its index in the header's threads, or -1 when it is not drawn.
+type seenThread struct {
+	tid  int64
+	rows int
+	slot int
+}
+
+var viewScratchPool = sync.Pool{New: func() any { return new(viewScratch) }}
+
 // layOut reads the window's ranges from the held chunks (in the profile's
 // order: start, then end descending) and places each on its thread's
-// first free lane. Threads are few and names are indexed, so slices
-// stand where maps would cost most of a zoom.
-func (e *Engine) layOut(p *catalog.ProfileRecord, held map[string]*detailEntry, ids []string, w window, h *NsysViewHeader) []float64 {
-	type ref struct {
-		ch     *catalog.NVTXChunk
-		r      int32
-		thread int32 // index in seen
-	}
-	type seenThread struct {
-		tid  int64
-		rows int
-		slot int // index in h.Threads, or -1
-	}
-	refs := make([]ref, 0, h.Estimate)
-	var seen []seenThread
+// first free lane. A first pass counts each thread's rows, which choose
+// the drawn threads; the second lays the rows out. Threads are few and
+// names are indexed, so slices stand where maps would cost most of a zoom.
+func (e *Engine) layOut(p *catalog.ProfileRecord, held map[string]*detailEntry, ids []string, w window, h *NsysViewHeader, sc *viewScratch) []float64 {
+	seen := sc.seen[:0]
 	find := func(g int64, last int) int {
 		if last >= 0 && seen[last].tid == g {
 			return last
@@ -170,10 +184,10 @@ func (e *Engine) layOut(p *catalog.ProfileRecord, held map[string]*detailEntry, 
 			}
 			last = find(ch.GlobalTID[r], last)
 			seen[last].rows++
-			refs = append(refs, ref{ch, int32(r), int32(last)})
+			h.Total++
 		}
 	}
-	h.Total = int64(len(refs))
+	sc.seen = seen
 	order := make([]int, len(seen))
 	for k := range order {
 		order[k] = k
@@ -182,61 +196,76 @@ func (e *Engine) layOut(p *catalog.ProfileRecord, held map[string]*detailEntry, 
 		return cmp.Or(cmp.Compare(seen[y].rows, seen[x].rows), cmp.Compare(seen[x].tid, seen[y].tid))
 	})
 	order = order[:min(len(order), nsysViewThreads)]
-	names := map[int64]*string{}
-	for _, th := range p.Threads {
-		names[th.GlobalTID] = th.Name
-	}
 	ends := make([][nsysViewLanes]int64, len(order))
 	for k, i := range order {
 		g := seen[i].tid
 		seen[i].slot = k
-		h.Threads = append(h.Threads, ViewThread{GlobalTID: strconv.FormatInt(g, 10), PID: model.PID(g), TID: model.TID(g), Name: names[g], Ranges: seen[i].rows})
+		var name *string
+		for _, th := range p.Threads {
+			if th.GlobalTID == g {
+				name = th.Name
+			}
+		}
+		h.Threads = append(h.Threads, ViewThread{GlobalTID: strconv.FormatInt(g, 10), PID: model.PID(g), TID: model.TID(g), Name: name, Ranges: seen[i].rows})
 		for l := range ends[k] {
 			ends[k][l] = math.MinInt64
 		}
 	}
-	nameAt := make([]int32, len(p.Names)+1) // name id + 1 → index in h.Names + 1; slot 0 is "no name"
-	top := make([]TopNameItem, len(p.Names)+1)
-	out := make([]float64, 0, len(refs)*NsysViewRowFloats)
-	for _, rf := range refs {
-		ch, r := rf.ch, rf.r
-		start, end, n := ch.Start[r], ch.End[r], ch.Name[r]
-		key := 0
-		if n >= 0 && n < int64(len(p.Names)) {
-			key = int(n) + 1
-		}
-		t := &top[key]
-		t.Count++
-		t.Seconds += seconds(min(end, w.toNS) - max(start, w.fromNS))
-		k := seen[rf.thread].slot
-		if k < 0 {
-			continue
-		}
-		lane := -1
-		for l, busy := range ends[k] {
-			if busy <= start {
-				lane = l
-				break
+	// name id + 1 → index in h.Names + 1; slot 0 is "no name"
+	nameAt := slices.Grow(sc.nameAt[:0], len(p.Names)+1)[:len(p.Names)+1]
+	clear(nameAt)
+	top := slices.Grow(sc.top[:0], len(p.Names)+1)[:len(p.Names)+1]
+	clear(top)
+	sc.nameAt, sc.top = nameAt, top
+	out := slices.Grow(sc.rows[:0], int(h.Total)*NsysViewRowFloats)
+	last = -1
+	for _, id := range ids {
+		ch := held[id].nvtx
+		for r, start := range ch.Start {
+			end := ch.End[r]
+			if start > w.toNS || end < w.fromNS {
+				continue
 			}
-		}
-		if lane < 0 {
-			h.Threads[k].Hidden++
-			continue
-		}
-		ends[k][lane] = max(end, start+1)
-		h.Threads[k].Lanes = max(h.Threads[k].Lanes, lane+1)
-		at := nameAt[key]
-		if at == 0 {
-			if key > 0 {
-				h.Names = append(h.Names, p.Names[key-1])
-			} else {
-				h.Names = append(h.Names, "")
+			last = find(ch.GlobalTID[r], last)
+			n := ch.Name[r]
+			key := 0
+			if n >= 0 && n < int64(len(p.Names)) {
+				key = int(n) + 1
 			}
-			at = int32(len(h.Names))
-			nameAt[key] = at
+			t := &top[key]
+			t.Count++
+			t.Seconds += seconds(min(end, w.toNS) - max(start, w.fromNS))
+			k := seen[last].slot
+			if k < 0 {
+				continue
+			}
+			lane := -1
+			for l, busy := range ends[k] {
+				if busy <= start {
+					lane = l
+					break
+				}
+			}
+			if lane < 0 {
+				h.Threads[k].Hidden++
+				continue
+			}
+			ends[k][lane] = max(end, start+1)
+			h.Threads[k].Lanes = max(h.Threads[k].Lanes, lane+1)
+			at := nameAt[key]
+			if at == 0 {
+				if key > 0 {
+					h.Names = append(h.Names, p.Names[key-1])
+				} else {
+					h.Names = append(h.Names, "")
+				}
+				at = int32(len(h.Names))
+				nameAt[key] = at
+			}
+			out = append(out, seconds(start), seconds(end), float64(at-1), float64(k), float64(lane))
 		}
-		out = append(out, seconds(start), seconds(end), float64(at-1), float64(k), float64(lane))
 	}
+	sc.rows = out
 	h.Drawn = len(out) / NsysViewRowFloats
 	for key, t := range top {
 		if t.Count == 0 {

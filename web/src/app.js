@@ -443,7 +443,9 @@ export class View {
     $("timelineControls").hidden = !this.summary.capabilities.requests;
     // #clientTracks exists only when the run has client requests (page-compat.md).
     if (!this.summary.capabilities.requests) $("clientTracks")?.remove();
-    $("emptyTimeline").hidden = this.summary.capabilities.requests;
+    // The note is for a run whose timeline draws nothing: client requests,
+    // server lanes (serverlanes.js hides it) and Nsight tracks are tracks.
+    $("emptyTimeline").hidden = this.summary.capabilities.requests || this.summary.capabilities.nsight;
     this.updateOverview = renderOverview(this, ask("overview", {}));
     if (this.summary.capabilities.nsight && !this.nsight) this.nsight = new NsightSection(this);
     $("legendNsight").hidden = !this.nsight;

@@ -19,10 +19,6 @@ import { laneX } from "./timeaxis.js";
 const LANE_H = 16;
 const LANE_GAP = 2;
 const DENSITY_H = 44;
-// A lane with more ranges than this is drawn as a density of LANE_BINS
-// bins, as the reference draws it.
-const LANE_DENSE = 1800;
-const LANE_BINS = 500;
 // nameColor is a name's colour, the same at every zoom and in the Nsight
 // tab's table (a hash of the name picks it).
 const colors = new Map();
@@ -243,11 +239,15 @@ function sizeCanvas(canvas, height) {
   const w = Math.max(canvas.parentNode.clientWidth, 1);
   canvas.style.width = `${w}px`;
   canvas.style.height = `${height}px`;
-  canvas.width = Math.round(w * dpr);
-  canvas.height = Math.round(height * dpr);
+  // Setting a canvas's size reallocates its pixels even when unchanged:
+  // a zoom keeps them and only clears.
+  const [pw, ph] = [Math.round(w * dpr), Math.round(height * dpr)];
+  if (canvas.width !== pw) canvas.width = pw;
+  if (canvas.height !== ph) canvas.height = ph;
   const ctx = canvas.getContext("2d");
   ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
   ctx.clearRect(0, 0, w, height);
+  ctx.textBaseline = "alphabetic"; // kept pixels keep the last drawing's state
   return { ctx, w };
 }
 
@@ -268,38 +268,72 @@ function drawDensity(canvas, s, d) {
   ctx.fillText(`peak ${peak.toLocaleString("en-US")} overlapping`, 4, 11);
 }
 
-// drawExact draws every row on its thread's lane (a lane with more than
-// LANE_DENSE rows as LANE_BINS bins) and returns a hit test.
+// drawExact draws every row on its thread's lane and returns a hit test.
+// A lane's rows come in start order and never overlap (the engine's greedy
+// lanes): a range a pixel wide or more is its own rectangle; ranges
+// narrower than a pixel would overlap in the pixel columns they touch, so
+// each such column is one rectangle, coloured by the name holding most of
+// its time. Every range keeps its pixels and no column is painted that no
+// range covers, while a lane costs at most a rectangle per pixel column.
+// Rectangles are filled with one path per colour.
 function drawExact(canvas, s, header, data, top, height) {
   const { ctx, w } = sizeCanvas(canvas, height);
   const n = data.length / NSYS_ROW_FLOATS;
-  const perLane = new Map();
-  for (let i = 0; i < n; i++) {
-    const key = data[i * NSYS_ROW_FLOATS + 3] * 8 + data[i * NSYS_ROW_FLOATS + 4];
-    perLane.set(key, (perLane.get(key) || 0) + 1);
-  }
   const laneY = (th, lane) => top[th] + LANE_GAP + lane * (LANE_H + LANE_GAP);
-  const bins = new Map(); // dense lane → counts
   const labels = [];
   const palette = header.names.map(nameColor);
+  const paths = new Map(); // colour → Path2D
+  const fill = (color, x, y, width) => {
+    let p = paths.get(color);
+    if (!p) paths.set(color, (p = new Path2D()));
+    p.rect(x, y, width, LANE_H);
+  };
+  let rects = 0;
+  const shared = new Uint8Array(n); // ranges drawn in a column with another
+  const cols = new Map(); // lane key → its open column of sub-pixel ranges
+  const flush = (c) => {
+    rects++;
+    let best = 0;
+    for (let k = 1; k < c.names.length; k++) if (c.time[k] > c.time[best]) best = k;
+    fill(palette[c.names[best]], c.x, c.y, 1);
+    if (c.rows.length > 1) for (const i of c.rows) shared[i] = 1;
+  };
   for (let i = 0; i < n; i++) {
     const o = i * NSYS_ROW_FLOATS;
-    const [start, end, name, th, lane] = [data[o], data[o + 1], data[o + 2], data[o + 3], data[o + 4]];
-    const key = th * 8 + lane;
-    if (perLane.get(key) > LANE_DENSE) {
-      let b = bins.get(key);
-      if (!b) bins.set(key, (b = new Float64Array(LANE_BINS)));
-      const b0 = Math.max(0, Math.floor(laneX(s, start) * LANE_BINS));
-      const b1 = Math.min(LANE_BINS - 1, Math.floor(laneX(s, end) * LANE_BINS));
-      for (let k = b0; k <= b1; k++) b[k]++;
+    const name = data[o + 2];
+    const key = data[o + 3] * 8 + data[o + 4];
+    const y = laneY(data[o + 3], data[o + 4]);
+    const x0 = Math.max(laneX(s, data[o]), 0) * w;
+    const x1 = Math.min(laneX(s, data[o + 1]), 1) * w;
+    let c = cols.get(key);
+    if (x1 - x0 >= 1) {
+      if (c) flush(c);
+      cols.delete(key);
+      rects++;
+      fill(palette[name], x0, y, x1 - x0 - (x1 - x0 > 3 ? 1 : 0));
+      if (x1 - x0 > 40) labels.push([header.names[name], x0, x1, y]);
       continue;
     }
-    const x0 = Math.max(laneX(s, start), 0) * w;
-    const x1 = Math.min(laneX(s, end), 1) * w;
-    ctx.fillStyle = palette[name];
-    ctx.fillRect(x0, laneY(th, lane), Math.max(x1 - x0 - (x1 - x0 > 3 ? 1 : 0), 1), LANE_H);
-    if (x1 - x0 > 40) labels.push([header.names[name], x0, x1, laneY(th, lane)]);
+    for (let x = Math.floor(x0), last = Math.max(Math.ceil(x1) - 1, x); x <= last; x++) {
+      if (c && c.x !== x) {
+        flush(c);
+        c = null;
+      }
+      if (!c) cols.set(key, (c = { x, y, rows: [], names: [], time: [] }));
+      if (c.rows.at(-1) !== i) c.rows.push(i);
+      let k = c.names.indexOf(name);
+      if (k < 0) k = c.names.push(name) - 1;
+      c.time[k] = (c.time[k] ?? 0) + Math.max(Math.min(x1, x + 1) - Math.max(x0, x), 1e-9);
+    }
   }
+  for (const c of cols.values()) flush(c);
+  for (const [color, p] of paths) {
+    ctx.fillStyle = color;
+    ctx.fill(p);
+  }
+  const merged = shared.reduce((a, b) => a + b, 0);
+  canvas.dataset.rects = String(rects);
+  canvas.dataset.merged = String(merged);
   // Names inside the ranges wide enough to hold some of them.
   ctx.font = "10.5px system-ui, sans-serif";
   ctx.fillStyle = "#fff";
@@ -311,15 +345,6 @@ function drawExact(canvas, s, header, data, top, height) {
     ctx.clip();
     ctx.fillText(text, x0 + 4, y + LANE_H / 2 + 0.5);
     ctx.restore();
-  }
-  for (const [key, b] of bins) {
-    const peak = Math.max(1, ...b);
-    const y = laneY(Math.floor(key / 8), key % 8);
-    b.forEach((c, k) => {
-      if (!c) return;
-      ctx.fillStyle = `rgba(78, 121, 167, ${0.2 + (0.8 * c) / peak})`;
-      ctx.fillRect((k / LANE_BINS) * w, y, w / LANE_BINS + 0.5, LANE_H);
-    });
   }
   ctx.strokeStyle = "#e3e7ee";
   for (const y of top.slice(1)) {

@@ -6,7 +6,7 @@
 // the shards loading, then again with them held), queryNsys pages at
 // random windows, and the page's memory. Prints one JSON document.
 //
-//   node tools/browser/bench-nsight.mjs [--ranges 10000000] [--zooms 50] [--calls 50] [--report DIR] [--bin PATH]
+//   node tools/browser/bench-nsight.mjs [--ranges 10000000] [--zooms 50] [--calls 50] [--repeats 200] [--report DIR] [--bin PATH]
 //
 // --report reuses a built report (its build is not measured).
 
@@ -24,6 +24,7 @@ const flag = (name) => {
 const ranges = Number(flag("ranges") ?? 10_000_000);
 const zooms = Number(flag("zooms") ?? 50);
 const calls = Number(flag("calls") ?? 50);
+const repeats = Number(flag("repeats") ?? 200);
 const bin = flag("bin") ? path.resolve(flag("bin")) : BIN;
 
 const out = { ranges, load: os.loadavg().map((v) => Number(v.toFixed(2))) };
@@ -85,7 +86,7 @@ try {
   const cdp = await page.context().newCDPSession(page);
   const rssAtReady = rendererRSS();
   const got = await page.evaluate(
-    async ({ zooms, calls }) => {
+    async ({ zooms, calls, repeats }) => {
       const x = window.traceExplorer;
       const d = x.describe().meta.duration;
       const frame = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
@@ -105,28 +106,49 @@ try {
         const a = a0 + rnd() * (a1 - a0 - width);
         return [a, a + width];
       });
+      const canvas = () => document.querySelector(`.nsight-canvas[data-profile="${p.id}"]`);
+      // Where a zoom's time goes: the synchronous selectRange (every view
+      // of the page redraws), the engine's answer (performance.now around
+      // the wasm calls, nsightdata.js), the canvas drawing, and the rest
+      // (shard loads, waiting for a core, the frame itself).
       const zoom = async () => {
         const answer = [];
         const withFrame = [];
+        const select = [];
+        const draw = [];
+        const load = [];
         let exact = 0;
         let drawn = 0;
+        let rects = 0;
         for (const [a, b] of windows) {
           x.selectRange(0, d); // from the overview each time
           await x.whenDetailsReady();
           t = performance.now();
           x.selectRange(a, b);
+          select.push(performance.now() - t);
           await x.whenDetailsReady();
           await frame();
           withFrame.push(performance.now() - t);
           const m = last();
           answer.push(m.answer_ms);
+          draw.push(m.draw_ms);
+          load.push(m.view_ms - m.answer_ms);
           if (m.modes[0] === "exact") exact++;
-          drawn += Number(document.querySelector(`.nsight-canvas[data-profile="${p.id}"]`).dataset.drawn || 0);
+          drawn += Number(canvas().dataset.drawn || 0);
+          rects += Number(canvas().dataset.rects || 0);
         }
-        return { answer, withFrame, exact, meanRows: Math.round(drawn / windows.length) };
+        return { answer, withFrame, select, draw, load, exact, meanRows: Math.round(drawn / windows.length), meanRects: Math.round(rects / windows.length) };
       };
       const cold = await zoom();
       const warm = await zoom();
+      // The engine's cost per call with its shards held, repeated on one
+      // window so that the least of many calls approaches a quiet machine.
+      const repeat = [];
+      for (let k = 0; k < repeats; k++) {
+        x.selectRange(...windows[k % 5]);
+        await x.whenDetailsReady();
+        repeat.push(last().answer_ms);
+      }
       const nsys = [];
       for (let k = 0; k < calls; k++) {
         const a = rnd() * d * 0.9;
@@ -134,9 +156,9 @@ try {
         await x.queryNsys({ profile: p.id, from: a, to: a + d * 0.05, offset: Math.floor(rnd() * 1000), limit: 100 });
         nsys.push(performance.now() - t);
       }
-      return { profile: { id: p.id, worker: p.worker, ranges: p.event_count }, window_s: width, overview, cold, warm, nsys, status: x.detailDataStatus(), heap: performance.memory ? performance.memory.usedJSHeapSize : null };
+      return { profile: { id: p.id, worker: p.worker, ranges: p.event_count }, window_s: width, overview, cold, warm, repeat, nsys, status: x.detailDataStatus(), heap: performance.memory ? performance.memory.usedJSHeapSize : null };
     },
-    { zooms, calls },
+    { zooms, calls, repeats },
   );
   const metrics = Object.fromEntries((await cdp.send("Performance.getMetrics").catch(() => ({ metrics: [] }))).metrics.map((m) => [m.name, m.value]));
   if (problems.length) throw new Error(problems.join("\n"));
@@ -145,8 +167,9 @@ try {
   out.zoom_window_s = Number(got.window_s.toFixed(4));
   for (const k of ["cold", "warm"]) {
     const z = got[k];
-    out[`zoom_${k}`] = { exact: `${z.exact}/${zooms}`, mean_rows: z.meanRows, answer_ms: stats(z.answer), with_frame_ms: stats(z.withFrame) };
+    out[`zoom_${k}`] = { exact: `${z.exact}/${zooms}`, mean_rows: z.meanRows, mean_rects: z.meanRects, answer_ms: stats(z.answer), with_frame_ms: stats(z.withFrame), select_range_ms: stats(z.select), shard_load_ms: stats(z.load), draw_ms: stats(z.draw) };
   }
+  out.engine_repeat_ms = { calls: repeats, min: q(got.repeat, 0), ...stats(got.repeat) };
   out.queryNsys_ms = stats(got.nsys);
   out.memory = {
     js_heap_mb: Math.round((metrics.JSHeapUsedSize ?? got.heap ?? 0) / 2 ** 20),

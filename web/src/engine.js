@@ -97,9 +97,11 @@ export function opArg(op, name) {
 }
 
 // askBytes asks a binary op other than plot: a Uint8Array, or an
-// EngineError thrown (shards_needed carries .shards).
-export function askBytes(op, args) {
-  const r = engine.handle(request(op, args));
+// EngineError thrown (shards_needed carries .shards). Given into with room,
+// the answer is written there (as plot's).
+export function askBytes(op, args, into) {
+  const r = into ? engine.handle(request(op, args), into) : engine.handle(request(op, args));
+  if (typeof r === "number") return into.subarray(0, r);
   if (typeof r !== "string") return r;
   throw new EngineError(JSON.parse(r));
 }

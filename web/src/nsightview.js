@@ -39,7 +39,8 @@ export class NsightSection {
     this.view = view;
     this.profiles = ask("profiles", { limit: 1000 }).items;
     this.controller = null;
-    this.views = new Map(); // profile id → last drawn {header, rows}
+    this.views = new Map(); // profile id → last drawn {header, rows, buffer}
+    this.buffers = new Map(); // profile id → its answer buffers (nsysView's into)
     this.cpu = null; // last hotspots answer of the current profile
   }
 
@@ -106,12 +107,23 @@ export class NsightSection {
     }
     const blocks = this.blocks;
     for (const id of this.views.keys()) if (!chosen.some((p) => p.id === id)) this.views.delete(id); // memory: the shown reports only
+    for (const id of this.buffers.keys()) if (!chosen.some((p) => p.id === id)) this.buffers.delete(id);
     const t0 = performance.now();
-    const timing = { answer_ms: 0, draw_ms: 0, modes: [] };
+    // view_ms is each answer's wall time with its shard loads (fetch,
+    // decompress, give): view_ms − answer_ms is what the loads cost.
+    const timing = { answer_ms: 0, view_ms: 0, draw_ms: 0, modes: [] };
     try {
       const cur = this.current();
       const work = chosen.map(async (p, k) => {
-        const v = await nsysView({ profile: p.id, from: s.from, to: s.to }, ctl.signal, () => blocks[k].loading());
+        // Two answer buffers a profile, taking turns: the drawn view's rows
+        // (which its hit test reads) are never written over.
+        const bufs = this.buffers.get(p.id) ?? [];
+        const drawnBuf = this.views.get(p.id)?.buffer;
+        const into = bufs.find((b) => b.buffer !== drawnBuf?.buffer);
+        const asked = performance.now();
+        const v = await nsysView({ profile: p.id, from: s.from, to: s.to }, ctl.signal, () => blocks[k].loading(), into);
+        timing.view_ms = Math.max(timing.view_ms, performance.now() - asked);
+        if (v.buffer.buffer !== into?.buffer) this.buffers.set(p.id, [...bufs.filter((b) => b.buffer === drawnBuf?.buffer), v.buffer]);
         if (ctl.signal.aborted) return;
         this.views.set(p.id, v);
         const t = performance.now();

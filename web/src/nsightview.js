@@ -19,6 +19,7 @@ import { laneX } from "./timeaxis.js";
 const LANE_H = 16;
 const LANE_GAP = 2;
 const DENSITY_H = 44;
+const CAPTION_H = 14;
 // nameColor is a name's colour, the same at every zoom and in the Nsight
 // tab's table (a hash of the name picks it).
 const colors = new Map();
@@ -272,7 +273,8 @@ function drawDensity(canvas, s, d) {
     const a = (d.first + k) * d.bin_seconds;
     const x0 = Math.max(laneX(s, a), 0) * w;
     const x1 = Math.min(laneX(s, a + d.bin_seconds), 1) * w;
-    const hgt = Math.max((c / peak) * (DENSITY_H - 4), 1);
+    // The caption owns the top CAPTION_H pixels: the peak bar stops below it.
+    const hgt = Math.max((c / peak) * (DENSITY_H - CAPTION_H), 1);
     ctx.fillRect(x0, DENSITY_H - hgt, Math.max(x1 - x0 - 0.5, 0.5), hgt);
   });
   ctx.fillStyle = "#5b6577";

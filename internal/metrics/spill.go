@@ -116,29 +116,47 @@ type pairCodec struct {
 }
 
 func (c *pairCodec) append(dst []byte, t int64, v float64) []byte {
+	return c.appendMarked(dst, t, v, 0)
+}
+
+// appendMarked is append with mark (0 or spillSameStride) set in the
+// pair's XOR header.
+func (c *pairCodec) appendMarked(dst []byte, t int64, v float64, mark byte) []byte {
 	step := t - c.t // wrapping, as is the decoder's sum
 	dst = binary.AppendUvarint(dst, zigzag(step-c.step))
 	b := math.Float64bits(v)
+	h := len(dst)
 	dst = appendXOR(dst, b^c.bits)
+	dst[h] |= mark
 	c.t, c.step, c.bits = t, step, b
 	return dst
 }
 
-// next decodes one pair from src and returns the bytes it used, or 0 when
-// src ends inside the pair.
+// next decodes one unmarked pair from src and returns the bytes it used,
+// or 0 when src ends inside the pair.
 func (c *pairCodec) next(src []byte) (t int64, v float64, used int) {
-	d, n := binary.Uvarint(src)
-	if n <= 0 {
+	t, v, mark, used := c.nextMarked(src)
+	if mark != 0 {
 		return 0, 0, 0
 	}
-	x, m := readXOR(src[n:])
+	return t, v, used
+}
+
+// nextMarked is next for a pair that may carry a mark.
+func (c *pairCodec) nextMarked(src []byte) (t int64, v float64, mark byte, used int) {
+	d, n := binary.Uvarint(src)
+	if n <= 0 || n >= len(src) {
+		return 0, 0, 0, 0
+	}
+	mark = src[n] & spillSameStride
+	x, m := readXOR(src[n:], mark)
 	if m == 0 {
-		return 0, 0, 0
+		return 0, 0, 0, 0
 	}
 	c.step += unzigzag(d)
 	c.t += c.step
 	c.bits ^= x
-	return c.t, math.Float64frombits(c.bits), n + m
+	return c.t, math.Float64frombits(c.bits), mark, n + m
 }
 
 func zigzag(x int64) uint64   { return uint64(x<<1) ^ uint64(x>>63) }
@@ -161,13 +179,13 @@ func appendXOR(dst []byte, x uint64) []byte {
 	return dst
 }
 
-// readXOR decodes what appendXOR wrote; used is 0 when src is too short or
-// the header is impossible.
-func readXOR(src []byte) (x uint64, used int) {
+// readXOR decodes what appendXOR wrote, with the mark bits of its header
+// cleared; used is 0 when src is too short or the header is impossible.
+func readXOR(src []byte, mark byte) (x uint64, used int) {
 	if len(src) == 0 {
 		return 0, 0
 	}
-	h := int(src[0])
+	h := int(src[0] &^ mark)
 	if h == 0 {
 		return 0, 1
 	}
@@ -240,8 +258,12 @@ func (s *spillStore) Points(ps []tachometer.Point) error {
 			}
 		}
 		before := cap(ss.pending)
-		ss.pending = ss.enc.append(ss.pending, p.TimeNS, p.Value)
-		ss.pending = ss.ev.append(ss.pending, p.Source, p.Row)
+		if ss.ev.sameStride(p.Source, p.Row) {
+			ss.pending = ss.enc.appendMarked(ss.pending, p.TimeNS, p.Value, spillSameStride)
+		} else {
+			ss.pending = ss.enc.append(ss.pending, p.TimeNS, p.Value)
+			ss.pending = ss.ev.append(ss.pending, p.Source, p.Row)
+		}
 		s.pending += cap(ss.pending) - before
 	}
 	if s.pending > s.sweepAt {
@@ -341,12 +363,15 @@ func (s *spillStore) load(i int, sc *loadScratch) ([]int64, []float64, error) {
 	k := 0
 	decode := func(pairs []byte) error {
 		for len(pairs) > 0 {
-			t, v, used := dec.next(pairs)
+			t, v, mark, used := dec.nextMarked(pairs)
 			if used == 0 || k == ss.n {
 				return fmt.Errorf("metric spill: series %d does not decode to its %d pairs", i, ss.n)
 			}
-			src, row, evUsed := evDec.next(pairs[used:])
-			if evUsed == 0 {
+			var src, row int64
+			evUsed := 0
+			if mark != 0 {
+				src, row = evDec.nextInStride()
+			} else if src, row, evUsed = evDec.next(pairs[used:]); evUsed == 0 {
 				return fmt.Errorf("metric spill: series %d does not decode to its %d pairs", i, ss.n)
 			}
 			times[k], values[k], sources[k], rows[k] = t, v, src, row

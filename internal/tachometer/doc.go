@@ -31,5 +31,8 @@
 //
 // It is the only dsight package that imports Apache Arrow (and the TOML
 // reader), which keeps Arrow and Parquet out of the wasm engine; it imports
-// nothing else from dsight and is never compiled for GOOS=js.
+// nothing else from dsight and is never compiled for GOOS=js. Of Parquet it
+// uses the file and schema packages alone, reading and writing (parquet.go,
+// parquetschema.go, write_parquet.go): the Arrow Parquet package (pqarrow)
+// would link Arrow's compute kernels, Flight and gRPC into the CLI.
 package tachometer

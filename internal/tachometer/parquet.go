@@ -11,7 +11,6 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/memory"
 	"github.com/apache/arrow/go/v17/parquet"
 	"github.com/apache/arrow/go/v17/parquet/file"
-	"github.com/apache/arrow/go/v17/parquet/pqarrow"
 )
 
 // parquetSource decodes Parquet column chunks straight into batches with
@@ -73,7 +72,7 @@ func openParquet(f Handle) (*parquetSource, error) {
 	// an Arrow writer also stores (ARROW:schema) is not decoded: it adds
 	// nothing the checks need, and a damaged one can send the flatbuffer
 	// decoder into unbounded recursion, which no recover catches.
-	fields, err := pqarrow.FromParquet(pf.MetaData().Schema, &pqarrow.ArrowReadProperties{}, nil)
+	fields, err := parquetArrowSchema(pf.MetaData().Schema)
 	if err != nil {
 		pf.Close()
 		return nil, err

@@ -1,14 +1,15 @@
 package tachometer
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
+	"io/fs"
 	"runtime/debug"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow/go/v17/parquet"
 	"github.com/apache/arrow/go/v17/parquet/compress"
@@ -29,21 +30,22 @@ func FuzzParquetSource(f *testing.F) {
 		{parquet.WithCompression(compress.Codecs.Snappy), parquet.WithDataPageVersion(parquet.DataPageV2)},
 		{parquet.WithCompression(compress.Codecs.Zstd), parquet.WithDictionaryPageSizeLimit(300), parquet.WithBatchSize(32)},
 	} {
-		path := filepath.Join(f.TempDir(), fmt.Sprint(i), "final.parquet")
-		writeParquetGroups(f, path, rec, []int64{40, 7}, props...)
-		data, err := os.ReadFile(path)
-		if err != nil {
-			f.Fatal(err)
+		// Seeds and inputs stay in memory: a fuzzing worker is killed when
+		// the fuzz time ends, before any cleanup of a temporary directory
+		// runs (f.TempDir left a FuzzParquetSource* directory in the system
+		// temporary directory per worker and run).
+		var seed bytes.Buffer
+		writeParquetGroupsTo(f, &seed, rec, []int64{40, 7}, props...)
+		if i == 0 {
+			if rows, _, err := decodeAll(memOpen(seed.Bytes())); err != nil || rows != rec.NumRows() {
+				f.Fatalf("seed decodes to %d rows (%v), not %d", rows, err, rec.NumRows())
+			}
 		}
-		f.Add(data)
+		f.Add(seed.Bytes())
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		defer fuzzlimit.Start(t)()
-		path := filepath.Join(t.TempDir(), "final.parquet")
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		rows, declared, err := decodeAll(path)
+		rows, declared, err := decodeAll(memOpen(data))
 		if p, ok := err.(*ownPanic); ok {
 			t.Fatalf("panic in this package: %v\n%s", p.value, p.stack)
 		}
@@ -60,8 +62,27 @@ type ownPanic struct {
 
 func (p *ownPanic) Error() string { return fmt.Sprint(p.value) }
 
+// memOpen serves one in-memory capture file as an OpenFunc.
+func memOpen(data []byte) OpenFunc {
+	return func(string) (Handle, error) { return &memHandle{bytes.NewReader(data)}, nil }
+}
+
+type memHandle struct{ *bytes.Reader }
+
+func (memHandle) Close() error                 { return nil }
+func (h memHandle) Stat() (fs.FileInfo, error) { return memInfo(h.Size()), nil }
+
+type memInfo int64
+
+func (memInfo) Name() string           { return "final.parquet" }
+func (n memInfo) Size() int64          { return int64(n) }
+func (memInfo) Mode() fs.FileMode      { return 0o444 }
+func (memInfo) ModTime() (t time.Time) { return t }
+func (memInfo) IsDir() bool            { return false }
+func (memInfo) Sys() any               { return nil }
+
 // decodeAll decodes every batch of a capture file as a read does.
-func decodeAll(path string) (rows, declared int64, err error) {
+func decodeAll(open OpenFunc) (rows, declared int64, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			stack := string(debug.Stack())
@@ -72,7 +93,7 @@ func decodeAll(path string) (rows, declared int64, err error) {
 			}
 		}
 	}()
-	src, _, err := openSource(path)
+	src, _, err := openSourceWith(open, "final.parquet")
 	if err != nil {
 		return 0, 0, err
 	}

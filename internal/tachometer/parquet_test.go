@@ -108,7 +108,14 @@ func writeParquetGroups(t testing.TB, path string, rec arrow.Record, groups []in
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := pqarrow.NewFileWriter(rec.Schema(), f, parquet.NewWriterProperties(props...), pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+	writeParquetGroupsTo(t, f, rec, groups, props...)
+}
+
+// writeParquetGroupsTo is writeParquetGroups onto out, which it closes
+// when it is an io.Closer.
+func writeParquetGroupsTo(t testing.TB, out io.Writer, rec arrow.Record, groups []int64, props ...parquet.WriterProperty) {
+	t.Helper()
+	w, err := pqarrow.NewFileWriter(rec.Schema(), out, parquet.NewWriterProperties(props...), pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,6 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/memory"
 	"github.com/apache/arrow/go/v17/parquet"
 	"github.com/apache/arrow/go/v17/parquet/compress"
-	"github.com/apache/arrow/go/v17/parquet/pqarrow"
 )
 
 // CaptureSeries is what every row of one captured series shares: the
@@ -82,7 +81,7 @@ type CaptureWriter struct {
 	textCols  int       // endpoint, name, extras
 	valueIDs  [][]int32 // [text column][series] → index into values[column]
 	values    [][]string
-	parquet   *pqarrow.FileWriter
+	parquet   *parquetRecordWriter
 	ipc       ipcWriter
 	batch     []CaptureSample
 	localCode [][]int32 // per text column, scratch: value id → code in the batch, -1 when absent
@@ -131,25 +130,7 @@ func NewCaptureWriter(w io.Writer, enc Encoding, series []CaptureSeries, opts Ca
 	var err error
 	switch enc {
 	case EncodingParquet:
-		// ZSTD level 1 is the Rust writer's default level. The Go codec
-		// builds a new encoder, history window included, for every page, so
-		// pages are made large enough to hold a numeric column chunk.
-		props := []parquet.WriterProperty{
-			parquet.WithCompression(compress.Codecs.Zstd), parquet.WithCompressionLevel(1),
-			parquet.WithDataPageSize(8 << 20),
-			parquet.WithMaxRowGroupLength(int64(opts.BatchRows)),
-		}
-		// Numeric columns gain little from dictionaries and cost a hash per
-		// value; text columns arrive already dictionary-encoded.
-		for _, name := range fixedColumns[2:] {
-			props = append(props, parquet.WithDictionaryFor(name, false))
-		}
-		// Statistics of a dictionary column are computed from the unique
-		// indices of every batch, which costs more than encoding them.
-		for _, name := range append([]string{colEndpoint, colName}, opts.Extra...) {
-			props = append(props, parquet.WithStatsFor(name, false))
-		}
-		c.parquet, err = pqarrow.NewFileWriter(c.schema, nopCloser{w}, parquet.NewWriterProperties(props...), pqarrow.DefaultWriterProps())
+		c.parquet, err = newParquetRecordWriter(c.schema, nopCloser{w}, captureParquetProps(opts))
 	case EncodingArrowFile:
 		ws, ok := w.(io.WriteSeeker)
 		if !ok {
@@ -165,6 +146,29 @@ func NewCaptureWriter(w io.Writer, enc Encoding, series []CaptureSeries, opts Ca
 		return nil, fmt.Errorf("capture writer: %w", err)
 	}
 	return c, nil
+}
+
+// captureParquetProps are the Parquet writer properties of a capture file.
+func captureParquetProps(opts CaptureOptions) *parquet.WriterProperties {
+	// ZSTD level 1 is the Rust writer's default level. The Go codec
+	// builds a new encoder, history window included, for every page, so
+	// pages are made large enough to hold a numeric column chunk.
+	props := []parquet.WriterProperty{
+		parquet.WithCompression(compress.Codecs.Zstd), parquet.WithCompressionLevel(1),
+		parquet.WithDataPageSize(8 << 20),
+		parquet.WithMaxRowGroupLength(int64(opts.BatchRows)),
+	}
+	// Numeric columns gain little from dictionaries and cost a hash per
+	// value; text columns arrive already dictionary-encoded.
+	for _, name := range fixedColumns[2:] {
+		props = append(props, parquet.WithDictionaryFor(name, false))
+	}
+	// Statistics of a dictionary column are computed from the unique
+	// indices of every batch, which costs more than encoding them.
+	for _, name := range append([]string{colEndpoint, colName}, opts.Extra...) {
+		props = append(props, parquet.WithStatsFor(name, false))
+	}
+	return parquet.NewWriterProperties(props...)
 }
 
 // indexText gives every distinct value of each text column an id, so that
@@ -276,7 +280,7 @@ func (c *CaptureWriter) Close() error {
 	}
 	var err error
 	if c.parquet != nil {
-		err = c.parquet.Close()
+		err = c.parquet.close()
 	} else {
 		err = c.ipc.Close()
 	}
@@ -291,7 +295,7 @@ func (c *CaptureWriter) flush() error {
 	defer rec.Release()
 	var err error
 	if c.parquet != nil {
-		err = c.parquet.Write(rec)
+		err = c.parquet.write(rec)
 	} else {
 		err = c.ipc.Write(rec)
 	}

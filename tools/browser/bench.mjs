@@ -3,7 +3,7 @@
 // shard sizes) and the page from file:// (navigation → trace-explorer:ready
 // in fresh profiles, and API call times). Prints one JSON document.
 //
-//   node tools/browser/bench.mjs [--requests 100000] [--loads 3] [--calls 30] [--sources aiperf,frontend,otel,workers] [--run DIR] [--bin PATH] [--report DIR] [--http]
+//   node tools/browser/bench.mjs [--requests 100000] [--loads 3] [--calls 30] [--sources aiperf,frontend,otel,workers] [--run DIR] [--bin PATH] [--report DIR] [--http] [--timeout-s 20]
 //
 // With server sources the report is traced, and the lifecycle calls are timed
 // too, on requests spread over the whole run (so most land in a chunk of
@@ -37,6 +37,7 @@ const bin = binAt > 0 ? path.resolve(process.argv[binAt + 1]) : BIN;
 const runAt = process.argv.indexOf("--run");
 const reportAt = process.argv.indexOf("--report");
 const http = process.argv.includes("--http");
+const timeoutMs = arg("timeout-s", 20) * 1000; // how long a load may take to be ready
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "dsight-bench-"));
 const run = runAt > 0 ? path.resolve(process.argv[runAt + 1]) : path.join(work, "run");
 const report = reportAt > 0 ? path.resolve(process.argv[reportAt + 1]) : path.join(work, "report");
@@ -65,7 +66,7 @@ let api = null;
 for (let i = 0; i < loads; i++) {
   const b = await launch(); // a fresh profile each time: no code cache
   try {
-    const { page, problems, readyAt } = await open(b.context, reportURL);
+    const { page, problems, readyAt } = await open(b.context, reportURL, { timeoutMs });
     if (problems.length) throw new Error(problems.join("\n"));
     const marks = await page.evaluate(() => Object.fromEntries(performance.getEntriesByType("mark").map((m) => [m.name, Math.round(m.startTime)])));
     readies.push({ readyMs: Math.round(readyAt), firstPaintMs: marks["dsight:first-paint"] ?? Math.round(readyAt), marks });

@@ -68,7 +68,7 @@ func TestPublishedReportHoldsNoRunPath(t *testing.T) {
 		rel, _ := filepath.Rel(bucket, p)
 		objects++
 		seen := b
-		if _, payload, err := shard.OpenEnvelope(b); err == nil {
+		if _, payload, err := shard.OpenPart(b); err == nil {
 			// A shard part carries base64 of (mostly) gzip: look inside.
 			seen = payload
 			if raw, err := shard.Decompress(payload); err == nil {

@@ -71,6 +71,9 @@ type Engine struct {
 
 	searchOnce sync.Once
 	searchText []string // request index → lower-cased identities, built on first search
+
+	summaryOnce sync.Once
+	summaryDone summaryParts // summaryonce.go
 }
 
 // New indexes a decoded core shard. Requests must be sorted by (start, id),

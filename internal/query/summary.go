@@ -68,7 +68,8 @@ type Counts struct {
 // Summary answers the "summary" kind.
 func (e *Engine) Summary() Summary {
 	m := e.c.Meta
-	audit := model.Audit{}
+	parts := e.summaryParts()
+	audit := make(model.Audit, len(e.c.Audit))
 	for k, v := range e.c.Audit {
 		audit[k] = v
 	}
@@ -85,8 +86,8 @@ func (e *Engine) Summary() Summary {
 			Limitations:       nonNil(m.Limitations), Warnings: nonNil(m.Warnings),
 		},
 		Audit:        audit,
-		Capabilities: e.capabilities(),
-		Counts:       Counts{Requests: e.r.N, Sessions: len(e.c.Sessions.ID), Workers: len(e.workersWithEvidence()), Metrics: len(e.c.Metrics), Iterations: e.c.Batch.N, Profiles: len(e.c.Profiles)},
+		Capabilities: parts.capabilities,
+		Counts:       Counts{Requests: e.r.N, Sessions: len(e.c.Sessions.ID), Workers: parts.workers, Metrics: len(e.c.Metrics), Iterations: e.c.Batch.N, Profiles: len(e.c.Profiles)},
 	}
 }
 

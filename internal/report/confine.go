@@ -79,7 +79,7 @@ func readPart(dir string, p model.ShardPart) (string, []byte, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	script, err := readBounded(file, int64(shard.EnvelopeLen(p.Bytes)))
+	script, err := readBounded(file, int64(shard.PartLen(p.Bytes)))
 	if err != nil {
 		return file, nil, err
 	}

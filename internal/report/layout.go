@@ -15,8 +15,10 @@ const (
 	// misread or fail on this one. 2: metric series are columns, not JSON
 	// records. 3: server evidence chunks carry typed evidence only (client
 	// evidence by path and line), and spans no request owns are stored as
-	// evidence chunks, not rendered JSON.
-	FormatVersion = 3
+	// evidence chunks, not rendered JSON. 4: payload scripts are UTF-16LE
+	// in base 32768 (shard.Envelope16), which a page of format 3 cannot
+	// decode.
+	FormatVersion = 4
 )
 
 // Asset names the writer reads from the assets file system.

@@ -96,7 +96,7 @@ func readShard(dir string, sh model.Shard) ([]byte, error) {
 		if len(payload)+p.Bytes > sh.Bytes {
 			return nil, fmt.Errorf("parts declare more than the shard's %d bytes", sh.Bytes)
 		}
-		id, part, err := shard.OpenEnvelope(script)
+		id, part, err := shard.OpenPart(script)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", file, err)
 		}

@@ -241,7 +241,7 @@ func addCompressedShard(files *stageFiles, gz []byte, decodedBytes int) model.Sh
 		part := gz[off:min(off+PartBytes, len(gz))]
 		id := shard.ID(part)
 		p := path.Join(DetailDir, id+".js")
-		files.put(p, shard.Envelope(id, part))
+		files.put(p, shard.Envelope16(id, part))
 		sh.Parts = append(sh.Parts, model.ShardPart{ID: id, Path: p, Bytes: len(part)})
 	}
 	return sh

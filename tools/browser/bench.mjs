@@ -3,19 +3,23 @@
 // shard sizes) and the page from file:// (navigation → trace-explorer:ready
 // in fresh profiles, and API call times). Prints one JSON document.
 //
-//   node tools/browser/bench.mjs [--requests 100000] [--loads 3] [--calls 30] [--sources aiperf,frontend,otel,workers] [--run DIR] [--bin PATH]
+//   node tools/browser/bench.mjs [--requests 100000] [--loads 3] [--calls 30] [--sources aiperf,frontend,otel,workers] [--run DIR] [--bin PATH] [--report DIR] [--http] [--timeout-s 20]
 //
 // With server sources the report is traced, and the lifecycle calls are timed
 // too, on requests spread over the whole run (so most land in a chunk of
 // server evidence the engine has not decoded yet). --run reuses a generated
 // run directory instead of generating one; --bin builds with another dsight
-// binary (an earlier build, to compare against).
+// binary (an earlier build, to compare against). --report opens a report
+// already built (no generation, no build: the build figures are null);
+// --http serves it from a loopback server instead of file://. Each load
+// records first paint (the dsight:first-paint mark, or ready when the page
+// sets none) and ready.
 
 import { execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { launch, open, fileURL } from "./harness.mjs";
+import { launch, open, fileURL, serve } from "./harness.mjs";
 import { ROOT, BIN } from "./fixture.mjs";
 
 const arg = (name, d) => {
@@ -31,18 +35,27 @@ const sources = sourcesAt > 0 ? process.argv[sourcesAt + 1] : "aiperf";
 const binAt = process.argv.indexOf("--bin");
 const bin = binAt > 0 ? path.resolve(process.argv[binAt + 1]) : BIN;
 const runAt = process.argv.indexOf("--run");
+const reportAt = process.argv.indexOf("--report");
+const http = process.argv.includes("--http");
+const timeoutMs = arg("timeout-s", 20) * 1000; // how long a load may take to be ready
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "dsight-bench-"));
 const run = runAt > 0 ? path.resolve(process.argv[runAt + 1]) : path.join(work, "run");
-const report = path.join(work, "report");
-if (runAt < 0) {
+const report = reportAt > 0 ? path.resolve(process.argv[reportAt + 1]) : path.join(work, "report");
+if (runAt < 0 && reportAt < 0) {
   execFileSync("go", ["run", "./tools/gen", "-out", run, "-seed", "3", "-requests", String(requests), "-sources", sources], { cwd: ROOT, stdio: ["ignore", "ignore", "inherit"] });
 }
-const inputBytes = fs.readdirSync(path.join(run, "logs"), { recursive: true }).map((f) => path.join(run, "logs", f)).filter((f) => fs.statSync(f).isFile()).reduce((n, f) => n + fs.statSync(f).size, 0);
+const inputBytes = reportAt > 0 ? null : fs.readdirSync(path.join(run, "logs"), { recursive: true }).map((f) => path.join(run, "logs", f)).filter((f) => fs.statSync(f).isFile()).reduce((n, f) => n + fs.statSync(f).size, 0);
 
 // /usr/bin/time reports the build's wall time and peak RSS on stderr.
-const timed = spawnSync("/usr/bin/time", ["-f", "%e %M", bin, "build", run, "-o", report], { encoding: "utf8", stdio: ["ignore", "ignore", "pipe"] });
-if (timed.status !== 0) throw new Error(`build failed: ${timed.stderr}`);
-const [wall, rssKB] = timed.stderr.trim().split(/\s+/).slice(-2).map(Number);
+let wall = null;
+let rssKB = null;
+if (reportAt < 0) {
+  const timed = spawnSync("/usr/bin/time", ["-f", "%e %M", bin, "build", run, "-o", report], { encoding: "utf8", stdio: ["ignore", "ignore", "pipe"] });
+  if (timed.status !== 0) throw new Error(`build failed: ${timed.stderr}`);
+  [wall, rssKB] = timed.stderr.trim().split(/\s+/).slice(-2).map(Number);
+}
+const server = http ? await serve(report) : null;
+const reportURL = server ? server.url : fileURL(report);
 const manifest = JSON.parse(fs.readFileSync(path.join(report, "manifest.json"), "utf8"));
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -53,10 +66,10 @@ let api = null;
 for (let i = 0; i < loads; i++) {
   const b = await launch(); // a fresh profile each time: no code cache
   try {
-    const { page, problems, readyAt } = await open(b.context, fileURL(report));
+    const { page, problems, readyAt } = await open(b.context, reportURL, { timeoutMs });
     if (problems.length) throw new Error(problems.join("\n"));
     const marks = await page.evaluate(() => Object.fromEntries(performance.getEntriesByType("mark").map((m) => [m.name, Math.round(m.startTime)])));
-    readies.push({ readyMs: Math.round(readyAt), marks });
+    readies.push({ readyMs: Math.round(readyAt), firstPaintMs: marks["dsight:first-paint"] ?? Math.round(readyAt), marks });
     if (i === loads - 1) {
       api = await page.evaluate((calls) => {
         const x = window.traceExplorer;
@@ -113,7 +126,8 @@ const summarize = (xs) => ({ p50: +median(xs).toFixed(2), p95: +p95(xs).toFixed(
 const out = {
   requests: manifest.summary.counts?.requests ?? requests,
   input_bytes: inputBytes,
-  build: { wall_s: wall, mb_per_s: +(inputBytes / 1e6 / wall).toFixed(1), peak_rss_mb: +(rssKB / 1024).toFixed(1) },
+  build: wall === null ? null : { wall_s: wall, mb_per_s: +(inputBytes / 1e6 / wall).toFixed(1), peak_rss_mb: +(rssKB / 1024).toFixed(1) },
+  served: http ? "http" : "file",
   report: {
     engine_wasm_bytes: manifest.entry.engine.decoded_bytes,
     engine_gzip_bytes: manifest.entry.engine.bytes,
@@ -121,6 +135,7 @@ const out = {
     core_gzip_bytes: manifest.entry.core.bytes,
     total_bytes: manifest.files.reduce((n, f) => n + f.bytes, 0),
   },
+  first_paint_ms: readies.map((r) => r.firstPaintMs),
   ready_ms: readies.map((r) => r.readyMs),
   ready_marks_last: readies.at(-1).marks,
   api_ms: Object.fromEntries(Object.entries(api).map(([k, v]) => [k, summarize(v)])),
@@ -128,4 +143,5 @@ const out = {
   load_average: os.loadavg().map((x) => +x.toFixed(2)),
 };
 console.log(JSON.stringify(out, null, 2));
+if (server) await server.close();
 fs.rmSync(work, { recursive: true, force: true });

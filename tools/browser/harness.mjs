@@ -50,8 +50,9 @@ export function fileURL(dir) {
 
 // open navigates to url, waits for trace-explorer:ready, and returns the page
 // with its recorded problems. init, when given, runs in the page before
-// any of the page's own scripts.
-export async function open(context, url, { width = 1400, height = 900, init } = {}) {
+// any of the page's own scripts. timeoutMs bounds the wait for ready (a
+// benchmark of a large report on a loaded box needs longer).
+export async function open(context, url, { width = 1400, height = 900, init, timeoutMs = 20000 } = {}) {
   const page = await context.newPage();
   await page.setViewportSize({ width, height });
   const problems = [];
@@ -75,6 +76,6 @@ export async function open(context, url, { width = 1400, height = 900, init } = 
   });
   if (init) await page.addInitScript(init);
   await page.goto(url);
-  const readyAt = await page.evaluate(() => Promise.race([window.__dsightReady, new Promise((_, rej) => setTimeout(() => rej(new Error(`not ready: ${window.traceExplorerError}`)), 20000))]));
+  const readyAt = await page.evaluate((ms) => Promise.race([window.__dsightReady, new Promise((_, rej) => setTimeout(() => rej(new Error(`not ready: ${window.traceExplorerError}`)), ms))]), timeoutMs);
   return { page, problems, requests, readyAt };
 }

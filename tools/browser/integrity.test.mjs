@@ -35,8 +35,11 @@ before(async () => {
   const other = m.entry.engine.parts[0];
   copy("swapped", (dir) => {
     // Another payload under the core part's name and id.
-    const script = fs.readFileSync(path.join(dir, other.path), "utf8").replace(other.id, core.id);
-    fs.writeFileSync(path.join(dir, core.path), script);
+    // A payload script is UTF-16LE behind a byte order mark (format 4).
+    const raw = fs.readFileSync(path.join(dir, other.path));
+    const enc = raw[0] === 0xff && raw[1] === 0xfe ? "utf16le" : "utf8";
+    const script = raw.toString(enc).replace(other.id, core.id);
+    fs.writeFileSync(path.join(dir, core.path), Buffer.from(script, enc));
   });
   copy("damaged", (dir) => {
     // The evidence part's payload cut short (a damaged copy): the error

@@ -1,7 +1,10 @@
 // Loads the report's payloads. Under file:// the browser refuses fetch and
 // XHR, so every payload is a classic script (detail/<sha256>.js) that hands a
-// base64 gzip payload to __dsightShard(id, base64). The same files work from
+// gzip payload, as base 32768 text (base32768.js), to __dsightShard(id,
+// text). The same files work from
 // any static host. A registry keyed by id lets several loads run at once.
+
+import { isBase32768, base32768ToBytes } from "./base32768.js";
 
 const pending = new Map();
 
@@ -37,6 +40,12 @@ function loadScript(url, id) {
   });
 }
 
+// payloadBytes decodes a payload script's text: base 32768 as the writer
+// writes it, or base64 as reports of format 3 did.
+function payloadBytes(text) {
+  return isBase32768(text) ? base32768ToBytes(text) : base64ToBytes(text);
+}
+
 // base64ToBytes decodes a payload handed over as base64.
 export function base64ToBytes(b64) {
   if (typeof Uint8Array.fromBase64 === "function") return Uint8Array.fromBase64(b64);
@@ -67,7 +76,7 @@ async function loadParts(desc, { engine = false } = {}) {
       const b64 = await loadScript(p.path, p.id);
       let bytes;
       try {
-        bytes = base64ToBytes(b64);
+        bytes = payloadBytes(b64);
       } catch (err) {
         throw new Error(`${p.path}: damaged payload (${err.message}); republish the report's detail/ directory`);
       }

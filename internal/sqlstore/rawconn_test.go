@@ -9,7 +9,7 @@ import (
 )
 
 // The writer's connection binds by position what the driver binds: an
-// empty string as '' (not NULL), a nil as NULL, a bool as an integer, and
+// empty string as empty text (not NULL), a nil as NULL, a bool as an integer, and
 // strings with quotes and NUL bytes byte for byte.
 func TestRawConnBindsAsTheDriver(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "t.sqlite")

@@ -23,7 +23,7 @@ func TestQueryReadsEvidenceOnlyWhenNeeded(t *testing.T) {
 		t.Fatal("the golden report has no server evidence to leave unread")
 	}
 	id := firstLifecycleRequest(t, dir)
-	needs := map[string]bool{"request": true, "lifecycle": true, "workers": true}
+	needs := map[string]bool{"request": true, "lifecycle": true}
 	for _, q := range append(goldenQueries[:len(goldenQueries):len(goldenQueries)], struct {
 		name string
 		argv []string

@@ -37,6 +37,8 @@ type Core struct {
 	// Profiles are the Nsight profiles' records (ranges and CPU samples
 	// stay in detail shards).
 	Profiles []ProfileRecord
+	// WorkerBindings index the evidence's worker bindings.
+	WorkerBindings WorkerBindings
 }
 
 // Server is the request_server table: one row per request with server evidence.
@@ -321,6 +323,7 @@ func Open(s *shard.Shard) (*Core, error) {
 	o.metrics(c)
 	o.batch(c)
 	o.profiles(c)
+	o.workerBindings(c)
 	if o.err != nil {
 		return nil, o.err
 	}

@@ -74,9 +74,6 @@ func (e *Engine) workerItems() ([]WorkerItem, error) {
 	if e.workerList != nil {
 		return e.workerList, nil
 	}
-	if !e.c.HasEvidence() {
-		return nil, &Error{Code: CodeEvidencePending, Message: "workers: the server evidence is not loaded yet"}
-	}
 	accs := map[string]*workerAcc{}
 	get := func(id string) *workerAcc {
 		a := accs[id]
@@ -105,39 +102,9 @@ func (e *Engine) workerItems() ([]WorkerItem, error) {
 			get(w).served++
 		}
 	}
-	// Bindings hold the hosts and process epochs: every evidence chunk.
-	for k := range e.c.ServerChunks {
-		e.chunkMu.Lock()
-		c, err := e.chunks.chunk(k, e.c.ServerChunk)
-		e.chunkMu.Unlock()
-		if err != nil {
-			return nil, err
-		}
-		for slot := 0; slot < c.Len(); slot++ {
-			r, err := c.Request(slot)
-			if err != nil {
-				return nil, err
-			}
-			for _, b := range r.Bindings {
-				if b.Worker == "" {
-					continue
-				}
-				a := get(b.Worker)
-				a.item.Evidence.Bindings++
-				if b.Host != "" {
-					a.hosts[b.Host] = true
-				}
-				if b.Role != "" {
-					a.roles[b.Role] = true
-				}
-				if b.Process != nil {
-					a.processes[*b.Process] = true
-				}
-				if b.Ref.Path != "" {
-					a.files[b.Ref.Path] = true
-				}
-			}
-		}
+	// Bindings hold the hosts and process epochs.
+	if err := e.gatherBindings(get); err != nil {
+		return nil, err
 	}
 	bt := &e.c.Batch
 	for i := 0; i < bt.N; i++ {

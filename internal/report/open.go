@@ -41,9 +41,17 @@ func openCore(path string) (string, Manifest, *catalog.Core, error) {
 	if err != nil {
 		return "", m, nil, fmt.Errorf("%s is not a dsight report: %w", dir, err)
 	}
-	if err := json.Unmarshal(mb, &m); err != nil {
+	// Only what opening needs: the summary, sources and file list are most
+	// of the manifest's bytes (and, decoded, most of its allocations).
+	var head struct {
+		Generator     string `json:"generator"`
+		FormatVersion int    `json:"format_version"`
+		Entry         Entry  `json:"entry"`
+	}
+	if err := json.Unmarshal(mb, &head); err != nil {
 		return "", m, nil, fmt.Errorf("%s: %w", filepath.Join(dir, ManifestFile), err)
 	}
+	m.Generator, m.FormatVersion, m.Entry = head.Generator, head.FormatVersion, head.Entry
 	if m.Generator != Generator {
 		return "", m, nil, fmt.Errorf("%s is not a dsight report", dir)
 	}

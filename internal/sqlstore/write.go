@@ -2,7 +2,6 @@ package sqlstore
 
 import (
 	"context"
-	"database/sql"
 	"database/sql/driver"
 	"encoding/json"
 	"errors"
@@ -65,33 +64,21 @@ func Write(path string, d *model.Dataset) (st Stats, err error) {
 			os.Remove(path + "-journal")
 		}
 	}()
-	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=journal_mode(OFF)&_pragma=synchronous(OFF)&_pragma=locking_mode(EXCLUSIVE)")
-	if err != nil {
-		return st, fmt.Errorf("sqlite store: %w", err)
-	}
-	defer db.Close()
-	ctx := context.Background()
-	conn, err := db.Conn(ctx)
+	conn, err := openRaw(path)
 	if err != nil {
 		return st, fmt.Errorf("sqlite store: %w", err)
 	}
 	defer conn.Close()
-	err = conn.Raw(func(c any) error {
-		dc, ok := c.(driverConn)
-		if !ok {
-			return fmt.Errorf("sqlite store: driver connection %T cannot prepare and execute", c)
+	ctx := context.Background()
+	for _, p := range []string{"PRAGMA journal_mode=OFF", "PRAGMA synchronous=OFF", "PRAGMA locking_mode=EXCLUSIVE"} {
+		if _, err := conn.ExecContext(ctx, p, nil); err != nil {
+			return st, fmt.Errorf("sqlite store: %s: %w", p, err)
 		}
-		var err error
-		st, err = write(ctx, dc, d)
-		return err
-	})
-	if err != nil {
+	}
+	if st, err = write(ctx, conn, d); err != nil {
 		return st, err
 	}
 	if err := conn.Close(); err != nil {
-		return st, fmt.Errorf("sqlite store: %w", err)
-	}
-	if err := db.Close(); err != nil {
 		return st, fmt.Errorf("sqlite store: %w", err)
 	}
 	fi, err := os.Stat(path)

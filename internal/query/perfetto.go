@@ -107,6 +107,7 @@ type exporter struct {
 	strID map[string]uint32
 
 	// reused per request: its decoded evidence and lifecycle
+	feed  *chunkFeed
 	ev    model.RequestEvidence
 	reuse catalog.Reuse
 	life  lifecycle.Scratch
@@ -244,6 +245,8 @@ func (x *exporter) requests() error {
 		return nil
 	}
 	client := x.process("Client requests (" + e.c.Meta.ClientKind + ")")
+	x.feed = e.feedChunks()
+	defer x.feed.stop()
 	// One detail per stage and activity: sized once from the stored span
 	// counts (a stage per span at most, plus the client's), as growing a
 	// slice of millions copies it again and again.
@@ -362,9 +365,7 @@ func (k procKey) less(o procKey) int {
 // without the words the inspector shows.
 func (x *exporter) lifecycle(k int) ([]lifecycle.Activity, []lifecycle.Extent, error) {
 	e := x.e
-	e.chunkMu.Lock()
-	defer e.chunkMu.Unlock()
-	c, err := e.chunks.chunk(int(e.c.Server.Chunk[k]), e.c.ServerChunk)
+	c, err := x.feed.chunk(int(e.c.Server.Chunk[k]))
 	if err != nil {
 		return nil, nil, err
 	}

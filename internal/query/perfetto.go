@@ -79,9 +79,10 @@ type pfTrack struct {
 
 // pfLane is a lane being packed: its open slices' ends and owners.
 type pfLane struct {
-	track *pfTrack
-	ends  []int64
-	owner []int32
+	track  *pfTrack
+	ends   []int64
+	owner  []int32
+	placed int // slices placed on the lane, before they are added
 }
 
 type pfProcess struct {
@@ -114,6 +115,7 @@ type exporter struct {
 
 	// reused per event
 	argBuf  []perfetto.Arg
+	laneBuf []*pfLane
 	flowBuf []uint64
 	srcBuf  []byte
 }
@@ -413,10 +415,22 @@ func (x *exporter) packActivities() {
 			}
 			return cmp.Compare(b.end, a.end)
 		})
+		// Place every activity first, then fill each lane's slices sized
+		// once: a worker's lanes hold millions of slices between them.
+		laneOf := x.laneBuf[:0]
 		for _, it := range p.items {
 			lane := x.place(&p.lanes, p.track.desc.UUID, it, "lane ")
-			lane.track.slices = append(lane.track.slices, it)
+			lane.placed++
+			laneOf = append(laneOf, lane)
 		}
+		for _, l := range p.lanes {
+			l.track.slices = slices.Grow(l.track.slices, l.placed)
+		}
+		for k, it := range p.items {
+			laneOf[k].track.slices = append(laneOf[k].track.slices, it)
+		}
+		clear(laneOf)
+		x.laneBuf = laneOf[:0]
 		p.items = nil
 	}
 }

@@ -6,9 +6,9 @@ import "github.com/dsight/dsight/internal/catalog"
 // decoded one chunk ahead on another goroutine in the order the export
 // first needs them: inflating the chunks is a quarter of an export's work
 // and needs nothing but the stored bytes, so a second core does it while
-// the first draws the requests. A chunk needed again after a later one
-// (the build writes them in request order, so only a report written
-// otherwise does that) is read through the engine's chunk cache.
+// the first draws the requests. Requests in time order read their chunks
+// nearly in order, so the last chunks fed stay at hand; one needed again
+// after those is read through the engine's chunk cache.
 type chunkFeed struct {
 	e     *Engine
 	order []int // chunk ids, in the order the export first reads them
@@ -16,9 +16,14 @@ type chunkFeed struct {
 	fed   chan fedChunk
 	done  chan struct{}
 
-	cur      int
-	curChunk *catalog.EvidenceChunk
+	// recent are the last chunks fed (ids in recentID), oldest first.
+	recent   []*catalog.EvidenceChunk
+	recentID []int
 }
+
+// feedRecent is how many fed chunks stay at hand, as many as the engine's
+// cache holds.
+const feedRecent = chunkCacheSize
 
 type fedChunk struct {
 	c   *catalog.EvidenceChunk
@@ -28,7 +33,7 @@ type fedChunk struct {
 // feedChunks starts feeding the chunks holding the lifecycles of the
 // requests, in request order; stop ends it.
 func (e *Engine) feedChunks() *chunkFeed {
-	f := &chunkFeed{e: e, cur: -1, fed: make(chan fedChunk, 1), done: make(chan struct{})}
+	f := &chunkFeed{e: e, fed: make(chan fedChunk, 1), done: make(chan struct{})}
 	seen := make([]bool, len(e.c.ServerChunks))
 	for i := range e.r.N {
 		sk := e.serverRow[i]
@@ -64,8 +69,10 @@ func (f *chunkFeed) run(order []int) {
 
 // chunk returns decoded chunk k.
 func (f *chunkFeed) chunk(k int) (*catalog.EvidenceChunk, error) {
-	if k == f.cur {
-		return f.curChunk, nil
+	for n, id := range f.recentID {
+		if id == k {
+			return f.recent[n], nil
+		}
 	}
 	if f.next < len(f.order) && f.order[f.next] == k {
 		got := <-f.fed
@@ -74,7 +81,10 @@ func (f *chunkFeed) chunk(k int) (*catalog.EvidenceChunk, error) {
 			f.next = len(f.order) // the feed has stopped
 			return nil, got.err
 		}
-		f.cur, f.curChunk = k, got.c
+		if len(f.recent) == feedRecent {
+			f.recent, f.recentID = f.recent[1:], f.recentID[1:]
+		}
+		f.recent, f.recentID = append(f.recent, got.c), append(f.recentID, k)
 		return got.c, nil
 	}
 	e := f.e

@@ -78,19 +78,36 @@ func (c *EvidenceChunk) Len() int { return len(c.records) }
 
 // Request decodes the request evidence in slot.
 func (c *EvidenceChunk) Request(slot int) (*model.RequestEvidence, error) {
+	req := &model.RequestEvidence{}
+	if err := c.request(slot, req, nil); err != nil {
+		return nil, err
+	}
+	return req, nil
+}
+
+// request decodes slot into req; with u, its spans and their attributes go
+// into u's buffers.
+func (c *EvidenceChunk) request(slot int, req *model.RequestEvidence, u *Reuse) error {
 	if slot < 0 || slot >= len(c.records) {
-		return nil, fmt.Errorf("evidence chunk: slot %d of %d", slot, len(c.records))
+		return fmt.Errorf("evidence chunk: slot %d of %d", slot, len(c.records))
 	}
 	r := &chunkReader{b: c.records[slot], c: c}
-	req := &model.RequestEvidence{Client: r.client()}
+	if u != nil {
+		r.arena, r.useArena = u.attrs[:0], true
+	}
+	*req = model.RequestEvidence{Client: r.client()}
 	req.ServerIDs = r.strList()
 	for range r.count(2) {
 		req.BridgeEvidence = append(req.BridgeEvidence, r.lineRef())
 	}
 	n := r.count(8)
 	if r.err == nil && n > 0 {
-		req.Spans = make([]model.JoinedSpan, 0, n)
-		spans := make([]model.Span, n)
+		var spans []model.Span
+		if u != nil {
+			req.Spans, spans = u.spans(n)
+		} else {
+			req.Spans, spans = make([]model.JoinedSpan, 0, n), make([]model.Span, n)
+		}
 		prev := req.Client.StartNS
 		for k := range n {
 			req.Spans = append(req.Spans, r.span(&spans[k], prev))
@@ -114,10 +131,13 @@ func (c *EvidenceChunk) Request(slot int) (*model.RequestEvidence, error) {
 	if r.err == nil && len(r.b) != 0 {
 		r.fail(fmt.Errorf("%d trailing bytes", len(r.b)))
 	}
-	if r.err != nil {
-		return nil, fmt.Errorf("evidence chunk: request %d: %w", slot, r.err)
+	if u != nil {
+		u.attrs = r.arena
 	}
-	return req, nil
+	if r.err != nil {
+		return fmt.Errorf("evidence chunk: request %d: %w", slot, r.err)
+	}
+	return nil
 }
 
 // Span decodes the server span in slot.
@@ -142,6 +162,9 @@ type chunkReader struct {
 	b   []byte
 	c   *EvidenceChunk
 	err error
+	// With useArena, a span's attributes are appended to arena.
+	arena    []model.Attr
+	useArena bool
 }
 
 func (r *chunkReader) fail(err error) {
@@ -289,6 +312,16 @@ func (r *chunkReader) attrs(depth int) model.Attributes {
 	n := r.count(2)
 	if n == 0 {
 		return nil
+	}
+	if depth == 0 && r.useArena {
+		// Nested values (depth > 0) never reach the arena, so it does not
+		// grow under this loop.
+		start := len(r.arena)
+		for range n {
+			k := r.str()
+			r.arena = append(r.arena, model.Attr{Key: k, Value: r.value(depth)})
+		}
+		return r.arena[start:len(r.arena):len(r.arena)]
 	}
 	out := make(model.Attributes, 0, n)
 	for range n {

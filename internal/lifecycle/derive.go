@@ -119,13 +119,30 @@ func Unavailable(request string) Lifecycle {
 // discards the server milestones: the stages then split the request only
 // at the client's first token.
 func Derive(r *model.RequestEvidence) Lifecycle {
-	acts := activities(r)
+	acts, milestones, issues := (&Scratch{}).derive(r)
 	if len(acts) == 0 {
 		return Unavailable(r.Client.ID)
 	}
 	c := &r.Client
-	issues := activityIssues(acts)
-	milestones, repeated := candidateMilestones(acts)
+	stages, rows := stagesTo(clientMilestone(c, c.StartNS, LabelClientStart, "request_start_ns"), milestones)
+	return Lifecycle{
+		Request: c.ID, Available: true, Layout: Layout,
+		Stages: stages, Activities: acts, Milestones: milestones, Issues: nonNilStrings(issues), Rows: rows,
+		Timing: timingText,
+	}
+}
+
+// derive finds r's activities, its milestones and its issues, in sc's
+// buffers; no activities when r has none in the vocabulary.
+func (sc *Scratch) derive(r *model.RequestEvidence) (acts []Activity, milestones []Milestone, issues []string) {
+	acts = sc.activities(r)
+	if len(acts) == 0 {
+		return nil, nil, nil
+	}
+	c := &r.Client
+	issues = activityIssues(acts, sc.byKey)
+	milestones, repeated := candidateMilestones(acts, sc.milestones[:0])
+	sc.milestones = milestones
 	issues = append(issues, repeated...)
 	if len(r.ServerIDs) > 1 {
 		issues = append(issues, IssueMultipleAttempts)
@@ -163,12 +180,8 @@ func Derive(r *model.RequestEvidence) Lifecycle {
 	if c.EndNS < c.StartNS {
 		milestones = milestones[:0]
 	}
-	stages, rows := stagesTo(clientMilestone(c, c.StartNS, LabelClientStart, "request_start_ns"), milestones)
-	return Lifecycle{
-		Request: c.ID, Available: true, Layout: Layout,
-		Stages: stages, Activities: acts, Milestones: milestones, Issues: nonNilStrings(issues), Rows: rows,
-		Timing: timingText,
-	}
+	sc.milestones = milestones
+	return acts, milestones, issues
 }
 
 // Available reports whether Derive finds supported lifecycle activity in
@@ -188,9 +201,10 @@ func Available(r *model.RequestEvidence) bool {
 }
 
 // activities lists the request's spans that belong to the lifecycle
-// vocabulary, sorted, with their same-trace parents.
-func activities(r *model.RequestEvidence) []Activity {
-	acts := make([]Activity, 0, len(r.Spans))
+// vocabulary, sorted, with their same-trace parents; sc.byKey is left
+// indexing them by (trace, span id), first one first.
+func (sc *Scratch) activities(r *model.RequestEvidence) []Activity {
+	acts := sc.acts[:0]
 	for k := range r.Spans {
 		s := &r.Spans[k]
 		phase := ""
@@ -211,11 +225,16 @@ func activities(r *model.RequestEvidence) []Activity {
 		return cmp.Or(cmp.Compare(a.Span.StartNS, b.Span.StartNS), cmp.Compare(b.Span.EndNS, a.Span.EndNS),
 			cmp.Compare(a.Span.TraceID, b.Span.TraceID), cmp.Compare(a.Span.SpanID, b.Span.SpanID))
 	})
-	type key struct{ trace, id string }
-	byKey := make(map[key]int, len(acts))
+	sc.acts = acts
+	if sc.byKey == nil {
+		sc.byKey = make(map[spanKey]int, len(acts))
+	} else {
+		clear(sc.byKey)
+	}
+	byKey := sc.byKey
 	for i := range acts {
-		if _, dup := byKey[key{acts[i].Span.TraceID, acts[i].Span.SpanID}]; !dup {
-			byKey[key{acts[i].Span.TraceID, acts[i].Span.SpanID}] = i
+		if _, dup := byKey[spanKey{acts[i].Span.TraceID, acts[i].Span.SpanID}]; !dup {
+			byKey[spanKey{acts[i].Span.TraceID, acts[i].Span.SpanID}] = i
 		}
 	}
 	for i := range acts {
@@ -223,14 +242,19 @@ func activities(r *model.RequestEvidence) []Activity {
 		if a.Span.ParentSpanID == "" || a.Span.ParentSpanID == a.Span.SpanID {
 			continue
 		}
-		if p, ok := byKey[key{a.Span.TraceID, a.Span.ParentSpanID}]; ok {
+		if p, ok := byKey[spanKey{a.Span.TraceID, a.Span.ParentSpanID}]; ok {
 			a.ParentActivity, a.Depth = &acts[p].Span.SpanID, 1
 		}
 	}
 	return acts
 }
 
-func activityIssues(acts []Activity) []string {
+// spanKey names a span within its trace.
+type spanKey struct{ trace, id string }
+
+// activityIssues are the issues of the activities themselves; byKey is
+// activities' index of them.
+func activityIssues(acts []Activity, byKey map[spanKey]int) []string {
 	var issues []string
 	for i := range acts {
 		if acts[i].Span.EndNS < acts[i].Span.StartNS {
@@ -238,19 +262,12 @@ func activityIssues(acts []Activity) []string {
 			break
 		}
 	}
-	byID := map[[2]string]*Activity{}
-	for i := range acts {
-		k := [2]string{acts[i].Span.TraceID, acts[i].Span.SpanID}
-		if _, dup := byID[k]; !dup {
-			byID[k] = &acts[i]
-		}
-	}
 	for i := range acts {
 		a := &acts[i]
 		if a.ParentActivity == nil {
 			continue
 		}
-		p := byID[[2]string{a.Span.TraceID, *a.ParentActivity}]
+		p := &acts[byKey[spanKey{a.Span.TraceID, *a.ParentActivity}]]
 		if a.Span.StartNS < p.Span.StartNS || a.Span.EndNS > p.Span.EndNS {
 			issues = append(issues, IssueChildOutside)
 			break
@@ -261,7 +278,8 @@ func activityIssues(acts []Activity) []string {
 
 // candidateMilestones collects the server boundaries that a unique span
 // supplies, and an issue for every boundary that several spans claim.
-func candidateMilestones(acts []Activity) (milestones []Milestone, issues []string) {
+// They are appended to milestones.
+func candidateMilestones(acts []Activity, milestones []Milestone) (_ []Milestone, issues []string) {
 	add := func(name, label, role string, atStart bool) {
 		var found *Activity
 		for i := range acts {
@@ -349,9 +367,8 @@ func stagesTo(start Milestone, milestones []Milestone) ([]Stage, [][]string) {
 		id := "progress:" + strconv.Itoa(i)
 		host := m.Host
 		var source *string
-		if m.Role == "client" {
-			client := "client"
-			host = &client
+		if h, client := stageHost(m); client {
+			host = &h
 		}
 		if m.SpanID != "" {
 			spanID := m.SpanID
@@ -369,6 +386,19 @@ func stagesTo(start Milestone, milestones []Milestone) ([]Stage, [][]string) {
 		previous = m
 	}
 	return stages, rows
+}
+
+// stageHost is the host of the stage that ends at m: "client" for a
+// client boundary (client is then true), else m's recorded host, "" when
+// none is.
+func stageHost(m Milestone) (host string, client bool) {
+	if m.Role == "client" {
+		return "client", true
+	}
+	if m.Host != nil {
+		return *m.Host, false
+	}
+	return "", false
 }
 
 func joinWords(role, name string) string {

@@ -8,7 +8,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dsight/dsight/internal/catalog"
 	"github.com/dsight/dsight/internal/lifecycle"
+	"github.com/dsight/dsight/internal/model"
 	"github.com/dsight/dsight/internal/perfetto"
 )
 
@@ -77,9 +79,10 @@ type pfTrack struct {
 
 // pfLane is a lane being packed: its open slices' ends and owners.
 type pfLane struct {
-	track *pfTrack
-	ends  []int64
-	owner []int32
+	track  *pfTrack
+	ends   []int64
+	owner  []int32
+	placed int // slices placed on the lane, before they are added
 }
 
 type pfProcess struct {
@@ -98,13 +101,21 @@ type exporter struct {
 	details  []pfDetail
 	flow     uint64
 	counts   map[string]int64
+	served   map[procKey]bool // per request: the processes its flows reach
 
 	// strs holds every name and annotation text once; strs[0] is "".
 	strs  []string
 	strID map[string]uint32
 
+	// reused per request: its decoded evidence and lifecycle
+	feed  *chunkFeed
+	ev    model.RequestEvidence
+	reuse catalog.Reuse
+	life  lifecycle.Scratch
+
 	// reused per event
 	argBuf  []perfetto.Arg
+	laneBuf []*pfLane
 	flowBuf []uint64
 	srcBuf  []byte
 }
@@ -214,7 +225,7 @@ func (e *Engine) perfetto(w *perfetto.Writer) error {
 	defer e.release(held)
 	defer e.detailRelease(detail)
 
-	x := &exporter{e: e, procs: map[procKey]*pfProcess{}, counts: map[string]int64{}}
+	x := &exporter{e: e, procs: map[procKey]*pfProcess{}, counts: map[string]int64{}, served: map[procKey]bool{}}
 	info := x.track(perfetto.Track{Name: "dsight export"}, -1)
 	x.counters()
 	if err := x.requests(); err != nil {
@@ -236,6 +247,8 @@ func (x *exporter) requests() error {
 		return nil
 	}
 	client := x.process("Client requests (" + e.c.Meta.ClientKind + ")")
+	x.feed = e.feedChunks()
+	defer x.feed.stop()
 	// One detail per stage and activity: sized once from the stored span
 	// counts (a stage per span at most, plus the client's), as growing a
 	// slice of millions copies it again and again.
@@ -264,23 +277,24 @@ func (x *exporter) requests() error {
 		if sk < 0 || e.c.Server.LifecycleAvailable[sk] != 1 {
 			continue
 		}
-		l, err := x.lifecycle(int(sk))
+		acts, stages, err := x.lifecycle(int(sk))
 		if err != nil {
 			return fmt.Errorf("request %q: stored server evidence: %w", r.ID[i], err)
 		}
 		prev := start
-		for _, s := range l.Stages {
+		for _, s := range stages {
 			a, b := s.StartNS-origin, s.EndNS-origin
 			if a < prev || b < a || b > end {
 				x.counts["lifecycle stages that do not nest in their request (left out)"]++
 				continue
 			}
 			prev = b
-			lane.slices = append(lane.slices, pfSlice{start: a, end: b, kind: sliceStage, name: x.str(s.Label), req: int32(i), aux: x.detail(s.Evidence.Path, s.Evidence.Line, s.Role, orEmpty(s.Host), "")})
+			lane.slices = append(lane.slices, pfSlice{start: a, end: b, kind: sliceStage, name: x.str(s.Label), req: int32(i), aux: x.detail(s.Evidence.Path, s.Evidence.Line, s.Role, s.Host, "")})
 		}
 		first := x.flow + 1
-		served := map[procKey]bool{}
-		for _, act := range l.Activities {
+		clear(x.served)
+		served := x.served
+		for _, act := range acts {
 			sp := act.Span
 			host := orEmpty(lifecycle.RecordedHost(sp.Span))
 			role := sp.Role()
@@ -348,19 +362,20 @@ func (k procKey) less(o procKey) int {
 	return strings.Compare(k.worker+"\x00"+k.role+"\x00"+k.host, o.worker+"\x00"+o.role+"\x00"+o.host)
 }
 
-func (x *exporter) lifecycle(k int) (lifecycle.Lifecycle, error) {
+// lifecycle is the activities and stages of request_server row k, in
+// buffers reused for the next row: decoded once into x's storage, derived
+// without the words the inspector shows.
+func (x *exporter) lifecycle(k int) ([]lifecycle.Activity, []lifecycle.Extent, error) {
 	e := x.e
-	e.chunkMu.Lock()
-	defer e.chunkMu.Unlock()
-	c, err := e.chunks.chunk(int(e.c.Server.Chunk[k]), e.c.ServerChunk)
+	c, err := x.feed.chunk(int(e.c.Server.Chunk[k]))
 	if err != nil {
-		return lifecycle.Lifecycle{}, err
+		return nil, nil, err
 	}
-	ev, err := c.Request(int(e.c.Server.Slot[k]))
-	if err != nil {
-		return lifecycle.Lifecycle{}, err
+	if err := c.RequestInto(int(e.c.Server.Slot[k]), &x.ev, &x.reuse); err != nil {
+		return nil, nil, err
 	}
-	return lifecycle.Derive(ev), nil
+	acts, stages := x.life.Timeline(&x.ev)
+	return acts, stages, nil
 }
 
 func (x *exporter) detail(path string, line int64, role, host, span string) int32 {
@@ -400,10 +415,22 @@ func (x *exporter) packActivities() {
 			}
 			return cmp.Compare(b.end, a.end)
 		})
+		// Place every activity first, then fill each lane's slices sized
+		// once: a worker's lanes hold millions of slices between them.
+		laneOf := x.laneBuf[:0]
 		for _, it := range p.items {
 			lane := x.place(&p.lanes, p.track.desc.UUID, it, "lane ")
-			lane.track.slices = append(lane.track.slices, it)
+			lane.placed++
+			laneOf = append(laneOf, lane)
 		}
+		for _, l := range p.lanes {
+			l.track.slices = slices.Grow(l.track.slices, l.placed)
+		}
+		for k, it := range p.items {
+			laneOf[k].track.slices = append(laneOf[k].track.slices, it)
+		}
+		clear(laneOf)
+		x.laneBuf = laneOf[:0]
 		p.items = nil
 	}
 }

@@ -71,15 +71,15 @@ const Quality = "Derived at build time from the client export (warmup excluded);
 // order and their series (ids from 0, in family order), each summarized as
 // a report stores it. A dataset without a kept request has none.
 func Derive(d *model.Dataset) ([]model.MetricFamily, []model.MetricSeries, error) {
-	reqs := make([]*model.Request, 0, len(d.Requests))
+	rs := &reqs{rows: make([]req, 0, len(d.Requests))}
 	srcSet := map[int]bool{}
 	for i := range d.Requests {
 		if r := &d.Requests[i]; !Excluded(r) {
-			reqs = append(reqs, r)
+			rs.add(r)
 			srcSet[r.Evidence.Source] = true
 		}
 	}
-	if len(reqs) == 0 {
+	if len(rs.rows) == 0 {
 		return nil, nil, nil
 	}
 	sources := make([]int, 0, len(srcSet))
@@ -87,7 +87,7 @@ func Derive(d *model.Dataset) ([]model.MetricFamily, []model.MetricSeries, error
 		sources = append(sources, s)
 	}
 	slices.Sort(sources)
-	all := derive(reqs, d.Meta.DurationNS)
+	all := deriveRows(rs, d.Meta.DurationNS)
 	var fams []model.MetricFamily
 	var out []model.MetricSeries
 	for order, def := range Definitions {
@@ -115,19 +115,27 @@ func Derive(d *model.Dataset) ([]model.MetricFamily, []model.MetricSeries, error
 
 // summarize builds one series' summary and metadata.
 func summarize(s *series, def *Definition, id int, sources []int) (model.MetricSeries, error) {
-	b, err := pyramid.NewBuilder(pyramid.Options{Temporal: pyramid.Setting, Points: int64(len(s.points))})
+	points := int64(len(s.points))
+	if s.rows != nil {
+		points = s.rowCap
+	}
+	b, err := pyramid.NewBuilder(pyramid.Options{Temporal: pyramid.Setting, Points: points})
 	if err != nil {
 		return model.MetricSeries{}, err
 	}
 	var samples int64
-	for _, p := range s.points {
+	var addErr error
+	s.each(func(p point) {
 		null := p.Null || math.IsNaN(p.V) || math.IsInf(p.V, 0)
-		if err := b.Add(p.T, p.V, null); err != nil {
-			return model.MetricSeries{}, fmt.Errorf("%s %s: %w", s.family, s.label, err)
+		if err := b.Add(p.T, p.V, null); err != nil && addErr == nil {
+			addErr = fmt.Errorf("%s %s: %w", s.family, s.label, err)
 		}
 		if !null {
 			samples++
 		}
+	})
+	if addErr != nil {
+		return model.MetricSeries{}, addErr
 	}
 	p := b.Finish()
 	raw, err := p.EncodeShard()

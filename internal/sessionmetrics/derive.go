@@ -55,6 +55,22 @@ type series struct {
 	// every change (in flight).
 	resolutionNS int64
 	points       []point
+	// rows, when set, produces the series' rows instead of points (at most
+	// rowCap of them), so a series with a row at every change is written
+	// into its summary as it is computed rather than held.
+	rows   func(add func(point))
+	rowCap int64
+}
+
+// each calls add with every row of s.
+func (s *series) each(add func(point)) {
+	if s.rows != nil {
+		s.rows(add)
+		return
+	}
+	for _, p := range s.points {
+		add(p)
+	}
 }
 
 // Excluded reports whether a request is left out of the session metrics:
@@ -84,14 +100,19 @@ func binsOf(duration, w int64) int {
 
 // derive computes every session series of the kept requests over a run of
 // duration ns. Requests need not be sorted.
-func derive(reqs []*model.Request, duration int64) []series {
+func derive(list []*model.Request, duration int64) []series {
+	return deriveRows(collect(list), duration)
+}
+
+// deriveRows is derive over the requests' rows.
+func deriveRows(rs *reqs, duration int64) []series {
 	var out []series
-	out = append(out, inFlight(reqs)...)
-	out = append(out, outcomes(reqs, duration)...)
-	out = append(out, throughput(reqs, duration)...)
-	ended := byEnd(reqs)
-	out = append(out, sizes(ended, duration)...)
-	lat, ttft := timed(reqs, latencyOf), timed(reqs, ttftOf)
+	out = append(out, inFlight(rs)...)
+	out = append(out, outcomes(rs.rows, duration)...)
+	out = append(out, throughput(rs.rows, duration)...)
+	ended := byEnd(rs.rows)
+	out = append(out, sizes(rs.rows, ended, duration)...)
+	lat, ttft := timed(rs.rows, latencyOf), timed(rs.rows, ttftOf)
 	var latBins, ttftBins *binned
 	for k, w := range PercentileIntervalsNS {
 		if k > 0 && binsOf(duration, w) < 3 {
@@ -103,7 +124,7 @@ func derive(reqs []*model.Request, duration int64) []series {
 		s, ttftBins = percentiles(famTTFT, ttft, ttftBins, duration, w)
 		out = append(out, s...)
 	}
-	out = append(out, totals(ended, duration)...)
+	out = append(out, totals(rs.rows, ended, duration)...)
 	return out
 }
 
@@ -111,71 +132,116 @@ func derive(reqs []*model.Request, duration int64) []series {
 // all of them, and split by recorded phase (when more than one is recorded)
 // and by the server worker that served them (when server evidence joined).
 // A request is in flight over [start, end); a zero-length request never is.
-func inFlight(reqs []*model.Request) []series {
-	// Starts and ends sorted apart and merged: two sorts of integers, not
-	// one of 2n events.
-	count := func(keep func(r *model.Request) bool) []point {
-		starts, ends := make([]int64, 0, len(reqs)), make([]int64, 0, len(reqs))
-		for _, r := range reqs {
-			if keep(r) && r.EndNS > r.StartNS {
-				starts, ends = append(starts, r.StartNS), append(ends, r.EndNS)
-			}
-		}
-		sortInt64s(starts)
-		sortInt64s(ends)
-		pts := make([]point, 1, 2*len(starts)+1)
-		n, i, j := 0, 0, 0
-		for i < len(starts) || j < len(ends) {
-			t := ends[j] // every start precedes its end, so ends outlast starts
-			if i < len(starts) && starts[i] < t {
-				t = starts[i]
-			}
-			for ; i < len(starts) && starts[i] == t; i++ {
-				n++
-			}
-			for ; j < len(ends) && ends[j] == t; j++ {
-				n--
-			}
-			if t == 0 {
-				pts[0].V = float64(n)
-				continue
-			}
-			if pts[len(pts)-1].V != float64(n) {
-				pts = append(pts, point{T: t, V: float64(n)})
-			}
-		}
-		return pts
-	}
-	out := []series{{family: famInFlight, label: "all requests", points: count(func(*model.Request) bool { return true })}}
-	phases, workers := map[string]bool{}, map[string]bool{}
-	for _, r := range reqs {
-		if r.Phase != nil {
-			phases[*r.Phase] = true
-		}
-		if r.Server != nil {
-			for _, w := range r.Server.Workers {
-				workers[w] = true
-			}
+// The rows are computed as each series is summarized, one series at a time
+// in buffers they share: a row at every change is two rows a request.
+func inFlight(rs *reqs) []series {
+	sc := &inFlightScratch{}
+	rows := rs.rows
+	all := func(yield func(k int)) {
+		for k := range rows {
+			yield(k)
 		}
 	}
-	if len(phases) > 1 {
-		for _, p := range sortedKeys(phases) {
-			out = append(out, series{family: famInFlight, label: "phase " + p, labels: []model.MetricLabel{{Key: "phase", Value: p}},
-				points: count(func(r *model.Request) bool { return r.Phase != nil && *r.Phase == p })})
+	out := []series{sc.series(rows, all, "all requests", nil)}
+	if len(rs.phases) > 1 {
+		for _, p := range sortedStrings(rs.phases) {
+			idx := int32(slices.Index(rs.phases, p))
+			of := func(yield func(k int)) {
+				for k := range rows {
+					if rows[k].phase == idx {
+						yield(k)
+					}
+				}
+			}
+			out = append(out, sc.series(rows, of, "phase "+p, []model.MetricLabel{{Key: "phase", Value: p}}))
 		}
 	}
-	for _, w := range sortedKeys(workers) {
-		out = append(out, series{family: famInFlight, label: "served by " + w, labels: []model.MetricLabel{{Key: "worker", Value: w}},
-			points: count(func(r *model.Request) bool { return r.Server != nil && slices.Contains(r.Server.Workers, w) })})
+	for _, w := range sortedStrings(mapKeys(rs.workers)) {
+		served := rs.workers[w]
+		of := func(yield func(k int)) {
+			for _, k := range served {
+				yield(int(k))
+			}
+		}
+		out = append(out, sc.series(rows, of, "served by "+w, []model.MetricLabel{{Key: "worker", Value: w}}))
 	}
 	return out
 }
 
-func sortedKeys(m map[string]bool) []string {
+// inFlightScratch are the sort buffers the in-flight series share.
+type inFlightScratch struct{ starts, ends, tmp []int64 }
+
+// series is the in-flight series of the requests of, which it walks again
+// when the series is summarized.
+func (sc *inFlightScratch) series(rows []req, of func(yield func(k int)), label string, labels []model.MetricLabel) series {
+	n := int64(0)
+	of(func(k int) {
+		if rows[k].end > rows[k].start {
+			n++
+		}
+	})
+	return series{family: famInFlight, label: label, labels: labels, rowCap: 2*n + 1,
+		rows: func(add func(point)) { sc.count(rows, of, int(n), add) }}
+}
+
+// count adds the in-flight rows of the size requests of that last a while.
+// Starts and ends are sorted apart and merged: two sorts of integers, not
+// one of 2n events.
+func (sc *inFlightScratch) count(rows []req, of func(yield func(k int)), size int, add func(point)) {
+	if cap(sc.starts) < size {
+		sc.starts, sc.ends = make([]int64, 0, size), make([]int64, 0, size)
+	}
+	starts, ends := sc.starts[:0], sc.ends[:0]
+	of(func(k int) {
+		if r := &rows[k]; r.end > r.start {
+			starts, ends = append(starts, r.start), append(ends, r.end)
+		}
+	})
+	sc.starts, sc.ends = starts, ends
+	sc.tmp = sortInt64sWith(starts, sc.tmp)
+	sc.tmp = sortInt64sWith(ends, sc.tmp)
+	// The row at the origin holds the count once every change at 0 is in.
+	last, started := point{}, false
+	n, i, j := 0, 0, 0
+	for i < len(starts) || j < len(ends) {
+		t := ends[j] // every start precedes its end, so ends outlast starts
+		if i < len(starts) && starts[i] < t {
+			t = starts[i]
+		}
+		for ; i < len(starts) && starts[i] == t; i++ {
+			n++
+		}
+		for ; j < len(ends) && ends[j] == t; j++ {
+			n--
+		}
+		if t == 0 {
+			last.V = float64(n)
+			continue
+		}
+		if !started {
+			add(last)
+			started = true
+		}
+		if last.V != float64(n) {
+			last = point{T: t, V: float64(n)}
+			add(last)
+		}
+	}
+	if !started {
+		add(last)
+	}
+}
+
+func mapKeys(m map[string][]int32) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
 		out = append(out, k)
 	}
+	return out
+}
+
+func sortedStrings(list []string) []string {
+	out := slices.Clone(list)
 	slices.Sort(out)
 	return out
 }
@@ -198,15 +264,15 @@ func perInterval(vals []float64, has []bool, w int64) []point {
 // outcomes counts the requests that ended in an error, or were cancelled,
 // per interval of their end, as a rate per second. Every interval of the
 // run has a count; zero is a count.
-func outcomes(reqs []*model.Request, duration int64) []series {
+func outcomes(rows []req, duration int64) []series {
 	bins := binsOf(duration, IntervalNS)
 	errs, cancels := make([]float64, bins), make([]float64, bins)
-	for _, r := range reqs {
-		switch r.Status {
-		case model.StatusError:
-			errs[binOf(r.EndNS, IntervalNS, bins)]++
-		case model.StatusCancelled:
-			cancels[binOf(r.EndNS, IntervalNS, bins)]++
+	for k := range rows {
+		switch r := &rows[k]; r.status {
+		case statusError:
+			errs[binOf(r.end, IntervalNS, bins)]++
+		case statusCancelled:
+			cancels[binOf(r.end, IntervalNS, bins)]++
 		}
 	}
 	per := float64(IntervalNS) / 1e9
@@ -256,21 +322,22 @@ func spread(sum []float64, a, b int64, tokens float64) {
 // spread over its active span) and prefill tokens/s (each request's prompt
 // tokens credited to the interval of its start). Requests without a
 // recorded token count add nothing to the estimate.
-func throughput(reqs []*model.Request, duration int64) []series {
+func throughput(rows []req, duration int64) []series {
 	bins := binsOf(duration, IntervalNS)
 	gen, genFromStart, prefill := make([]float64, bins), make([]float64, bins), make([]float64, bins)
 	anyFromStart := false
-	for _, r := range reqs {
-		if r.OutputTokens != nil {
-			a, b, fromStart := ActiveSpan(r.StartNS, r.EndNS, r.FirstNS)
-			spread(gen, a, b, float64(*r.OutputTokens))
+	for k := range rows {
+		r := &rows[k]
+		if r.flags&flagOut != 0 {
+			a, b, fromStart := ActiveSpan(r.start, r.end, r.firstNS())
+			spread(gen, a, b, float64(r.out))
 			if fromStart {
 				anyFromStart = true
-				spread(genFromStart, a, b, float64(*r.OutputTokens))
+				spread(genFromStart, a, b, float64(r.out))
 			}
 		}
-		if r.InputTokens != nil {
-			prefill[binOf(r.StartNS, IntervalNS, bins)] += float64(*r.InputTokens)
+		if r.flags&flagIn != 0 {
+			prefill[binOf(r.start, IntervalNS, bins)] += float64(r.in)
 		}
 	}
 	per := float64(IntervalNS) / 1e9
@@ -288,22 +355,32 @@ func throughput(reqs []*model.Request, duration int64) []series {
 	return out
 }
 
-// byEnd lists the requests in (end, start) order: the order they
+// byEnd lists the requests' indices in (end, start) order: the order they
 // completed. Requests sharing both keep their given order.
-func byEnd(reqs []*model.Request) []*model.Request {
-	idx := make([]int32, len(reqs))
-	starts, ends := make([]int64, len(reqs)), make([]int64, len(reqs))
-	for k, r := range reqs {
-		idx[k], starts[k], ends[k] = int32(k), r.StartNS, r.EndNS
+func byEnd(rows []req) []int32 {
+	if len(rows) == 0 {
+		return nil
+	}
+	pairs := make([]keyed, 2*len(rows))
+	a, b := pairs[:len(rows)], pairs[len(rows):]
+	for k := range rows {
+		a[k] = keyed{sortableKey(rows[k].start), int32(k)}
 	}
 	// Stable passes, last key first: by start, then by end.
-	stableSortByKey(idx, starts)
-	stableSortByKey(idx, ends)
-	out := make([]*model.Request, len(reqs))
-	for k, i := range idx {
-		out[k] = reqs[i]
+	a = sortKeyed(a, b)
+	for k := range a {
+		a[k].key = sortableKey(rows[a[k].idx].end)
 	}
-	return out
+	if &a[0] == &pairs[0] {
+		a = sortKeyed(a, pairs[len(rows):])
+	} else {
+		a = sortKeyed(a, pairs[:len(rows)])
+	}
+	idx := make([]int32, len(rows))
+	for k := range a {
+		idx[k] = a[k].idx
+	}
+	return idx
 }
 
 // sizes are the per-request sizes: the average prompt and generation tokens
@@ -311,29 +388,29 @@ func byEnd(reqs []*model.Request) []*model.Request {
 // which one completed) and the largest single prompt and generation among
 // the requests that completed in each interval (null when none did).
 // ordered is in byEnd order.
-func sizes(ordered []*model.Request, duration int64) []series {
+func sizes(rows []req, ordered []int32, duration int64) []series {
 	bins := binsOf(duration, IntervalNS)
 	maxIn, maxOut := make([]float64, bins), make([]float64, bins)
 	hasIn, hasOut := make([]bool, bins), make([]bool, bins)
 	var avgIn, avgOut []point
 	var sumIn, sumOut, nIn, nOut float64
 	for k := 0; k < len(ordered); {
-		bin := binOf(ordered[k].EndNS, IntervalNS, bins)
+		bin := binOf(rows[ordered[k]].end, IntervalNS, bins)
 		changedIn, changedOut := false, false
-		for ; k < len(ordered) && binOf(ordered[k].EndNS, IntervalNS, bins) == bin; k++ {
-			r := ordered[k]
-			if r.Status != model.StatusCompleted {
+		for ; k < len(ordered) && binOf(rows[ordered[k]].end, IntervalNS, bins) == bin; k++ {
+			r := &rows[ordered[k]]
+			if r.status != statusCompleted {
 				continue
 			}
-			if r.InputTokens != nil {
-				v := float64(*r.InputTokens)
+			if r.flags&flagIn != 0 {
+				v := float64(r.in)
 				sumIn, nIn, changedIn = sumIn+v, nIn+1, true
 				if !hasIn[bin] || v > maxIn[bin] {
 					maxIn[bin], hasIn[bin] = v, true
 				}
 			}
-			if r.OutputTokens != nil {
-				v := float64(*r.OutputTokens)
+			if r.flags&flagOut != 0 {
+				v := float64(r.out)
 				sumOut, nOut, changedOut = sumOut+v, nOut+1, true
 				if !hasOut[bin] || v > maxOut[bin] {
 					maxOut[bin], hasOut[bin] = v, true
@@ -358,24 +435,24 @@ func sizes(ordered []*model.Request, duration int64) []series {
 
 // latencyOf is a completed request's latency in seconds, with the interval
 // it counts in (its end).
-func latencyOf(r *model.Request) (t int64, v float64, ok bool) {
-	if r.Status != model.StatusCompleted {
+func latencyOf(r *req) (t int64, v float64, ok bool) {
+	if r.status != statusCompleted {
 		return 0, 0, false
 	}
-	return r.EndNS, float64(r.EndNS-r.StartNS) / 1e9, true
+	return r.end, float64(r.end-r.start) / 1e9, true
 }
 
 // ttftOf is a completed request's recorded TTFT in seconds, counted in the
 // interval of its first token; an unknown TTFT counts nowhere.
-func ttftOf(r *model.Request) (t int64, v float64, ok bool) {
-	if r.Status != model.StatusCompleted || r.TTFTms == nil {
+func ttftOf(r *req) (t int64, v float64, ok bool) {
+	if r.status != statusCompleted || r.flags&flagTTFT == 0 {
 		return 0, 0, false
 	}
-	at := r.StartNS + int64(*r.TTFTms*1e6)
-	if r.FirstNS != nil {
-		at = *r.FirstNS
+	at := r.start + int64(r.ttftMS*1e6)
+	if r.flags&flagFirst != 0 {
+		at = r.first
 	}
-	return at, *r.TTFTms / 1e3, true
+	return at, r.ttftMS / 1e3, true
 }
 
 // tv is one request's value and the time that places it in an interval.
@@ -386,10 +463,10 @@ type tv struct {
 
 // timed lists value of every request that has one, read once for every
 // interval width.
-func timed(reqs []*model.Request, value func(*model.Request) (int64, float64, bool)) []tv {
-	out := make([]tv, 0, len(reqs))
-	for _, r := range reqs {
-		if t, v, ok := value(r); ok {
+func timed(rows []req, value func(*req) (int64, float64, bool)) []tv {
+	out := make([]tv, 0, len(rows))
+	for k := range rows {
+		if t, v, ok := value(&rows[k]); ok {
 			out = append(out, tv{t, v})
 		}
 	}
@@ -531,25 +608,25 @@ func merge2(dst, x, y []float64) {
 // which they changed: completed requests, generated and prompt tokens of
 // the completed requests.
 // ordered is in byEnd order.
-func totals(ordered []*model.Request, duration int64) []series {
+func totals(rows []req, ordered []int32, duration int64) []series {
 	bins := binsOf(duration, IntervalNS)
 	// Before anything completes every total is a recorded zero.
 	done, gen, prompt := []point{{T: 0}}, []point{{T: 0}}, []point{{T: 0}}
 	var nDone, nGen, nPrompt float64
 	for k := 0; k < len(ordered); {
-		bin := binOf(ordered[k].EndNS, IntervalNS, bins)
+		bin := binOf(rows[ordered[k]].end, IntervalNS, bins)
 		d, g, p := false, false, false
-		for ; k < len(ordered) && binOf(ordered[k].EndNS, IntervalNS, bins) == bin; k++ {
-			r := ordered[k]
-			if r.Status != model.StatusCompleted {
+		for ; k < len(ordered) && binOf(rows[ordered[k]].end, IntervalNS, bins) == bin; k++ {
+			r := &rows[ordered[k]]
+			if r.status != statusCompleted {
 				continue
 			}
 			nDone, d = nDone+1, true
-			if r.OutputTokens != nil {
-				nGen, g = nGen+float64(*r.OutputTokens), true
+			if r.flags&flagOut != 0 {
+				nGen, g = nGen+float64(r.out), true
 			}
-			if r.InputTokens != nil {
-				nPrompt, p = nPrompt+float64(*r.InputTokens), true
+			if r.flags&flagIn != 0 {
+				nPrompt, p = nPrompt+float64(r.in), true
 			}
 		}
 		at := min(int64(bin+1)*IntervalNS, duration)

@@ -53,7 +53,9 @@ func find(t *testing.T, all []series, family, label string) []point {
 	t.Helper()
 	for _, s := range all {
 		if s.family == family && s.label == label {
-			return s.points
+			var rows []point
+			s.each(func(p point) { rows = append(rows, p) })
+			return rows
 		}
 	}
 	t.Fatalf("no series %s / %s", family, label)

@@ -1,0 +1,40 @@
+package query
+
+import (
+	"bytes"
+	"testing"
+)
+
+// A whole-run series answer is computed once and kept with the series'
+// summary: asked again, over any range holding every row, it is the same
+// bytes, and a range that does not hold them all is computed afresh.
+func TestStatsWholeSeriesKept(t *testing.T) {
+	e, payloads := metricEngine(t)
+	for id, raw := range payloads {
+		if err := e.LoadShard(id, raw); err != nil {
+			t.Fatal(err)
+		}
+	}
+	q := []byte(`{"op":"stats","args":{"ids":[0,1]}}`)
+	first := e.Handle(q)
+	kept := 0
+	for i := range e.c.Metrics {
+		if p := e.pyramidOf(i); p != nil && p.WholeMemo() != nil {
+			kept++
+		}
+	}
+	if kept == 0 {
+		t.Fatalf("no series kept its whole-run answer: %s", first)
+	}
+	if again := e.Handle(q); !bytes.Equal(first, again) {
+		t.Errorf("kept answer differs:\n%s\n%s", again, first)
+	}
+	for i := range e.c.Metrics {
+		if p := e.pyramidOf(i); p != nil {
+			p.SetWholeMemo(nil)
+		}
+	}
+	if fresh := e.Handle(q); !bytes.Equal(first, fresh) {
+		t.Errorf("computed afresh:\n%s\nkept:\n%s", fresh, first)
+	}
+}

@@ -92,7 +92,8 @@ type SeriesStats struct {
 	Mean    *float64 `json:"mean"`
 	// MeanKind is "time_weighted" for settings and gauges (each value held
 	// until the next row, a value set before the range included, a gap
-	// holding none) and "plain" for events.
+	// holding none) and "plain" for events; a range without a sample has
+	// no mean (null), whatever value it holds.
 	MeanKind string `json:"mean_kind"`
 	// MeanSeconds is how much of the range a time-weighted mean covers;
 	// Carried says a value from before the range is part of it.
@@ -399,7 +400,9 @@ func (e *Engine) seriesStats(i int, w window) (SeriesStats, error) {
 	switch {
 	case !weighted:
 		s.Mean = d.Mean
-	case covered > 0:
+	case covered > 0 && d.Samples > 0:
+		// A value only held from before the range, with no sample in it,
+		// is no mean of the range: unknown, as min, max and percentiles.
 		s.Mean = fptr(area / float64(covered))
 		s.MeanSeconds = fptr(seconds(covered))
 	}

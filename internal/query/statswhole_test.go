@@ -38,3 +38,21 @@ func TestStatsWholeSeriesKept(t *testing.T) {
 		t.Errorf("computed afresh:\n%s\nkept:\n%s", fresh, first)
 	}
 }
+
+// A window without a sample of a setting has no mean, though a value set
+// before it is held across it: unknown, never that value or zero.
+func TestStatsNoSampleNoMean(t *testing.T) {
+	e, payloads := metricEngine(t)
+	for id, raw := range payloads {
+		if err := e.LoadShard(id, raw); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, msg := askStats(t, e, Args{From: ptr(1.0), To: ptr(5.0), IDs: []int{1}})
+	if msg != "" {
+		t.Fatal(msg)
+	}
+	if s := st.Series[0]; s.Samples != 0 || s.Mean != nil || s.MeanSeconds != nil || s.Min != nil || s.P50 != nil {
+		t.Errorf("a window without a sample: %+v", s)
+	}
+}

@@ -1,8 +1,6 @@
 package query
 
 import (
-	"math/bits"
-
 	"github.com/dsight/dsight/internal/model"
 	"github.com/dsight/dsight/internal/sessionmetrics"
 )
@@ -69,15 +67,6 @@ func copyBits(dst, src bitset, lo, hi int) {
 		dst[w] |= src[w] & mask
 		lo = end
 	}
-}
-
-// countBits is how many bits of b are set.
-func countBits(b bitset) int {
-	n := 0
-	for _, w := range b {
-		n += bits.OnesCount64(w)
-	}
-	return n
 }
 
 // requestAcc gathers one range's request statistics request by request.

@@ -56,3 +56,22 @@ func TestStatsNoSampleNoMean(t *testing.T) {
 		t.Errorf("a window without a sample: %+v", s)
 	}
 }
+
+// copyBits copies exactly the bits of [lo, hi), across word edges.
+func TestCopyBits(t *testing.T) {
+	src := newBitset(300)
+	for i := range 300 {
+		if i%3 != 0 {
+			src.set(i)
+		}
+	}
+	for _, r := range [][2]int{{0, 0}, {0, 300}, {5, 60}, {60, 70}, {63, 64}, {64, 128}, {100, 299}} {
+		dst := newBitset(300)
+		copyBits(dst, src, r[0], r[1])
+		for i := range 300 {
+			if want := i >= r[0] && i < r[1] && i%3 != 0; dst.has(int32(i)) != want {
+				t.Fatalf("range %v: bit %d is %v", r, i, !want)
+			}
+		}
+	}
+}

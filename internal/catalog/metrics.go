@@ -51,6 +51,7 @@ type familyRecord struct {
 	Generator       string   `json:"generator,omitempty"`
 	Temporal        string   `json:"temporal,omitempty"`
 	Derived         bool     `json:"derived,omitempty"`
+	StackBy         []string `json:"stack_by,omitempty"`
 }
 
 // encodeMetrics lays out the metric tables.

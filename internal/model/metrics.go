@@ -29,6 +29,11 @@ type MetricFamily struct {
 	// evidence (the session metrics, from the client requests), never
 	// recorded as such by any source; SourceKind is then SourceDerived.
 	Derived bool
+	// StackBy lists the label keys whose series stack as bands: each
+	// request (or unit counted) is in at most one series of such a key, so
+	// the bands add up to at most the family's total series, never more.
+	// Only derived families set it.
+	StackBy []string
 }
 
 // SourceDerived is the SourceKind of derived families and series.

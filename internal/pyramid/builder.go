@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"sync/atomic"
 )
 
 // Options configure a Builder. The zero value builds a Sample series with the
@@ -230,6 +231,7 @@ func (b *Builder) Finish() *Pyramid {
 // and the running start of each chunk within its table.
 func (p *Pyramid) numberChunks() {
 	p.sorted = make(sortedCache, len(p.exact)+1)
+	p.whole = make([]atomic.Pointer[any], 1)
 	id := 0
 	var start int64
 	for i := range p.exact {

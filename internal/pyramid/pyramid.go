@@ -3,6 +3,7 @@ package pyramid
 import (
 	"fmt"
 	"sort"
+	"sync/atomic"
 )
 
 // Temporal says how a series' values relate to time; it decides how points
@@ -67,7 +68,8 @@ type Pyramid struct {
 	levels    []level // shifts ascending by levelStep
 	chunks    int     // exact chunks, then each level's chunks, in order
 
-	sorted sortedCache // per exact chunk, then the whole series (sortedrows.go)
+	sorted sortedCache           // per exact chunk, then the whole series (sortedrows.go)
+	whole  []atomic.Pointer[any] // one slot: WholeMemo's value (sortedrows.go)
 }
 
 // chunkMeta is what the index knows about a chunk without loading it.

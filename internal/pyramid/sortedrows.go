@@ -28,6 +28,35 @@ func (p *Pyramid) clearSorted(id int) {
 	if all := p.sortedAll(); all != nil {
 		all.Store(nil)
 	}
+	if len(p.whole) == 1 {
+		p.whole[0].Store(nil)
+	}
+}
+
+// Covers says whether [fromNS, toNS] holds every exact row.
+func (p *Pyramid) Covers(fromNS, toNS int64) bool {
+	return len(p.exact) > 0 && fromNS <= p.exact[0].first && toNS >= p.exact[len(p.exact)-1].last
+}
+
+// WholeMemo returns the value a caller computed from every exact row and
+// kept with SetWholeMemo, or nil: it is dropped whenever a chunk's rows
+// change, so a whole-series answer (range statistics over the whole run)
+// is computed once per loaded series.
+func (p *Pyramid) WholeMemo() any {
+	if len(p.whole) == 1 {
+		if v := p.whole[0].Load(); v != nil {
+			return *v
+		}
+	}
+	return nil
+}
+
+// SetWholeMemo keeps v, computed from every exact row, until a chunk's
+// rows change.
+func (p *Pyramid) SetWholeMemo(v any) {
+	if len(p.whole) == 1 {
+		p.whole[0].Store(&v)
+	}
 }
 
 // sortedAll is the whole series' entry, or nil without a cache.
@@ -43,7 +72,7 @@ func (p *Pyramid) sortedAll() *atomic.Pointer[[]float64] {
 // must not change them (a range covering the whole series is answered
 // from a kept run). Every exact chunk the range touches must be loaded.
 func (p *Pyramid) SortedValues(fromNS, toNS int64) ([]float64, error) {
-	whole := len(p.exact) > 0 && fromNS <= p.exact[0].first && toNS >= p.exact[len(p.exact)-1].last
+	whole := p.Covers(fromNS, toNS)
 	all := p.sortedAll()
 	if whole && all != nil {
 		if s := all.Load(); s != nil {

@@ -30,6 +30,9 @@ type MetricFamilyRecord struct {
 	// Derived is true for families computed at build time (the session
 	// metrics); absent for recorded ones.
 	Derived bool `json:"derived,omitempty"`
+	// StackBy lists the label keys whose series the charts draw as stacked
+	// bands (each counted request in at most one band of a key).
+	StackBy []string `json:"stack_by,omitempty"`
 }
 
 // familyRecord shapes a family; the conversion keeps the two field lists

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/dsight/dsight/internal/model"
+	"github.com/dsight/dsight/internal/pyramid"
 	"github.com/dsight/dsight/internal/sessionmetrics"
 )
 
@@ -92,7 +92,8 @@ type SeriesStats struct {
 	Mean    *float64 `json:"mean"`
 	// MeanKind is "time_weighted" for settings and gauges (each value held
 	// until the next row, a value set before the range included, a gap
-	// holding none) and "plain" for events.
+	// holding none) and "plain" for events; a range without a sample has
+	// no mean (null), whatever value it holds.
 	MeanKind string `json:"mean_kind"`
 	// MeanSeconds is how much of the range a time-weighted mean covers;
 	// Carried says a value from before the range is part of it.
@@ -120,13 +121,19 @@ func dist(vals []float64) Dist {
 
 // distSorted computes a Dist of vals, sorted ascending.
 func distSorted(vals []float64) Dist {
-	d := Dist{Samples: len(vals)}
-	if len(vals) == 0 {
-		return d
-	}
 	sum := 0.0
 	for _, v := range vals {
 		sum += v
+	}
+	return distWithSum(vals, sum)
+}
+
+// distWithSum is distSorted of vals whose sum, added in ascending order, is
+// known.
+func distWithSum(vals []float64, sum float64) Dist {
+	d := Dist{Samples: len(vals)}
+	if len(vals) == 0 {
+		return d
 	}
 	pct := func(p float64) *float64 { v, _ := sessionmetrics.Percentile(vals, p); return &v }
 	d.Min, d.Max, d.Mean = fptr(vals[0]), fptr(vals[len(vals)-1]), fptr(sum/float64(len(vals)))
@@ -207,45 +214,19 @@ func (e *Engine) requestStats(out *RequestStats, filter Args, w window, limit in
 			ord = nil
 		}
 	}
+	acc := requestAcc{out: out, w: w}
+	if ord != nil && all {
+		acc.addWide(e, &ord.prefix, in, lo, hi)
+		acc.finish()
+		return e.requestStatsOrdered(out, ord, in, limit)
+	}
 	lat, ttft, tps, done := make([]float64, 0, n), make([]float64, 0, n), make([]float64, 0, n), make([]int, 0, n)
-	var gen, prefill float64
-	anyGen, anyPrefill := false, false
 	// The overlap scan of eachOverlapping, inlined: a call per request
 	// was a large part of a whole-run answer under wasm.
 	for i := lo; i < r.N && r.Start[i] <= w.toNS; i++ {
-		if r.End[i] < w.fromNS || !all && !match(i) {
+		if r.End[i] < w.fromNS || !all && !match(i) || !acc.add(e, i) {
 			continue
 		}
-		out.Count++
-		start, end := r.Start[i], r.End[i]
-		first := r.First.At(i)
-		if valid(r.OutputTokens.Valid, i) {
-			a, b, _ := sessionmetrics.ActiveSpan(start, end, first)
-			tok := float64(r.OutputTokens.V[i])
-			switch lo, hi := max(a, w.fromNS), min(b, w.toNS); {
-			case b <= a && a >= w.fromNS && a <= w.toNS:
-				gen += tok
-			case b > a && hi > lo:
-				gen += tok * float64(hi-lo) / float64(b-a)
-			}
-			anyGen = true
-		}
-		if valid(r.InputTokens.Valid, i) && start >= w.fromNS {
-			prefill += float64(r.InputTokens.V[i])
-			anyPrefill = true
-		}
-		switch r.Status[i] {
-		case model.StatusError:
-			out.Errors++
-			continue
-		case model.StatusCancelled:
-			out.Cancelled++
-			continue
-		case model.StatusCompleted:
-		default:
-			continue
-		}
-		out.Completed++
 		if ord != nil {
 			in.set(i)
 			if !valid(r.TTFT.Valid, i) {
@@ -253,6 +234,7 @@ func (e *Engine) requestStats(out *RequestStats, filter Args, w window, limit in
 			}
 			continue
 		}
+		start, end, first := r.Start[i], r.End[i], r.First.At(i)
 		done = append(done, i)
 		lat = append(lat, seconds(end-start))
 		if valid(r.TTFT.Valid, i) {
@@ -264,22 +246,9 @@ func (e *Engine) requestStats(out *RequestStats, filter Args, w window, limit in
 			tps = append(tps, float64(r.OutputTokens.V[i])/seconds(end-*first))
 		}
 	}
-	span := seconds(w.toNS - w.fromNS)
-	if anyGen {
-		out.GenerationTokensPerS = fptr(gen / span)
-	}
-	if anyPrefill {
-		out.PrefillTokensPerS = fptr(prefill / span)
-	}
+	acc.finish()
 	if ord != nil {
-		// Every completed request of the run is in the range (the common
-		// whole-run question): the orders' values are the answer as they are.
-		every := out.Completed == len(ord.lat.rank)
-		lat, ttft, tps = ord.lat.sorted(in, out.Completed, every), ord.ttft.sorted(in, out.Completed, every), ord.tps.sorted(in, out.Completed, every)
-		out.Slow.Latency = e.slowRowsWalk(lat, &ord.lat, in, limit)
-		out.Slow.TTFT = e.slowRowsWalk(ttft, &ord.ttft, in, limit)
-		out.Latency, out.TTFT, out.OutputTokensPerS = distSorted(lat), distSorted(ttft), distSorted(tps)
-		return nil
+		return e.requestStatsOrdered(out, ord, in, limit)
 	}
 	out.Slow.Latency = e.slowRows(done, lat, func(i int) (float64, bool) { return seconds(r.End[i] - r.Start[i]), true }, limit)
 	out.Slow.TTFT = e.slowRows(done, ttft, func(i int) (float64, bool) {
@@ -388,50 +357,52 @@ func (e *Engine) seriesStats(i int, w window) (SeriesStats, error) {
 			cur, curOK, s.Carried = row.V, true, true
 		}
 	}
-	var area float64
-	var covered, carriedNS int64
-	fromCarry := s.Carried
-	s.Carried = false
-	err := p.EachRow(w.fromNS, w.toNS, func(t int64, v float64, ok bool) {
-		if curOK && t > since {
-			area += cur * float64(t-since)
-			covered += t - since
-			if fromCarry {
-				carriedNS += t - since
-			}
+	hw := heldWalk{cur: cur, curOK: curOK, since: since, fromCarry: s.Carried}
+	var vals []float64
+	var sum float64
+	// A range holding every row (the whole run) answers from what the
+	// first such question kept: the walk does not depend on where before
+	// the first row the range starts, only its last held value on where it ends.
+	whole := p.Covers(w.fromNS, w.toNS)
+	if m, ok := p.WholeMemo().(*wholeSeries); whole && ok {
+		hw, vals, sum = m.walk, m.vals, m.sum
+	} else {
+		if err := hw.run(p, w); err != nil {
+			return s, err
 		}
-		since, fromCarry = t, false
-		if !ok {
-			s.Gaps++
-			curOK = false
-			return
+		// Sorted from the chunks' cached runs: sorting a wide range's rows
+		// on every question was most of its cost.
+		v, err := p.SortedValues(w.fromNS, w.toNS)
+		if err != nil {
+			return s, err
 		}
-		cur, curOK = v, true
-	})
-	if err != nil {
-		return s, err
+		vals = v
+		for _, x := range vals {
+			sum += x
+		}
+		if whole {
+			p.SetWholeMemo(&wholeSeries{walk: hw, vals: vals, sum: sum})
+		}
 	}
-	if curOK && w.toNS > since {
-		area += cur * float64(w.toNS-since)
-		covered += w.toNS - since
-		if fromCarry {
-			carriedNS += w.toNS - since
+	s.Gaps = hw.gaps
+	area, covered, carriedNS := hw.area, hw.covered, hw.carriedNS
+	if hw.curOK && w.toNS > hw.since {
+		area += hw.cur * float64(w.toNS-hw.since)
+		covered += w.toNS - hw.since
+		if hw.fromCarry {
+			carriedNS += w.toNS - hw.since
 		}
 	}
 	s.Carried = carriedNS > 0
-	// Sorted from the chunks' cached runs: sorting a wide range's rows
-	// on every question was most of its cost.
-	vals, err := p.SortedValues(w.fromNS, w.toNS)
-	if err != nil {
-		return s, err
-	}
-	d := distSorted(vals)
+	d := distWithSum(vals, sum)
 	s.Samples = int64(d.Samples)
 	s.Min, s.Max, s.P50, s.P90, s.P99 = d.Min, d.Max, d.P50, d.P90, d.P99
 	switch {
 	case !weighted:
 		s.Mean = d.Mean
-	case covered > 0:
+	case covered > 0 && d.Samples > 0:
+		// A value only held from before the range, with no sample in it,
+		// is no mean of the range: unknown, as min, max and percentiles.
 		s.Mean = fptr(area / float64(covered))
 		s.MeanSeconds = fptr(seconds(covered))
 	}
@@ -442,3 +413,44 @@ func (e *Engine) seriesStats(i int, w window) (SeriesStats, error) {
 // the nanosecond the clients record: dividing the binary value by 1e3
 // alone prints 0.5963699419999999 for a recorded 596.369942 ms.
 func msSeconds(ms float64) float64 { return math.Round(ms*1e6) / 1e9 }
+
+// heldWalk is a time-weighted mean's walk over a range's rows: each value
+// held from its row until the next (a gap row holding none), starting
+// from the value held at the range's start.
+type heldWalk struct {
+	area               float64
+	covered, carriedNS int64
+	gaps, since        int64
+	cur                float64
+	curOK, fromCarry   bool
+}
+
+// run walks the rows of w, up to the last one (the caller holds its value
+// to the range's end).
+func (h *heldWalk) run(p *pyramid.Pyramid, w window) error {
+	return p.EachRun(w.fromNS, w.toNS, func(times []int64, values []float64, valid []bool) {
+		for k, t := range times {
+			if h.curOK && t > h.since {
+				h.area += h.cur * float64(t-h.since)
+				h.covered += t - h.since
+				if h.fromCarry {
+					h.carriedNS += t - h.since
+				}
+			}
+			h.since, h.fromCarry = t, false
+			if !valid[k] {
+				h.gaps++
+				h.curOK = false
+				continue
+			}
+			h.cur, h.curOK = values[k], true
+		}
+	})
+}
+
+// wholeSeries is what a series' whole-run statistics keep (WholeMemo).
+type wholeSeries struct {
+	walk heldWalk
+	vals []float64
+	sum  float64
+}

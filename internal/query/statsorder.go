@@ -24,6 +24,8 @@ type valueOrder struct {
 	// rows' order: slowest first, then by start; val[k] is rank[k]'s value.
 	rank []int32
 	val  []float64
+	// sum is val's sum, added in ascending order as distSorted adds.
+	sum float64
 }
 
 // statsOrders are the three orders; usable is false when a value is NaN,
@@ -31,6 +33,7 @@ type valueOrder struct {
 type statsOrders struct {
 	lat, ttft, tps valueOrder
 	usable         bool
+	prefix         requestPrefix // statsprefix.go
 }
 
 // orderWorthIt says whether walking the orders beats sorting n values of
@@ -74,8 +77,10 @@ func (e *Engine) orders() *statsOrders {
 			q.val = make([]float64, len(q.rank))
 			for j, i := range q.rank {
 				q.val[j] = v[i]
+				q.sum += v[i]
 			}
 		}
+		o.prefix = e.newRequestPrefix()
 		e.statsOrd = o
 	})
 	return e.statsOrd
@@ -104,30 +109,53 @@ func (q *valueOrder) sorted(in bitset, n int, every bool) []float64 {
 	return out
 }
 
-// slowRowsWalk is slowRows from an order: the marked requests from the
-// slowest down to the lowest threshold, counted into every row they reach,
-// the first limit of each listed. vals are the range's sorted values.
-func (e *Engine) slowRowsWalk(vals []float64, q *valueOrder, in bitset, limit int) []SlowRow {
+// requestStatsOrdered fills the distributions and the percentile rows of
+// the completed requests marked in in (out.Completed of them) from the
+// orders.
+func (e *Engine) requestStatsOrdered(out *RequestStats, ord *statsOrders, in bitset, limit int) error {
+	// Every completed request of the run is in the range (the common
+	// whole-run question): the orders' values are the answer as they are.
+	every := out.Completed == len(ord.lat.rank)
+	lat, ttft, tps := ord.lat.sorted(in, out.Completed, every), ord.ttft.sorted(in, out.Completed, every), ord.tps.sorted(in, out.Completed, every)
+	out.Slow.Latency = e.slowRowsWalk(lat, &ord.lat, in, every, limit)
+	out.Slow.TTFT = e.slowRowsWalk(ttft, &ord.ttft, in, every, limit)
+	if every {
+		out.Latency, out.TTFT, out.OutputTokensPerS = distWithSum(lat, ord.lat.sum), distWithSum(ttft, ord.ttft.sum), distWithSum(tps, ord.tps.sum)
+	} else {
+		out.Latency, out.TTFT, out.OutputTokensPerS = distSorted(lat), distSorted(ttft), distSorted(tps)
+	}
+	return nil
+}
+
+// slowRowsWalk is slowRows from an order. A row's total is how many of the
+// range's sorted values vals reach its threshold; its listed requests are
+// the first limit of them walking the order from the slowest down, which
+// are the first marked requests of the walk (every row's threshold is at
+// most the slowest's value), so the walk stops once limit are found.
+// every says every ranked request is marked.
+func (e *Engine) slowRowsWalk(vals []float64, q *valueOrder, in bitset, every bool, limit int) []SlowRow {
 	rows := []SlowRow{}
 	if len(vals) == 0 {
 		return rows
 	}
 	for _, p := range SlowPercentiles {
 		th, _ := sessionmetrics.Percentile(vals, p)
-		rows = append(rows, SlowRow{Percentile: p, Threshold: th, Requests: []SlowRequest{}})
+		k, _ := slices.BinarySearch(vals, th)
+		total := len(vals) - k
+		rows = append(rows, SlowRow{Percentile: p, Threshold: th, Total: total, Requests: make([]SlowRequest, 0, min(total, limit))})
 	}
 	floor := floorOf(vals)
-	for k := len(q.rank) - 1; k >= 0 && q.val[k] >= floor; k-- {
+	found := 0
+	for k := len(q.rank) - 1; k >= 0 && q.val[k] >= floor && found < limit; k-- {
 		i, v := q.rank[k], q.val[k]
-		if !in.has(i) {
+		if !every && !in.has(i) {
 			continue
 		}
+		found++
+		sr := e.slowRequest(int(i))
 		for j := range rows {
-			if row := &rows[j]; v >= row.Threshold {
-				row.Total++
-				if len(row.Requests) < limit {
-					row.Requests = append(row.Requests, e.slowRequest(int(i)))
-				}
+			if row := &rows[j]; v >= row.Threshold && len(row.Requests) < limit {
+				row.Requests = append(row.Requests, sr)
 			}
 		}
 	}

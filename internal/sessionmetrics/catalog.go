@@ -106,6 +106,11 @@ func Derive(d *model.Dataset) ([]model.MetricFamily, []model.MetricSeries, error
 			f.Samples += m.Samples
 			out = append(out, m)
 		}
+		if def.Name == famInFlight {
+			if keys := stackKeys(reqs); len(keys) > 0 {
+				f.StackBy = keys
+			}
+		}
 		if f.SeriesCount > 0 {
 			fams = append(fams, f)
 		}

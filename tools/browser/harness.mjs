@@ -18,6 +18,7 @@ export async function launch() {
   const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: FLAGS, viewport: { width: 1400, height: 900 } });
   return {
     context,
+    profile,
     async close() {
       await context.close();
       fs.rmSync(profile, { recursive: true, force: true });

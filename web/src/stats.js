@@ -118,7 +118,7 @@ function draw(panel, s, series) {
         h("td", null, fmtInt(x.samples)),
         h("td", null, num(x.min)),
         h("td", null, num(x.max)),
-        h("td", { title: x.mean_kind === "time_weighted" ? `time-weighted over ${num(x.mean_seconds, " s")}${x.carried ? ", with the value held from before the range" : ""}` : "plain mean of the samples" }, num(x.mean)),
+        h("td", { title: x.mean === null ? "no sample in the range: no mean" : x.mean_kind === "time_weighted" ? `time-weighted over ${num(x.mean_seconds, " s")}${x.carried ? ", with the value held from before the range" : ""}` : "plain mean of the samples" }, num(x.mean)),
         h("td", null, num(x.p50)),
         h("td", null, num(x.p90)),
         h("td", null, num(x.p99)),

@@ -107,7 +107,7 @@ func Derive(d *model.Dataset) ([]model.MetricFamily, []model.MetricSeries, error
 			out = append(out, m)
 		}
 		if def.Name == famInFlight {
-			if keys := stackKeys(reqs); len(keys) > 0 {
+			if keys := stackKeys(rs); len(keys) > 0 {
 				f.StackBy = keys
 			}
 		}

@@ -71,6 +71,13 @@ type Engine struct {
 
 	searchOnce sync.Once
 	searchText []string // request index → lower-cased identities, built on first search
+
+	// The unowned spans' lanes, read on the first server_lanes question
+	// (serverlanes.go).
+	serverLanesOnce sync.Once
+	serverLaneInfo  []serverLaneInfo
+	serverLaneKeys  []serverLaneKey
+	serverLanesErr  error
 }
 
 // New indexes a decoded core shard. Requests must be sorted by (start, id),

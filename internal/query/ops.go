@@ -117,7 +117,7 @@ func init() {
 			Args: args("from", "to", "offset", "limit"),
 			run:  func(e *Engine, a Args) (any, error) { return e.serverSpans(a) }},
 		{Name: "server_lanes", Help: "the page's server-activity lanes: every unowned span in the range packed into sub-lanes per role and host, or per lane a density when the range holds more than can be drawn", Internal: true,
-			Args: args("from", "to", "bins"),
+			Args: []Arg{arg("from"), arg("to"), arg("bins"), arg("pixels", help("the lanes' width: a span is packed at least 2 px wide, as drawn"))},
 			run:  func(e *Engine, a Args) (any, error) { return e.serverLanes(a) }},
 		{Name: "iterations", Help: "TRT-LLM iteration records and TokenSpeed batch snapshots overlapping the range, plus the count of unaligned ones",
 			Args: []Arg{arg("from"), arg("to"), arg("worker", help("keep the observations of this worker, e.g. decode-0")),

@@ -13,7 +13,10 @@ import (
 // packed into sub-lanes so overlapping spans never share one (greedy
 // interval packing in (start, end, catalog) order: each span takes the
 // first sub-lane whose last span ended at or before it starts, so the
-// packing is stable across zooms that keep the same spans). When the
+// packing is stable across zooms that keep the same spans). Given the
+// lane's width in pixels, a span shorter than MinServerSpanPixels is packed
+// as that wide, and a span begun before the window from the window's start,
+// since the page draws them so: drawn bars never overlap. When the
 // window holds more spans than can be drawn, each lane answers a density
 // instead — per bin of the window, how many of its spans overlap the bin —
 // labelled so, with the lane's exact span count: nothing is dropped
@@ -22,6 +25,9 @@ import (
 // MaxServerLaneSpans is the most spans a server_lanes answer draws as bars;
 // a window with more answers densities.
 const MaxServerLaneSpans = 4000
+
+// MinServerSpanPixels is the narrowest bar the page draws.
+const MinServerSpanPixels = 2
 
 // ServerLanes is the "server_lanes" answer.
 type ServerLanes struct {
@@ -193,13 +199,19 @@ func (e *Engine) serverLanes(a Args) (*ServerLanes, error) {
 			}
 			return ss.End[a] < ss.End[b]
 		})
-		ends := make([][]int64, len(keys)) // per lane, each sub-lane's last end
+		var minNS int64 // the narrowest drawn bar, in ns
+		if a.Pixels > 0 {
+			minNS = (w.toNS - w.fromNS) * MinServerSpanPixels / int64(a.Pixels)
+		}
+		ends := make([][]int64, len(keys)) // per lane, each sub-lane's last (drawn) end
 		for _, k := range in {
 			li := info[k].lane
 			l := lanes[li]
+			// A bar is drawn clipped to the window and at least minNS wide.
+			start := max(ss.Start[k], w.fromNS)
 			row := len(ends[li])
 			for r, end := range ends[li] {
-				if end <= ss.Start[k] {
+				if end <= start {
 					row = r
 					break
 				}
@@ -208,7 +220,7 @@ func (e *Engine) serverLanes(a Args) (*ServerLanes, error) {
 				ends[li] = append(ends[li], 0)
 				l.Rows = append(l.Rows, nil)
 			}
-			ends[li][row] = ss.End[k]
+			ends[li][row] = max(ss.End[k], start+minNS)
 			l.Rows[row] = append(l.Rows[row], ServerLaneSpan{ID: info[k].id, Name: info[k].name, Start: seconds(ss.Start[k]), End: seconds(ss.End[k])})
 		}
 	}

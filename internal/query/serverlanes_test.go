@@ -114,3 +114,21 @@ func TestServerLanesDensity(t *testing.T) {
 		t.Errorf("zoomed: drawn %q total %d", z.Drawn, z.Total)
 	}
 }
+
+// Given the lanes' width, a span shorter than two pixels is packed as two
+// pixels wide, as the page draws it, so drawn bars never overlap either.
+func TestServerLanesPackDrawnWidths(t *testing.T) {
+	e := lanesEngine(t, 1500)
+	got := lanes(t, e, `{"pixels":100}`)
+	minS := 12.0 * MinServerSpanPixels / 100
+	for r, row := range got.Lanes[0].Rows {
+		for i := 1; i < len(row); i++ {
+			if end := max(row[i-1].End, row[i-1].Start+minS); end > row[i].Start+1e-9 {
+				t.Fatalf("sub-lane %d: %s drawn to %v overlaps %s at %v", r, row[i-1].ID, end, row[i].ID, row[i].Start)
+			}
+		}
+	}
+	if plain := lanes(t, e, `{}`); len(got.Lanes[0].Rows) <= len(plain.Lanes[0].Rows) {
+		t.Errorf("%d sub-lanes at 100 px, %d unscaled: wide bars need more", len(got.Lanes[0].Rows), len(plain.Lanes[0].Rows))
+	}
+}

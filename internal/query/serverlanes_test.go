@@ -11,7 +11,7 @@ import (
 
 // lanesEngine holds n unowned spans of random overlapping lengths over the
 // fixture's 12 s.
-func lanesEngine(t *testing.T, n int) *Engine {
+func lanesEngine(t testing.TB, n int) *Engine {
 	t.Helper()
 	d := serverFixture()
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -130,5 +130,20 @@ func TestServerLanesPackDrawnWidths(t *testing.T) {
 	}
 	if plain := lanes(t, e, `{}`); len(got.Lanes[0].Rows) <= len(plain.Lanes[0].Rows) {
 		t.Errorf("%d sub-lanes at 100 px, %d unscaled: wide bars need more", len(got.Lanes[0].Rows), len(plain.Lanes[0].Rows))
+	}
+}
+
+// BenchmarkServerLanes packs a window of 4,000 spans (the most drawn as
+// bars) and answers the whole run of 12,000 as densities.
+func BenchmarkServerLanes(b *testing.B) {
+	e := lanesEngine(b, 12000)
+	for _, tc := range []struct{ name, args string }{{"pack", `{"from":2,"to":6,"pixels":1200}`}, {"density", `{"bins":200}`}} {
+		b.Run(tc.name, func(b *testing.B) {
+			req := []byte(`{"op":"server_lanes","args":` + tc.args + `}`)
+			b.ReportAllocs()
+			for b.Loop() {
+				e.Handle(req)
+			}
+		})
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 
 	"github.com/dsight/dsight/internal/query"
@@ -16,13 +15,6 @@ import (
 type countingDiscard struct{ n int64 }
 
 func (c *countingDiscard) Write(p []byte) (int, error) { c.n += int64(len(p)); return len(p), nil }
-
-// processCPU is the process's user and system CPU time in ns.
-func processCPU() int64 {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return ru.Utime.Nano() + ru.Stime.Nano()
-}
 
 // BenchmarkExportPerfetto times the Perfetto export of a traced run once
 // its shards are loaded, and reports the trace's size. The run is a

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"syscall"
 	"testing"
 
 	"github.com/dsight/dsight/internal/query"
@@ -78,12 +77,3 @@ func BenchmarkStatsReport(b *testing.B) {
 	}
 }
 
-// processCPU is the process's user and system CPU time: on a loaded
-// machine wall time per op is mostly waiting.
-func processCPU() int64 {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return ru.Utime.Nano() + ru.Stime.Nano()
-}

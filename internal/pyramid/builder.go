@@ -66,6 +66,10 @@ type Builder struct {
 	pendingValid, started bool
 	lastT                 int64
 	pendingSrc, pendingLn int64
+	// Setting only: whether the group's first point is a value, and the
+	// group's distinct points once they disagree (conflicts.go).
+	pendingFirstValid bool
+	alt, conflicts    []Row
 }
 
 // NewBuilder checks opts and returns an empty Builder.
@@ -98,7 +102,8 @@ func NewBuilder(opts Options) (*Builder, error) {
 // Add appends one point. Times must not decrease. A null or non-finite value
 // is a gap row; for Sample and Setting series a timestamp whose points
 // disagree (or include a gap) is one gap row, and identical points are one
-// row.
+// row. A Setting series also keeps such a timestamp's distinct points
+// (conflicts.go).
 func (b *Builder) Add(tNS int64, v float64, null bool) error {
 	return b.AddFrom(tNS, v, null, -1, -1)
 }
@@ -125,11 +130,14 @@ func (b *Builder) AddFrom(tNS int64, v float64, null bool, source, row int64) er
 		if !valid || v != b.pendingV {
 			b.pendingValid = false
 		}
+		if b.temporal == Setting {
+			b.noteSetting(v, valid, source, row)
+		}
 		return nil
 	}
 	b.flush()
 	b.pending, b.pendingT, b.pendingV, b.pendingValid = true, tNS, v, valid
-	b.pendingSrc, b.pendingLn = source, row
+	b.pendingSrc, b.pendingLn, b.pendingFirstValid = source, row, valid
 	return nil
 }
 
@@ -137,6 +145,7 @@ func (b *Builder) flush() {
 	if b.pending {
 		b.appendRow(b.pendingT, b.pendingV, b.pendingValid, b.pendingSrc, b.pendingLn)
 		b.pending = false
+		b.flushConflicts()
 	}
 }
 
@@ -219,7 +228,7 @@ func (b *Builder) Finish() *Pyramid {
 	b.flush()
 	b.seal()
 	b.finished = true
-	p := &Pyramid{temporal: b.temporal, minRows: b.minRows, hasLimits: b.limit != nil, rows: b.rows, exact: b.exact}
+	p := &Pyramid{temporal: b.temporal, minRows: b.minRows, hasLimits: b.limit != nil, rows: b.rows, exact: b.exact, conflicts: b.conflicts}
 	shifts, full := b.levelShifts()
 	p.levels = buildLevels(p.exact, shifts, full, b.minRows, b.levelRows)
 	p.numberChunks()

@@ -7,7 +7,9 @@
 //
 //   - exact rows: one per timestamp for Sample and Setting series (identical
 //     duplicates count once; a null, a non-finite value or conflicting values
-//     make the row a gap) or one per point for Event series;
+//     make the row a gap) or one per point for Event series; a Setting
+//     series also keeps the distinct points of a timestamp whose points
+//     disagree (conflicting settings stay separate points, conflicts.go);
 //   - levels of buckets of width 2^k ns for even k, each 4× coarser than the
 //     one below (the power-of-two grid of Perfetto's counter mipmap, so keys
 //     are stable across zooms). A bucket carries count, gaps, a derived sum

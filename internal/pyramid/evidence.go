@@ -59,9 +59,25 @@ func (v *View) appendEvidence(c *exactChunk, i, j int) {
 }
 
 // RowsAt returns the exact rows at time tNS (several for an Event series).
-// It reads only the exact chunks holding tNS; an unloaded one is an
+// For a Setting series whose points at tNS disagree it returns, in place of
+// the gap row, each distinct point recorded there, in arrival order. It
+// reads only the exact chunks holding tNS; an unloaded one is an
 // *IncompleteError naming it.
 func (p *Pyramid) RowsAt(tNS int64) ([]Row, error) {
+	out, err := p.exactRowsAt(tNS)
+	if err != nil {
+		return nil, err
+	}
+	if len(out) == 1 && !out[0].Valid {
+		if alt := p.conflictsAt(tNS); alt != nil {
+			return alt, nil
+		}
+	}
+	return out, nil
+}
+
+// exactRowsAt is the stored rows at tNS.
+func (p *Pyramid) exactRowsAt(tNS int64) ([]Row, error) {
 	var out []Row
 	var missing []int
 	lo := sort.Search(len(p.exact), func(i int) bool { return p.exact[i].last >= tNS })

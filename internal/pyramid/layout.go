@@ -26,6 +26,9 @@ type Layout struct {
 	Header shard.Table
 	Index  shard.Table
 	Chunks []shard.Table
+	// Conflicts is ConflictsTable, present only when a Setting series has
+	// timestamps whose points disagree.
+	Conflicts *shard.Table
 }
 
 // ChunkInfo is one index row: Level is -1 for exact rows, else the bucket
@@ -96,6 +99,7 @@ func (p *Pyramid) Tables() (*Layout, error) {
 			l.Chunks = append(l.Chunks, p.levelTable(&lv.chunks[i], lv.shift))
 		}
 	}
+	l.Conflicts = p.conflictsTable()
 	return l, nil
 }
 

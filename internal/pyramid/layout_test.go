@@ -26,6 +26,9 @@ func encodeLayout(t testing.TB, p *Pyramid) []byte {
 		t.Fatal(err)
 	}
 	s := &shard.Shard{Kind: "pyramid", Tables: append([]shard.Table{lay.Header, lay.Index}, lay.Chunks...)}
+	if lay.Conflicts != nil {
+		s.Tables = append(s.Tables, *lay.Conflicts)
+	}
 	raw, err := shard.Encode(s)
 	if err != nil {
 		t.Fatal(err)
@@ -46,6 +49,9 @@ func openShard(raw []byte) (*Pyramid, *shard.Shard, error) {
 		return nil, nil, errors.New("no header or index table")
 	}
 	p, err := Open(h, idx)
+	if c, ok := s.Table(ConflictsTable); ok && err == nil {
+		err = p.LoadConflicts(c)
+	}
 	return p, s, err
 }
 

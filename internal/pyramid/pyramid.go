@@ -18,7 +18,9 @@ const (
 	// even with the same timestamp and value.
 	Event
 	// Setting: a configuration held from its timestamp until the next row.
-	// Rows are formed as for Sample; a gap row clears the setting.
+	// Rows are formed as for Sample; a gap row clears the setting. A
+	// timestamp whose points disagree also keeps each distinct point
+	// (Pyramid.Conflicts, RowsAt).
 	Setting
 )
 
@@ -67,6 +69,9 @@ type Pyramid struct {
 	exact     []exactChunk
 	levels    []level // shifts ascending by levelStep
 	chunks    int     // exact chunks, then each level's chunks, in order
+	// conflicts: a Setting series' distinct points at each timestamp whose
+	// points disagree, in time order (conflicts.go).
+	conflicts []Row
 
 	sorted sortedCache           // per exact chunk, then the whole series (sortedrows.go)
 	whole  []atomic.Pointer[any] // one slot: WholeMemo's value (sortedrows.go)

@@ -8,7 +8,8 @@ import (
 )
 
 // ShardKind names a shard that holds one series' whole summary: the header,
-// the chunk index, then every chunk, as Tables lays them out.
+// the chunk index, every chunk and, when there are any, a Setting series'
+// conflicting points, as Tables lays them out.
 const ShardKind = "metric"
 
 // EncodeShard writes p as one shard of kind ShardKind.
@@ -17,7 +18,11 @@ func (p *Pyramid) EncodeShard() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return shard.Encode(&shard.Shard{Kind: ShardKind, Tables: append([]shard.Table{l.Header, l.Index}, l.Chunks...)})
+	tables := append([]shard.Table{l.Header, l.Index}, l.Chunks...)
+	if l.Conflicts != nil {
+		tables = append(tables, *l.Conflicts)
+	}
+	return shard.Encode(&shard.Shard{Kind: ShardKind, Tables: tables})
 }
 
 // DecodeShard opens a shard written by EncodeShard with every chunk loaded.
@@ -49,6 +54,14 @@ func FromShard(s *shard.Shard) (*Pyramid, error) {
 			return nil, fmt.Errorf("metric shard lacks chunk %d", id)
 		}
 		if err := p.Load(id, t); err != nil {
+			return nil, err
+		}
+	}
+	if t, ok := s.Table(ConflictsTable); ok {
+		if err := p.LoadConflicts(t); err != nil {
+			return nil, err
+		}
+		if err := p.checkConflicts(); err != nil {
 			return nil, err
 		}
 	}

@@ -74,6 +74,12 @@ type Engine struct {
 
 	summaryOnce sync.Once
 	summaryDone summaryParts // summaryonce.go
+	// The unowned spans' lanes, read on the first server_lanes question
+	// (serverlanes.go).
+	serverLanesOnce sync.Once
+	serverLaneInfo  []serverLaneInfo
+	serverLaneKeys  []serverLaneKey
+	serverLanesErr  error
 }
 
 // New indexes a decoded core shard. Requests must be sorted by (start, id),

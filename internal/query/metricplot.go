@@ -44,6 +44,10 @@ const (
 	PlotCarried
 	// PlotCapacity: the capacity fields hold the series' capacity legend.
 	PlotCapacity
+	// PlotCarriedConflict: the carried setting's timestamp recorded
+	// different values (CarriedV is NaN: no single one is held), listed in
+	// CarriedValues (NaN for a null), so a chart draws each.
+	PlotCarriedConflict
 )
 
 // PlotSeries is one series of a plot answer. Unknown numbers are NaN.
@@ -65,6 +69,9 @@ type PlotSeries struct {
 	// CarriedT/CarriedV: the setting carried into the range (V NaN when it
 	// was cleared), with PlotCarried.
 	CarriedT, CarriedV float64
+	// CarriedValues: with PlotCarriedConflict, every distinct value
+	// recorded at CarriedT, in arrival order.
+	CarriedValues []float64
 	// Capacity legend, with PlotCapacity; Reference is the limit series id
 	// or NaN.
 	Capacity  pyramid.Capacity
@@ -196,6 +203,9 @@ func (e *Engine) plotSeries(id int, w window, pixels int, columns *[]float64) (P
 		if found {
 			s.Flags |= PlotCarried
 			s.CarriedT, s.CarriedV = seconds(row.T), plotValue(row.V, valid)
+			if err := carriedConflict(p, row.T, valid, &s); err != nil {
+				return s, err
+			}
 		}
 	}
 	if r := m.Reference; r != nil {
@@ -312,7 +322,7 @@ func (p *Plot) AppendEncoded(dst []byte) []byte {
 	series := p.Series
 	size := PlotHeaderFields
 	for k := range series {
-		size += PlotSeriesFields + 3*len(series[k].Times)
+		size += PlotSeriesFields + 3*len(series[k].Times) + 1 + len(series[k].CarriedValues)
 	}
 	out := slices.Grow(dst, 8*size)
 	put := func(x float64) { out = binary.LittleEndian.AppendUint64(out, math.Float64bits(x)) }
@@ -360,6 +370,10 @@ func (p *Plot) AppendEncoded(dst []byte) []byte {
 		putAll(s.Values)
 		if s.Flags&PlotEventMedians != 0 {
 			putAll(s.Counts)
+		}
+		if s.Flags&PlotCarriedConflict != 0 {
+			put(float64(len(s.CarriedValues)))
+			putAll(s.CarriedValues)
 		}
 	}
 	return out

@@ -108,6 +108,7 @@ type decodedPlot struct {
 type decodedSeries struct {
 	fields                [PlotSeriesFields]float64
 	times, values, counts []float64
+	carried               []float64 // with PlotCarriedConflict
 }
 
 func decodePlot(t *testing.T, raw []byte) decodedPlot {
@@ -134,6 +135,11 @@ func decodePlot(t *testing.T, raw []byte) decodedPlot {
 		if int(s.fields[2])&PlotEventMedians != 0 {
 			s.counts = f[at : at+n]
 			at += n
+		}
+		if int(s.fields[2])&PlotCarriedConflict != 0 {
+			m := int(f[at])
+			s.carried = f[at+1 : at+1+m]
+			at += 1 + m
 		}
 		out.series = append(out.series, s)
 	}

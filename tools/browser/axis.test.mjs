@@ -4,7 +4,9 @@
 // on the overview at the full run (the overview always spans the whole
 // run: page-compat.md's brush geometry); the hover cursor is one line
 // crossing every track; the overview brush maps fractions of #overview's
-// box to run times; a window shorter than the sampling interval draws the
+// box to run times and marks the selected window, with connector lines to
+// the lanes, over the window's own overview track (aligned at every range,
+// counting what the run overview counts); a window shorter than the sampling interval draws the
 // samples on either side, marked as outside the window.
 
 import { test, before, after } from "node:test";
@@ -52,7 +54,20 @@ function xs(t) {
       break;
     }
   }
+  // The window's overview track: its lane, and the left edge of the bin
+  // holding t against the bin start's x on that lane.
+  const wlane = document.querySelector("#windowOverview .window-overview-lane");
+  let wbin = null;
+  if (wlane) {
+    const bs = Number(wlane.dataset.binSeconds);
+    const k = Math.floor((t - st.from) / bs);
+    const rect = wlane.querySelector(`rect[data-bin="${k}"]`);
+    if (rect) wbin = { left: rect.getBoundingClientRect().left, x: at(wlane, st.from, st.to) - ((t - (st.from + k * bs)) / (st.to - st.from)) * wlane.getBoundingClientRect().width };
+  }
   return {
+    windowOverview: at(wlane, st.from, st.to),
+    windowOverviewSvg: at(wlane?.querySelector("svg"), st.from, st.to),
+    wbin,
     lane: at(document.querySelector("#clientTracks .request-row .lane"), st.from, st.to),
     metric: at(document.querySelector(".ds-metric-chart .u-over"), st.from, st.to),
     nsight: at(document.querySelector(".nsight-canvas"), st.from, st.to),
@@ -98,6 +113,11 @@ for (const mode of ["file", "http"]) {
           assert.ok(Math.abs(x.metric - x.lane) <= 1, `metric chart x ${x.metric} vs lane x ${x.lane} (${where})`);
           assert.ok(Math.abs(x.nsight - x.lane) <= 1, `Nsight lane x ${x.nsight} vs lane x ${x.lane} (${where})`);
           if (k === 0) assert.ok(Math.abs(x.overview - x.lane) <= 1, `overview x ${x.overview} vs lane x ${x.lane} (${where})`);
+          // The window's overview track is on the same axis at every range.
+          assert.ok(x.windowOverview !== null && x.windowOverviewSvg !== null, `the window overview track is drawn (${where})`);
+          assert.ok(Math.abs(x.windowOverview - x.lane) <= 1, `window overview x ${x.windowOverview} vs lane x ${x.lane} (${where})`);
+          assert.ok(Math.abs(x.windowOverviewSvg - x.lane) <= 1, `window overview histogram x ${x.windowOverviewSvg} vs lane x ${x.lane} (${where})`);
+          if (x.wbin) assert.ok(Math.abs(x.wbin.left - x.wbin.x) <= 1, `window overview bin edge ${x.wbin.left} vs its start's x ${x.wbin.x} (${where})`);
           if (x.bar) assert.ok(Math.abs(x.bar.left - x.barLaneX) <= 1, `request bar edge ${x.bar.left} vs its start's x ${x.barLaneX} (${where})`);
         }
       }
@@ -141,6 +161,52 @@ for (const mode of ["file", "http"]) {
       const px = dur / box.width; // one pixel of the box, in seconds
       assert.ok(Math.abs(st.from - dur * 0.25) <= px, `from ${st.from} vs ${dur * 0.25}`);
       assert.ok(Math.abs(st.to - dur * 0.6) <= px, `to ${st.to} vs ${dur * 0.6}`);
+      assert.deepEqual(problems, []);
+    } finally {
+      await page.close();
+    }
+  });
+
+  test(`${mode}: the run overview marks the window, connected to the window's overview track below`, async () => {
+    const { page, problems } = await open(browser.context, url());
+    try {
+      const dur = await page.evaluate(() => traceExplorer.describe().meta.duration);
+      const [from, to] = [dur * 0.3, dur * 0.45];
+      await page.evaluate(([a, b]) => traceExplorer.selectRange(a, b), [from, to]);
+      const seen = await page.evaluate(() => {
+        const box = (el) => el.getBoundingClientRect();
+        const ov = box(document.getElementById("overview"));
+        const sel = box(document.querySelector("#overview .ov-selection"));
+        const lines = [...document.querySelectorAll("#overviewConnector line")].map((l) => {
+          const svg = l.ownerSVGElement;
+          const r = box(svg);
+          const vb = svg.viewBox.baseVal;
+          const x = (v) => r.left + (Number(l.getAttribute(v)) / vb.width) * r.width;
+          return { edge: l.dataset.edge, top: x("x1"), bottom: x("x2") };
+        });
+        const lane = box(document.querySelector("#windowOverview .window-overview-lane"));
+        const laneRow = box(document.querySelector("#clientTracks .lane"));
+        const counts = [...document.querySelectorAll("#windowOverview rect[data-count]")].reduce((n, r) => n + Number(r.dataset.count), 0);
+        return { ov: { left: ov.left, width: ov.width }, sel: { left: sel.left, right: sel.right }, lines, lane: { left: lane.left, right: lane.right }, laneRow: { left: laneRow.left, right: laneRow.right }, counts, below: lane.top > ov.bottom };
+      });
+      const atFrac = (t) => seen.ov.left + (t / dur) * seen.ov.width;
+      assert.ok(Math.abs(seen.sel.left - atFrac(from)) <= 1 && Math.abs(seen.sel.right - atFrac(to)) <= 1, `selection ${seen.sel.left}–${seen.sel.right} vs ${atFrac(from)}–${atFrac(to)}`);
+      const byEdge = Object.fromEntries(seen.lines.map((l) => [l.edge, l]));
+      assert.ok(Math.abs(byEdge.from.top - seen.sel.left) <= 1 && Math.abs(byEdge.to.top - seen.sel.right) <= 1, "connectors start at the window's edges on the overview");
+      assert.ok(Math.abs(byEdge.from.bottom - seen.lane.left) <= 1 && Math.abs(byEdge.to.bottom - seen.lane.right) <= 1, "connectors end at the lanes' edges");
+      assert.ok(Math.abs(seen.lane.left - seen.laneRow.left) <= 1 && Math.abs(seen.lane.right - seen.laneRow.right) <= 1, "the window overview track is a lane like the others");
+      assert.ok(seen.below, "the window overview track is below the run overview");
+      // It counts the request starts of the window, as the CLI lists them.
+      const starts = await page.evaluate(([a, b]) => {
+        let n = 0;
+        for (let off = 0; ; off += 1000) {
+          const p = traceExplorer.queryRequests({ from: a, to: b, limit: 1000, offset: off });
+          n += p.items.filter((r) => r.start >= a && r.start <= b).length;
+          if (off + 1000 >= p.total) return n;
+        }
+      }, [from, to]);
+      assert.equal(seen.counts, starts);
+      if (mode === "file") await page.screenshot({ path: path.join(OUT, "axis-window-overview.png"), fullPage: false });
       assert.deepEqual(problems, []);
     } finally {
       await page.close();

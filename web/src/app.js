@@ -11,6 +11,7 @@ import { renderInspector } from "./inspector.js";
 import { MetricsSection } from "./metricview.js";
 import { NsightSection } from "./nsightview.js";
 import { renderServerLanes } from "./serverlanes.js";
+import { renderWindowOverview } from "./windowoverview.js";
 import { mountSlowRows } from "./slowrows.js";
 import { mountRangeStats } from "./stats.js";
 
@@ -293,6 +294,7 @@ export class View {
     $("rangeBack").disabled = this.history.length === 0;
     setText($("rangeSummary"), `${fmtDuration(s.to - s.from)} selected · all tracks aligned`);
     if (this.updateOverview) this.updateOverview();
+    renderWindowOverview(this);
     if (this.summary.capabilities.requests) this.renderTracks();
     else renderServerLanes(this);
     if (this.updateSlowRows) this.updateSlowRows();

@@ -92,12 +92,22 @@ function fromItem(s) {
     times[k] = t;
     values[k] = v === null || v === undefined ? NaN : v;
   });
+  const carried = carriedOf(s.carried_setting);
   return {
     id: s.id, temporal: s.temporal, exact: !s.points_bucket_seconds, medians: false, bucket_seconds: s.points_bucket_seconds ?? null,
     points_total: s.points_total ?? pts.length, points_truncated: !!s.points_truncated, samples: s.samples ?? 0,
     min: s.min ?? null, max: s.max ?? null, last: s.last ?? null, last_count: 1, last_time: s.last_time ?? null,
-    carried_setting: s.carried_setting ?? null, capacity: s.capacity ?? null, times, values, counts: null,
+    carried_setting: carried.setting, carried_values: carried.values, capacity: s.capacity ?? null, times, values, counts: null,
   };
+}
+
+// carriedOf reads a carried setting as the CLI ([t, v]) or the page
+// ([[t, v, source, line], …], several when conflicting) answers it.
+function carriedOf(c) {
+  if (!c || (Array.isArray(c) && c.length === 0)) return { setting: null, values: null };
+  if (!Array.isArray(c[0])) return { setting: c, values: null };
+  if (c.length === 1) return { setting: [c[0][0], c[0][1] ?? null], values: null };
+  return { setting: [c[0][0], null], values: c.map((p) => p[1] ?? null) };
 }
 
 // mount draws one family into host. opts: {from, to, unit, items (series
@@ -263,6 +273,11 @@ function build(host, opts) {
       const shown = n > 1 ? `median ${withUnit(p.last, s.unit)} (${n} events)` : withUnit(p.last, s.unit);
       title = `${s.derived ? "Derived" : "Recorded"} ${kindWord(s)} at ${p.last_time} elapsed seconds: ${shown}${n > 1 ? " (median is derived)" : ""}`;
       text = `${shown} @ ${p.last_time.toFixed(3)} s`;
+    } else if (p && p.carried_values) {
+      // Conflicting settings recorded at one time: every value, none wins.
+      const shown = p.carried_values.map((v) => (v === null ? "none" : withUnit(v, s.unit))).join(" and ");
+      title = `Recorded ${kindWord(s)}s at ${p.carried_setting[0]} elapsed seconds, before the window, disagree: ${shown}`;
+      text = `held ${shown} (conflicting) @ ${p.carried_setting[0].toFixed(3)} s`;
     } else if (p) text = "no sample in range";
     if (r.text !== text) {
       setText(value, (r.text = text));

@@ -39,6 +39,17 @@ export function linePath(u, s, { from, to, stepped = false, markers = false }) {
   let holding = false; // a level run's last point is not drawn yet
   let heldX = 0;
   const carried = s.carried_setting;
+  // Conflicting settings recorded at the carried time: each value is held
+  // (none wins), drawn from the left edge to the first point in view.
+  if (stepped && s.carried_values && (!ts.length || ts[0] > from)) {
+    const end = left + ((ts.length ? Math.min(ts[0], to) : to) - x0) * kx;
+    for (const v of s.carried_values) {
+      if (v === null) continue;
+      const y = top + (y1 - v) * ky;
+      p.moveTo(left + (from - x0) * kx, y);
+      p.lineTo(end, y);
+    }
+  }
   if (stepped && carried && carried[1] !== null && (!ts.length || ts[0] > from)) {
     py = top + (y1 - carried[1]) * ky;
     p.moveTo(left + (from - x0) * kx, py);
@@ -140,6 +151,7 @@ export function yRange(shown, capacity) {
       add(s.values[s.values.length - 1]);
     }
     if (s.carried_setting) add(s.carried_setting[1]);
+    for (const v of s.carried_values || []) add(v);
   }
   if (capacity) return [Math.min(0, Number.isFinite(lo) ? lo : 0), Math.max(1, 1.08 * (Number.isFinite(hi) ? hi : 0))];
   if (!Number.isFinite(lo)) return [0, 1];

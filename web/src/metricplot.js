@@ -15,6 +15,7 @@ export const EXACT = 1;
 export const EVENT_MEDIANS = 2;
 const CARRIED = 4;
 const CAPACITY = 8;
+const CARRIED_CONFLICT = 16;
 
 const num = (x) => (Number.isNaN(x) ? null : x);
 const pair = (t, v) => (Number.isNaN(t) ? null : [t, num(v)]);
@@ -22,8 +23,10 @@ const pair = (t, v) => (Number.isNaN(t) ? null : [t, num(v)]);
 // decodePlot turns the engine's bytes into {from, to, series: Map id →
 // series}. A series: {id, temporal, exact, medians, bucket_seconds,
 // points_total, samples, min, max, mean, last, last_count, first_time,
-// last_time, carried_setting, capacity (the "metrics" answer's shape) or
-// null, times, values, counts (Float64Arrays; counts only with medians)}.
+// last_time, carried_setting, carried_values (every value recorded at the
+// carried setting's time when they conflict, null for a null; else null),
+// capacity (the "metrics" answer's shape) or null, times, values, counts
+// (Float64Arrays; counts only with medians)}.
 export function decodePlot(bytes) {
   if (bytes.byteLength % 8 !== 0) throw new Error(`metric plot: ${bytes.byteLength} bytes is not a whole number of float64s`);
   const f = new Float64Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 8);
@@ -39,6 +42,14 @@ export function decodePlot(bytes) {
     const cols = flags & EVENT_MEDIANS ? 3 : 2;
     const start = at + FIELDS;
     if (start + cols * n > f.length) throw new Error("metric plot: truncated");
+    let next = start + cols * n;
+    let carriedValues = null;
+    if (flags & CARRIED_CONFLICT) {
+      const m = f[next];
+      if (!(m >= 0) || next + 1 + m > f.length) throw new Error("metric plot: truncated");
+      carriedValues = Array.from(f.subarray(next + 1, next + 1 + m), num);
+      next += 1 + m;
+    }
     const s = {
       id: r[0],
       temporal: TEMPORAL[r[1]] ?? "sample",
@@ -55,13 +66,14 @@ export function decodePlot(bytes) {
       last_time: num(r[11]),
       last_count: num(r[12]),
       carried_setting: flags & CARRIED ? pair(r[13], r[14]) : null,
+      carried_values: carriedValues,
       capacity: flags & CAPACITY ? capacity(r) : null,
       times: f.subarray(start, start + n),
       values: f.subarray(start + n, start + 2 * n),
       counts: cols === 3 ? f.subarray(start + 2 * n, start + 3 * n) : null,
     };
     series.set(s.id, s);
-    at = start + cols * n;
+    at = next;
   }
   return { from: f[2], to: f[3], series };
 }

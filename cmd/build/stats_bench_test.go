@@ -76,4 +76,3 @@ func BenchmarkStatsReport(b *testing.B) {
 		}
 	}
 }
-

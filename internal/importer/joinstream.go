@@ -14,7 +14,7 @@ import (
 
 // ownedSpansPerBucket sizes the owner buckets of the streamed join: each
 // holds the spans of a contiguous range of requests, finished at once.
-const ownedSpansPerBucket = 4096
+const ownedSpansPerBucket = 1024
 
 // joinStreamed is join for a build whose spans wait in the spill, taken
 // through join.Stream in passes over the de-duplication buckets:

@@ -15,7 +15,7 @@ import (
 // streamHeapRun runs under, and the bound of its peak heap: the held
 // import of the same run needs more than twice as much (every decoded span
 // lives until the join), the streamed one its working set.
-const streamHeapLimit = 48 << 20
+const streamHeapLimit = 64 << 20
 
 func streamHeapRun(t *testing.T) (string, synth.Summary) {
 	t.Helper()

@@ -100,6 +100,11 @@ func importRun(opt Options, root, logDir string) (*Result, error) {
 	}
 	b := &build{opt: opt, root: root, logDir: logDir, inv: inv, open: open, registered: map[string]int{}, held: map[string]*held{}}
 	defer b.closeHeld()
+	defer func() {
+		if o := b.server.otel; o != nil {
+			o.store.Close() // a failed import's spill; the join closes its own
+		}
+	}()
 	// Discovery, once: each kind claims its files from the inventory.
 	files := make([][]string, len(sourceKinds))
 	for i, k := range sourceKinds {

@@ -104,6 +104,7 @@ func buildReport(opt importer.Options, run, out, tz, cpuProfile, memProfile stri
 	if err := report.CheckOutput(out, opt.Run); err != nil {
 		return err
 	}
+	opt.Stream = true // the report is the in-memory import's, in bounded memory
 	res, err := importer.Import(opt)
 	if err != nil {
 		return err

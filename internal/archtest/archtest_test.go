@@ -33,7 +33,7 @@ var allowed = map[string][]string{
 	"internal/query":                   {"internal/model", "internal/catalog", "internal/pyramid", "internal/shard", "internal/lifecycle", "internal/perfetto", "internal/sessionmetrics"},
 	"internal/perfetto":                {},
 	"internal/report":                  {"internal/model", "internal/catalog", "internal/query", "internal/shard"},
-	"internal/importer":                {"internal/model", "internal/catalog", "internal/aiperf", "internal/agentperf", "internal/otlp", "internal/dynamolog", "internal/sourcename", "internal/lifecycle", "internal/metrics", "internal/batchobs", "internal/importer/join", "internal/nsys", "internal/sessionmetrics"},
+	"internal/importer":                {"internal/model", "internal/catalog", "internal/aiperf", "internal/agentperf", "internal/otlp", "internal/dynamolog", "internal/sourcename", "internal/lifecycle", "internal/metrics", "internal/batchobs", "internal/importer/join", "internal/nsys", "internal/sessionmetrics", "internal/spanspill"},
 	"internal/importer/join":           {"internal/model", "internal/lifecycle", "internal/sourcename"},
 	"internal/spanspill":               {"internal/model"},
 	"internal/importer/join/jointest":  {"internal/model", "internal/importer/join", "internal/otlp", "internal/dynamolog", "internal/sourcename"},

@@ -32,6 +32,12 @@ type Options struct {
 	// MaxProfileEvents bounds the NVTX ranges kept per profile (0: the
 	// default of nsys.DefaultMaxEvents).
 	MaxProfileEvents int64
+	// Stream joins the OTel spans in passes over temporary files instead
+	// of holding every decoded span (docs/measurements.md): the build's
+	// memory then stays near its working set whatever the span count. The
+	// report is byte for byte the same; the dataset carries the evidence
+	// encoded (Dataset.StreamedEvidence) instead of Dataset.Evidence.
+	Stream bool
 	// Progress, when set, hears each phase of the import as it starts
 	// ("reading worker logs (12 files)"), for a person waiting on a long
 	// build; it never changes what is read.
@@ -94,6 +100,11 @@ func importRun(opt Options, root, logDir string) (*Result, error) {
 	}
 	b := &build{opt: opt, root: root, logDir: logDir, inv: inv, open: open, registered: map[string]int{}, held: map[string]*held{}}
 	defer b.closeHeld()
+	defer func() {
+		if o := b.server.otel; o != nil {
+			o.store.Close() // a failed import's spill; the join closes its own
+		}
+	}()
 	// Discovery, once: each kind claims its files from the inventory.
 	files := make([][]string, len(sourceKinds))
 	for i, k := range sourceKinds {

@@ -42,6 +42,12 @@ func truncateOversized(d *model.Dataset, spans []model.Span) {
 			cut(&s.Scope.Attrs, s.Ref)
 		}
 	}
+	reportTruncated(d, n, first)
+}
+
+// reportTruncated counts n cut attribute values and warns, naming the
+// first span's file:line.
+func reportTruncated(d *model.Dataset, n int, first string) {
 	if n == 0 {
 		return
 	}

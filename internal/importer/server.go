@@ -18,6 +18,9 @@ import (
 type serverEvidence struct {
 	in    join.Input
 	batch *batchobs.Result // iteration records and batch snapshots
+	// otel holds the spans on disk until the join when the build streams
+	// (Options.Stream); in.Spans is then empty.
+	otel *otelSpill
 }
 
 // readFrontends scans every frontend log for its bridge lines.
@@ -103,6 +106,9 @@ func readWorkers(b *build, files []string) error {
 
 // readOTel collects the spans of every OTel export.
 func readOTel(b *build, files []string) error {
+	if b.opt.Stream && len(files) > 0 {
+		return readOTelStreamed(b, files)
+	}
 	d, in := b.d, &b.server.in
 	var spans otlp.Collector
 	heads := map[string]*head{}
@@ -166,6 +172,9 @@ func (ev *serverEvidence) window() (lo, hi int64, ok bool) {
 	for k := range ev.in.Spans {
 		add(ev.in.Spans[k].StartNS, ev.in.Spans[k].EndNS)
 	}
+	if o := ev.otel; o != nil && o.haveWindow {
+		add(o.lo, o.hi)
+	}
 	at := func(t *model.Timestamp) {
 		if t != nil && t.UnixNS != nil {
 			add(*t.UnixNS, *t.UnixNS)
@@ -192,19 +201,12 @@ func (ev *serverEvidence) window() (lo, hi int64, ok bool) {
 // times at this point): each request with any keeps its joined evidence
 // and a summary of it; lifecycle spans no request owns become server spans.
 func (res *Result) join(d *model.Dataset, ev *serverEvidence, requests []model.Request, originNS, lastNS int64) error {
+	if ev.otel != nil {
+		return res.joinStreamed(d, ev, requests, originNS, lastNS)
+	}
 	in := ev.in
 	in.Window = &join.Window{StartNS: originNS, EndNS: lastNS}
-
-	paths := make(map[int]string, len(d.Sources))
-	for _, s := range d.Sources {
-		paths[s.ID] = s.Path
-	}
-	clients := make([]model.ClientTiming, len(requests))
-	for i, r := range requests {
-		clients[i] = model.ClientTiming{ID: r.ID, StartNS: r.StartNS, EndNS: r.EndNS, FirstNS: r.FirstNS,
-			Evidence: model.LineRef{Path: paths[r.Evidence.Source], Line: r.Evidence.Line}}
-	}
-	joined, err := join.Join(clients, in)
+	joined, err := join.Join(clientTimings(d, requests), in)
 	if err != nil {
 		return err
 	}
@@ -214,11 +216,11 @@ func (res *Result) join(d *model.Dataset, ev *serverEvidence, requests []model.R
 	if n := joined.Audit["unjoined_worker_bindings"] + joined.Audit["unjoined_engine_maps"]; n > 0 && len(requests) > 0 {
 		// Without this a request silently loses the worker only such a
 		// record names (its decode worker, typically).
-		d.Meta.Warnings = append(d.Meta.Warnings, fmt.Sprintf("%d worker-log binding(s) or engine id map(s) name a Dynamo request id that no frontend bridge maps to a kept client request (a request outside the phase, or a frontend log missing); their workers are not attributed (first: %s)", n, joined.FirstUnjoined))
+		d.Meta.Warnings = append(d.Meta.Warnings, fmt.Sprintf(unjoinedWorkerWarning, n, joined.FirstUnjoined))
 	}
 	if n, first := noDecodeWorker(&in, joined.Requests); n > 0 {
 		d.Audit["requests_without_decode_worker"] = n
-		d.Meta.Warnings = append(d.Meta.Warnings, fmt.Sprintf("%d request(s) the server saw name no decode worker: no worker-log binding or engine id map names one and no OTel span of decode was joined (a request that never reached decode, a decode log without request bindings, an untraced request or a build with --no-otel) (first: %s)", n, first))
+		d.Meta.Warnings = append(d.Meta.Warnings, fmt.Sprintf(noDecodeWorkerWarning, n, first))
 	}
 	for i := range joined.Requests {
 		j := &joined.Requests[i]
@@ -240,6 +242,26 @@ func (res *Result) join(d *model.Dataset, ev *serverEvidence, requests []model.R
 	}
 	d.ServerSpans = joined.ServerSpans
 	return nil
+}
+
+// The join's warnings, one text for the held and the streamed join.
+const (
+	unjoinedWorkerWarning = "%d worker-log binding(s) or engine id map(s) name a Dynamo request id that no frontend bridge maps to a kept client request (a request outside the phase, or a frontend log missing); their workers are not attributed (first: %s)"
+	noDecodeWorkerWarning = "%d request(s) the server saw name no decode worker: no worker-log binding or engine id map names one and no OTel span of decode was joined (a request that never reached decode, a decode log without request bindings, an untraced request or a build with --no-otel) (first: %s)"
+)
+
+// clientTimings are the requests as the join takes them.
+func clientTimings(d *model.Dataset, requests []model.Request) []model.ClientTiming {
+	paths := make(map[int]string, len(d.Sources))
+	for _, s := range d.Sources {
+		paths[s.ID] = s.Path
+	}
+	clients := make([]model.ClientTiming, len(requests))
+	for i, r := range requests {
+		clients[i] = model.ClientTiming{ID: r.ID, StartNS: r.StartNS, EndNS: r.EndNS, FirstNS: r.FirstNS,
+			Evidence: model.LineRef{Path: paths[r.Evidence.Source], Line: r.Evidence.Line}}
+	}
+	return clients
 }
 
 // undecodable totals the Dynamo JSON records of one kind of log that could

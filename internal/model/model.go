@@ -16,6 +16,10 @@ type Dataset struct {
 	// Server evidence keeps the recorded absolute epoch nanoseconds;
 	// readers measure them from Meta.OriginNS.
 	Evidence []RequestEvidence
+	// StreamedEvidence, when set, holds that evidence instead (Evidence is
+	// then empty): a build that joins in passes encodes each request as it
+	// is finished rather than keeping every span.
+	StreamedEvidence EvidenceStream
 	// ServerSpans are valid server spans no client request owns, sorted as
 	// the join found them.
 	ServerSpans []JoinedSpan

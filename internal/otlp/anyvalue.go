@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"github.com/dsight/dsight/internal/model"
 	"math"
+	"slices"
 	"strconv"
 )
 
@@ -43,6 +44,18 @@ func (d *recordDecoder) attributes(depth int) (model.Attributes, error) {
 			return nil, field("#"+strconv.Itoa(len(attrs)-1-start), err)
 		}
 	}
+}
+
+// sharedAttributes are a resource's or scope's attributes, in their own
+// allocation rather than the slab: many spans point at one resource, and
+// a reader that keeps resources while it lets the spans go (one spilling
+// spans to disk) must not keep every span's attributes with them.
+func (d *recordDecoder) sharedAttributes() (model.Attributes, error) {
+	attrs, err := d.attributes(0)
+	if attrs != nil {
+		attrs = slices.Clone(attrs)
+	}
+	return attrs, err
 }
 
 // keep ends a span's attributes, attrs[start:], in the slab shared by the

@@ -230,7 +230,7 @@ func (d *recordDecoder) resource(res *model.Resource) error {
 			return err
 		}
 		if string(key) == "attributes" {
-			res.Attrs, err = d.attributes(0)
+			res.Attrs, err = d.sharedAttributes()
 			err = field("attributes", err)
 		} else {
 			err = d.s.SkipAt(3)
@@ -304,7 +304,7 @@ func (d *recordDecoder) scope(scope *model.Scope) error {
 			scope.Version = d.s.Intern(b)
 			err = field("version", err)
 		case "attributes":
-			scope.Attrs, err = d.attributes(0)
+			scope.Attrs, err = d.sharedAttributes()
 			err = field("attributes", err)
 		default:
 			err = d.s.SkipAt(4)

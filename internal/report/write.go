@@ -128,7 +128,7 @@ func render(d *model.Dataset, assets fs.FS, out *stageFiles, store StoreWriter) 
 		return nil, err
 	}
 	entry := Entry{Engine: engine, Core: core}
-	if ev := catalog.EncodeEvidence(d); ev != nil {
+	if ev := evidenceShard(d); ev != nil {
 		if err := checkChunkLimits(d, ev); err != nil {
 			return nil, err
 		}
@@ -136,7 +136,7 @@ func render(d *model.Dataset, assets fs.FS, out *stageFiles, store StoreWriter) 
 		if err != nil {
 			// The joined server evidence is about 0.85 KB per traced
 			// request, which bounds the run size.
-			return nil, fmt.Errorf("encode server evidence: %w (the run has server evidence for %d requests; rebuild with --no-otel to keep client timing, bridges and bindings)", err, len(d.Evidence))
+			return nil, fmt.Errorf("encode server evidence: %w (the run has server evidence for %d requests; rebuild with --no-otel to keep client timing, bridges and bindings)", err, evidenceCount(d))
 		}
 		sh, err := addStoredShard(out, raw)
 		if err != nil {

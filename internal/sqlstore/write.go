@@ -326,7 +326,7 @@ func (w *writer) sessions(d *model.Dataset) error {
 // served it, its bindings and its lifecycle stages (internal/lifecycle's
 // derivation, the one the engine answers with).
 func (w *writer) evidence(d *model.Dataset) error {
-	owner := make([]int, len(d.Evidence))
+	owner := make([]int, evidenceLen(d))
 	for i := range owner {
 		owner[i] = -1
 	}
@@ -350,25 +350,25 @@ func (w *writer) evidence(d *model.Dataset) error {
 		return err
 	}
 	if err := w.table("worker_bindings", 12, func(ins *inserter) error {
-		for k := range d.Evidence {
-			for n, b := range d.Evidence[k].Bindings {
+		return eachEvidence(d, func(k int, ev *model.RequestEvidence) error {
+			for n, b := range ev.Bindings {
 				src, path := w.source(b.Ref.Path)
 				if err := ins.add(owner[k], n, b.Worker, nonEmpty(b.Host), nonEmpty(b.Role), nonEmpty(b.ServerID), opt(b.Process),
 					nonEmpty(b.Basis), boolInt(b.Ambiguous), src, path, b.Ref.Line); err != nil {
 					return err
 				}
 			}
-		}
-		return nil
+			return nil
+		})
 	}); err != nil {
 		return err
 	}
 	return w.table("lifecycle_stages", 17, func(ins *inserter) error {
-		for k := range d.Evidence {
-			if owner[k] < 0 || !lifecycle.Available(&d.Evidence[k]) {
-				continue
+		return eachEvidence(d, func(k int, ev *model.RequestEvidence) error {
+			if owner[k] < 0 || !lifecycle.Available(ev) {
+				return nil
 			}
-			l := lifecycle.Derive(&d.Evidence[k])
+			l := lifecycle.Derive(ev)
 			for n, s := range l.Stages {
 				src, path := w.source(s.Evidence.Path)
 				if err := ins.add(owner[k], n, s.ID, s.Name, s.Kind, s.Row, s.Label, w.seconds(s.StartNS), w.seconds(s.EndNS),
@@ -377,8 +377,8 @@ func (w *writer) evidence(d *model.Dataset) error {
 					return err
 				}
 			}
-		}
-		return nil
+			return nil
+		})
 	})
 }
 
@@ -423,16 +423,19 @@ func (w *writer) serverSpans(d *model.Dataset) error {
 			n++
 			return err
 		}
-		for k := range d.Evidence {
+		if err := eachEvidence(d, func(k int, ev *model.RequestEvidence) error {
 			var req any
 			if i, ok := owner[k]; ok {
 				req = i
 			}
-			for j := range d.Evidence[k].Spans {
-				if err := one(req, &d.Evidence[k].Spans[j]); err != nil {
+			for j := range ev.Spans {
+				if err := one(req, &ev.Spans[j]); err != nil {
 					return err
 				}
 			}
+			return nil
+		}); err != nil {
+			return err
 		}
 		for j := range d.ServerSpans {
 			if err := one(nil, &d.ServerSpans[j]); err != nil {

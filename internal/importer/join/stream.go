@@ -90,7 +90,10 @@ func (s *Stream) Link(sp *model.Span) {
 		return
 	}
 	if owner, seen := s.j.traceOwner[sp.TraceID]; !seen {
-		s.j.traceOwner[sp.TraceID] = i
+		// Cloned, as intern does: the span may live in a buffer the
+		// caller reuses or drops (a spill bucket read back), which the
+		// key would otherwise keep whole for the rest of the join.
+		s.j.traceOwner[strings.Clone(sp.TraceID)] = i
 	} else if owner != i {
 		s.j.traceOwner[sp.TraceID] = -1
 	}

@@ -1,0 +1,219 @@
+package importer
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/dsight/dsight/internal/catalog"
+	"github.com/dsight/dsight/internal/importer/join"
+	"github.com/dsight/dsight/internal/lifecycle"
+	"github.com/dsight/dsight/internal/model"
+	"github.com/dsight/dsight/internal/spanspill"
+)
+
+// ownedSpansPerBucket sizes the owner buckets of the streamed join: each
+// holds the spans of a contiguous range of requests, finished at once.
+const ownedSpansPerBucket = 1024
+
+// joinStreamed is join for a build whose spans wait in the spill, taken
+// through join.Stream in passes over the de-duplication buckets:
+//
+//  1. link every unique span's trace to its request;
+//  2. route every span: to the owner bucket of its request's range, to
+//     the server spans (a bucket of their own, sorted back into input
+//     order), or nowhere (counted);
+//  3. finish each range in request order, encoding each request with
+//     evidence into its chunk at once (catalog.EvidenceChunks) and
+//     checking each chunk's size, so no request's records outlive it.
+//
+// The dataset, counters and warnings are join's, byte for byte; the
+// evidence is Dataset.StreamedEvidence.
+func (res *Result) joinStreamed(d *model.Dataset, ev *serverEvidence, requests []model.Request, originNS, lastNS int64) error {
+	o := ev.otel
+	defer o.store.Close()
+	in := ev.in
+	in.Window = &join.Window{StartNS: originNS, EndNS: lastNS}
+	clients := clientTimings(d, requests)
+	st, err := join.NewStream(clients, in)
+	if err != nil {
+		return err
+	}
+	// Each pass reads the buckets back; spans are cut to the report's
+	// bounds as readOTelStreamed counted (resources and scopes are cut in
+	// the spill already).
+	each := func(f func(sp *model.Span) error) error {
+		for b := range o.store.Buckets() {
+			spans, _, _, _, err := o.unique(b)
+			if err != nil {
+				return err
+			}
+			for k := range spans {
+				truncateAttrs(spans[k].Attrs)
+				if err := f(&spans[k]); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	if err := each(func(sp *model.Span) error { st.Link(sp); return nil }); err != nil {
+		return err
+	}
+	buckets := int(min(max(o.spans/ownedSpansPerBucket, 1), 1024))
+	per := max(1, (len(clients)+buckets-1)/buckets)
+	buckets = (len(clients) + per - 1) / per
+	owned, err := spanspill.New("", max(buckets, 1))
+	if err != nil {
+		return err
+	}
+	defer owned.Close()
+	servers, err := spanspill.New("", 1)
+	if err != nil {
+		return err
+	}
+	defer servers.Close()
+	if err := each(func(sp *model.Span) error {
+		switch owner, server := st.Route(sp); {
+		case owner >= 0:
+			return owned.Add(owner/per, sp)
+		case server:
+			return servers.Add(0, sp)
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	st.AttachWorkerLogs()
+
+	var chunks catalog.EvidenceChunks
+	var bigs []bigSpan // by chunk
+	decode := newDecodeCounter(&in)
+	var available int64
+	for b := range buckets {
+		spans, err := owned.Read(b)
+		if err != nil {
+			return err
+		}
+		ptrs, owners := make([]*model.Span, len(spans)), make([]int, len(spans))
+		for k := range spans {
+			ptrs[k], owners[k] = &spans[k], st.Owner(&spans[k])
+		}
+		lo, hi := b*per, min(len(clients), (b+1)*per)
+		evs, err := st.Finish(lo, hi, ptrs, owners)
+		if err != nil {
+			return err
+		}
+		for n := range evs {
+			j, i := &evs[n], lo+n
+			decode.note(j)
+			if len(j.ServerIDs) == 0 && len(j.Spans) == 0 && len(j.Bindings) == 0 && len(j.Engine) == 0 {
+				continue
+			}
+			has := lifecycle.Available(j)
+			k := chunks.Add(j)
+			requests[i].Server = &model.RequestServer{
+				ServerIDs: cloneStrings(j.ServerIDs), Workers: cloneStrings(j.Workers),
+				SpanCount: len(j.Spans), LifecycleAvailable: has, Evidence: k,
+			}
+			for _, issue := range j.Issues {
+				requests[i].Issues = append(requests[i].Issues, strings.Clone(issue))
+			}
+			if has {
+				available++
+			}
+			if c := k / catalog.EvidencePerChunk; c == len(bigs) {
+				bigs = append(bigs, bigSpan{bytes: -1})
+			}
+			bigs[len(bigs)-1].note(j)
+		}
+	}
+	// The server spans, in the order join keeps them: the input's.
+	var serverSpans []model.JoinedSpan
+	if servers.Len(0) > 0 {
+		spans, err := servers.Read(0)
+		if err != nil {
+			return err
+		}
+		slices.SortFunc(spans, func(a, b model.Span) int { return o.order(&a).compare(o.order(&b)) })
+		serverSpans = make([]model.JoinedSpan, len(spans))
+		for k := range spans {
+			serverSpans[k] = model.JoinedSpan{Span: &spans[k]}
+		}
+	}
+	joined := st.Result(serverSpans)
+	for k, v := range joined.Audit {
+		d.Audit[k] += v
+	}
+	if n := joined.Audit["unjoined_worker_bindings"] + joined.Audit["unjoined_engine_maps"]; n > 0 && len(requests) > 0 {
+		d.Meta.Warnings = append(d.Meta.Warnings, fmt.Sprintf(unjoinedWorkerWarning, n, joined.FirstUnjoined))
+	}
+	if decode.n > 0 {
+		d.Audit["requests_without_decode_worker"] = decode.n
+		d.Meta.Warnings = append(d.Meta.Warnings, fmt.Sprintf(noDecodeWorkerWarning, decode.n, decode.first))
+	}
+	if available > 0 {
+		d.Audit["clients_with_lifecycle"] += available
+	}
+	stream := chunks.Stream()
+	if sh := stream.Shard(); sh != nil {
+		if _, k, size, over := catalog.ChunkOverLimit(sh); over {
+			return catalog.ChunkLimitError(k, size, bigs[k].span, bigs[k].bytes)
+		}
+	}
+	d.StreamedEvidence = stream
+	d.ServerSpans = joined.ServerSpans
+	return nil
+}
+
+// bigSpan is the span of one evidence chunk with the most attribute
+// bytes, kept (without its attributes) to name it should the chunk be
+// over the readers' bound.
+type bigSpan struct {
+	span  *model.Span
+	bytes int
+}
+
+func (b *bigSpan) note(r *model.RequestEvidence) {
+	for k := range r.Spans {
+		sp := r.Spans[k].Span
+		if n := catalog.AttrBytes(sp.Attrs); n > b.bytes {
+			// Its strings are cloned: the spans read back share one
+			// buffer per bucket, which must not outlive the bucket.
+			b.span = &model.Span{Name: strings.Clone(sp.Name), Ref: model.SpanRef{Path: strings.Clone(sp.Ref.Path), Line: sp.Ref.Line, Ordinal: sp.Ref.Ordinal}}
+			b.bytes = n
+		}
+	}
+}
+
+// decodeCounter is noDecodeWorker taken one finished request at a time.
+type decodeCounter struct {
+	disaggregated bool
+	n             int64
+	first         string
+}
+
+func newDecodeCounter(in *join.Input) *decodeCounter {
+	c := &decodeCounter{}
+	for _, wl := range in.WorkerLogs {
+		c.disaggregated = c.disaggregated || wl.Name.Role == model.RoleDecode
+	}
+	return c
+}
+
+func (c *decodeCounter) note(r *model.RequestEvidence) {
+	if !c.disaggregated || len(r.ServerIDs) == 0 || namesDecode(r) {
+		return
+	}
+	if c.n++; c.first == "" {
+		c.first = fmt.Sprintf("%s:%d", r.Client.Evidence.Path, r.Client.Evidence.Line)
+	}
+}
+
+func cloneStrings(s []string) []string {
+	out := make([]string, len(s))
+	for k, v := range s {
+		out[k] = strings.Clone(v)
+	}
+	return out
+}

@@ -1,0 +1,235 @@
+package importer
+
+import (
+	"cmp"
+	"fmt"
+
+	"github.com/dsight/dsight/internal/model"
+	"github.com/dsight/dsight/internal/otlp"
+	"github.com/dsight/dsight/internal/spanspill"
+)
+
+// The streamed OTel read. Spans go to disk as they are decoded, bucketed
+// by a hash of their trace and span id, so every copy of a span lands in
+// the bucket of the first; de-duplication is then exact, one bucket at a
+// time, by the Collector's rule (otlp.CheckDuplicate). What stays in
+// memory is per bucket while it is read, plus the resources and scopes
+// the spans share. The join (joinstream.go) reads the buckets again.
+
+// spillBuckets is the number of de-duplication buckets: a 2M-span run
+// puts ~4,000 spans (a few MB) in each, and the write buffers cost 8 MB.
+const spillBuckets = 512
+
+// otelSpill is the OTel evidence of a streamed build until the join.
+type otelSpill struct {
+	store *spanspill.Store
+	// file numbers the trace files in read order: with a span's line and
+	// ordinal it gives the span's place in the input (spanOrder).
+	file map[string]int
+	// The valid unique spans: how many, and the times they cover.
+	spans      int64
+	lo, hi     int64
+	haveWindow bool
+}
+
+// spanOrder places a span in the order the in-memory import holds its
+// spans: valid spans in input order, then inverted ones.
+type spanOrder struct {
+	invalid bool
+	file    int
+	line    int64
+	ordinal int
+}
+
+func (o *otelSpill) order(sp *model.Span) spanOrder {
+	return spanOrder{sp.EndNS < sp.StartNS, o.file[sp.Ref.Path], sp.Ref.Line, sp.Ref.Ordinal}
+}
+
+func (a spanOrder) compare(b spanOrder) int {
+	if a.invalid != b.invalid {
+		if a.invalid {
+			return 1
+		}
+		return -1
+	}
+	return cmp.Or(cmp.Compare(a.file, b.file), cmp.Compare(a.line, b.line), cmp.Compare(a.ordinal, b.ordinal))
+}
+
+func (o *otelSpill) bucket(sp *model.Span) int {
+	// FNV-1a over trace id, a zero byte and span id: fixed, so a run
+	// spills the same way every time.
+	h := uint64(14695981039346656037)
+	for _, s := range [...]string{sp.TraceID, "\x00", sp.SpanID} {
+		for i := 0; i < len(s); i++ {
+			h = (h ^ uint64(s[i])) * 1099511628211
+		}
+	}
+	return int(h % uint64(o.store.Buckets()))
+}
+
+type spanKey struct{ trace, span string }
+
+// unique reads bucket b and drops every later copy of a span, in place:
+// the spans left are the first copies, in the order they were added. A
+// copy that differs from its first is a conflict; the one earliest in the
+// input is returned with its place.
+func (o *otelSpill) unique(b int) (spans []model.Span, dups int64, conflict error, at spanOrder, err error) {
+	spans, err = o.store.Read(b)
+	if err != nil {
+		return nil, 0, nil, at, err
+	}
+	first := make(map[spanKey]int, len(spans))
+	n := 0
+	for k := range spans {
+		sp := &spans[k]
+		key := spanKey{sp.TraceID, sp.SpanID}
+		if i, ok := first[key]; ok {
+			if e := otlp.CheckDuplicate(&spans[i], sp); e != nil {
+				// Input order, as the Collector meets them (both copies
+				// keep their own validity in the order).
+				if where := (spanOrder{false, o.file[sp.Ref.Path], sp.Ref.Line, sp.Ref.Ordinal}); conflict == nil || where.compare(at) < 0 {
+					conflict, at = e, where
+				}
+			}
+			dups++
+			continue
+		}
+		first[key] = n
+		spans[n] = *sp
+		n++
+	}
+	clear(spans[n:])
+	return spans[:n], dups, conflict, at, nil
+}
+
+// readOTelStreamed decodes every OTel export into the spill and checks
+// it as readOTel checks the held spans, with the same counters and
+// warnings in the same order.
+func readOTelStreamed(b *build, files []string) error {
+	d := b.d
+	store, err := spanspill.New("", spillBuckets)
+	if err != nil {
+		return err
+	}
+	o := &otelSpill{store: store, file: map[string]int{}}
+	b.server.otel = o
+	heads := map[string]*head{}
+	var stats []otlp.FileStats
+	for _, p := range files {
+		if _, err := b.readFile(p, "otel", func(src *source) error {
+			r, h := capture(src.reader())
+			heads[src.rel] = h
+			if _, ok := o.file[src.rel]; !ok {
+				o.file[src.rel] = len(o.file)
+			}
+			st, err := otlp.Decode(r, src.rel, func(sp *model.Span) error {
+				return store.Add(o.bucket(sp), sp)
+			})
+			stats = append(stats, st)
+			return err
+		}); err != nil {
+			return err
+		}
+	}
+	var dups, invalid int64
+	var conflict error
+	var conflictAt, firstInvalidAt spanOrder
+	firstInvalid := ""
+	// Truncation, as truncateOversized counts it over the held spans: each
+	// span's attributes, and each shared resource or scope once, at the
+	// first span (in held order) that points at it.
+	cut := 0
+	var cutAt spanOrder
+	cutFirst := ""
+	noteCut := func(k int, at spanOrder, ref model.SpanRef) {
+		if k == 0 {
+			return
+		}
+		if cut == 0 || at.compare(cutAt) < 0 {
+			cutAt, cutFirst = at, fmt.Sprintf("%s:%d", ref.Path, ref.Line)
+		}
+		cut += k
+	}
+	type firstUse struct {
+		at  spanOrder
+		ref model.SpanRef
+	}
+	shared := map[*model.Attributes]firstUse{}
+	use := func(a *model.Attributes, at spanOrder, ref model.SpanRef) {
+		if u, ok := shared[a]; !ok || at.compare(u.at) < 0 {
+			shared[a] = firstUse{at, ref}
+		}
+	}
+	for k := range store.Buckets() {
+		spans, n, c, at, err := o.unique(k)
+		if err != nil {
+			return err
+		}
+		dups += n
+		if c != nil && (conflict == nil || at.compare(conflictAt) < 0) {
+			conflict, conflictAt = c, at
+		}
+		for i := range spans {
+			sp := &spans[i]
+			at := o.order(sp)
+			if at.invalid {
+				if invalid == 0 || at.compare(firstInvalidAt) < 0 {
+					firstInvalidAt, firstInvalid = at, fmt.Sprintf("%s:%d", sp.Ref.Path, sp.Ref.Line)
+				}
+				invalid++
+			} else {
+				o.spans++
+				if !o.haveWindow {
+					o.lo, o.hi, o.haveWindow = sp.StartNS, sp.EndNS, true
+				}
+				o.lo, o.hi = min(o.lo, sp.StartNS), max(o.hi, sp.EndNS)
+			}
+			noteCut(truncateAttrs(sp.Attrs), at, sp.Ref) // a copy: the join cuts its own again
+			if sp.Resource != nil {
+				use(&sp.Resource.Attrs, at, sp.Ref)
+			}
+			if sp.Scope != nil {
+				use(&sp.Scope.Attrs, at, sp.Ref)
+			}
+		}
+	}
+	if conflict != nil {
+		return conflict
+	}
+	// Resources and scopes are the spill's own, shared by every span read
+	// back: cut once here, they are cut for the join.
+	for a, u := range shared {
+		noteCut(truncateAttrs(*a), u.at, u.ref)
+	}
+	reportTruncated(d, cut, cutFirst)
+	d.Audit["duplicate_spans"] += dups
+	otelFileWarnings(d, stats, heads)
+	if invalid > 0 {
+		d.Meta.Warnings = append(d.Meta.Warnings, fmt.Sprintf("%d OTel span(s) end before they start; they are counted and never joined (first: %s)", invalid, firstInvalid))
+	}
+	return nil
+}
+
+// otelFileWarnings are readOTel's per-file warnings and the replaced-text
+// count, from the decoder's file statistics.
+func otelFileWarnings(d *model.Dataset, stats []otlp.FileStats, heads map[string]*head) {
+	var replaced int64
+	first := ""
+	for _, f := range stats {
+		if f.Spans == 0 {
+			if desc := foreign(heads[f.Path], shapeOTel, true); desc != "" {
+				d.Meta.Warnings = append(d.Meta.Warnings, fmt.Sprintf("%s recorded no spans: %s, not OTel JSON", f.Path, desc))
+			} else {
+				d.Meta.Warnings = append(d.Meta.Warnings, fmt.Sprintf("%s recorded no spans", f.Path))
+			}
+		}
+		if f.Replaced > 0 && first == "" {
+			first = fmt.Sprintf("%s:%d", f.Path, f.FirstReplaced)
+		}
+		replaced += f.Replaced
+	}
+	if replaced > 0 {
+		d.Audit["otel_replaced_strings"] = replaced
+		d.Meta.Warnings = append(d.Meta.Warnings, fmt.Sprintf("%d OTel string(s) hold invalid UTF-8 or an unpaired surrogate escape; kept with U+FFFD in place of what could not be decoded (first: %s)", replaced, first))
+	}
+}

@@ -63,7 +63,7 @@ demo: build
 test: build browser-deps test-go test-browser
 
 test-go: check sqlite-deps
-	$(GO) test ./...
+	$(GO) test -timeout 30m ./...
 
 # The store tests open trace-data.sqlite with the sqlite3 command, as a user would.
 sqlite-deps:

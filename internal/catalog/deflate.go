@@ -2,7 +2,6 @@ package catalog
 
 import (
 	"bytes"
-	"compress/flate"
 	"fmt"
 	"io"
 	"runtime"
@@ -114,7 +113,7 @@ func inflate(s string, size int64) ([]byte, error) {
 	if size < 0 || size > maxChunkBytes {
 		return nil, fmt.Errorf("stored server evidence chunk: size %d outside 0..%d", size, maxChunkBytes)
 	}
-	r := flate.NewReader(strings.NewReader(s))
+	r := newInflater(strings.NewReader(s))
 	defer r.Close()
 	b := make([]byte, size)
 	if _, err := io.ReadFull(r, b); err != nil {

@@ -2,7 +2,6 @@ package shard
 
 import (
 	"bytes"
-	stdgzip "compress/gzip"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -61,7 +60,7 @@ func Decompress(gz []byte) ([]byte, error) { return decompress(gz, maxRawBytes) 
 
 func decompress(gz []byte, limit int64) ([]byte, error) {
 	in := bytes.NewReader(gz)
-	zr, err := stdgzip.NewReader(in)
+	zr, err := newGunzipper(in)
 	if err != nil {
 		return nil, fmt.Errorf("decompress shard: %w", err)
 	}

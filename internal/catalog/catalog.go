@@ -206,7 +206,7 @@ func Encode(d *model.Dataset) *shard.Shard {
 	if len(d.BatchObservations) > 0 { // cores without observations stay as they were
 		tables = append(tables, encodeBatch(d))
 	}
-	if len(d.Evidence) > 0 { // cores without server evidence stay as they were
+	if hasEvidence(d) { // cores without server evidence stay as they were
 		tables = append(tables, encodeWorkerBindings(d))
 	}
 	return &shard.Shard{Kind: Kind, Tables: tables}

@@ -32,43 +32,75 @@ type bindingKey struct {
 	process                  *string
 }
 
+// bindingIndex gathers the distinct worker bindings of request evidence as
+// it is read or encoded, counting how many bindings name each.
+type bindingIndex struct {
+	at   map[bindingMapKey]int
+	rows []bindingRow
+}
+
+type bindingRow struct {
+	key   bindingKey
+	count int64
+}
+
+type bindingMapKey struct {
+	worker, host, role, path, process string
+	hasProcess                        bool
+}
+
+// add counts r's bindings that name a worker.
+func (x *bindingIndex) add(r *model.RequestEvidence) {
+	for _, b := range r.Bindings {
+		if b.Worker == "" {
+			continue
+		}
+		k := bindingMapKey{worker: b.Worker, host: b.Host, role: b.Role, path: b.Ref.Path}
+		if b.Process != nil {
+			k.process, k.hasProcess = *b.Process, true
+		}
+		j, ok := x.at[k]
+		if !ok {
+			if x.at == nil {
+				x.at = map[bindingMapKey]int{}
+			}
+			j = len(x.rows)
+			x.at[k] = j
+			rk := bindingKey{worker: k.worker, host: k.host, role: k.role, path: k.path}
+			if k.hasProcess {
+				p := k.process
+				rk.process = &p
+			}
+			x.rows = append(x.rows, bindingRow{key: rk})
+		}
+		x.rows[j].count++
+	}
+}
+
+// hasEvidence reports whether d has server evidence, held or streamed.
+func hasEvidence(d *model.Dataset) bool {
+	return len(d.Evidence) > 0 || (d.StreamedEvidence != nil && d.StreamedEvidence.Len() > 0)
+}
+
 // encodeWorkerBindings gathers the distinct bindings of d's evidence,
-// sorted by worker, host, role, process (null first) and path.
+// sorted by worker, host, role, process (null first) and path. Streamed
+// evidence brings the index its chunks gathered as they were encoded.
 func encodeWorkerBindings(d *model.Dataset) shard.Table {
-	type row struct {
-		key   bindingKey
-		count int64
-	}
-	type mapKey struct {
-		worker, host, role, path, process string
-		hasProcess                        bool
-	}
-	at := map[mapKey]int{}
-	var rows []row
-	for i := range d.Evidence {
-		for _, b := range d.Evidence[i].Bindings {
-			if b.Worker == "" {
-				continue
-			}
-			k := mapKey{worker: b.Worker, host: b.Host, role: b.Role, path: b.Ref.Path}
-			if b.Process != nil {
-				k.process, k.hasProcess = *b.Process, true
-			}
-			j, ok := at[k]
-			if !ok {
-				j = len(rows)
-				at[k] = j
-				rk := bindingKey{worker: k.worker, host: k.host, role: k.role, path: k.path}
-				if k.hasProcess {
-					p := k.process
-					rk.process = &p
-				}
-				rows = append(rows, row{key: rk})
-			}
-			rows[j].count++
+	var x bindingIndex
+	if s, ok := d.StreamedEvidence.(*StreamedEvidence); ok && len(d.Evidence) == 0 {
+		x = s.bindings
+	} else {
+		for i := range d.Evidence {
+			x.add(&d.Evidence[i])
 		}
 	}
-	slices.SortFunc(rows, func(a, b row) int {
+	return x.table()
+}
+
+// table sorts the gathered rows into the worker_bindings table.
+func (ix *bindingIndex) table() shard.Table {
+	rows := slices.Clone(ix.rows)
+	slices.SortFunc(rows, func(a, b bindingRow) int {
 		x, y := a.key, b.key
 		if c := cmp.Or(cmp.Compare(x.worker, y.worker), cmp.Compare(x.host, y.host), cmp.Compare(x.role, y.role)); c != 0 {
 			return c

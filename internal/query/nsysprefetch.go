@@ -35,10 +35,13 @@ func (e *Engine) nsysPrefetch(a Args) ([]PrefetchChunk, error) {
 		limit = *a.Limit
 	}
 	p := &e.c.Profiles[match[0]]
+	// Chunks overlapping a broad window tie at distance 0: the ones whose
+	// middle is nearest the window's go first.
 	type near struct {
-		chunk int
-		gap   int64
+		chunk    int
+		gap, mid int64
 	}
+	centre := w.fromNS/2 + w.toNS/2
 	order := make([]near, 0, len(p.Chunks))
 	for k, c := range p.Chunks {
 		var gap int64
@@ -48,9 +51,10 @@ func (e *Engine) nsysPrefetch(a Args) ([]PrefetchChunk, error) {
 		case c.MinStartNS > w.toNS:
 			gap = c.MinStartNS - w.toNS
 		}
-		order = append(order, near{k, gap})
+		mid := c.MinStartNS/2 + c.MaxEndNS/2 - centre
+		order = append(order, near{k, gap, max(mid, -mid)})
 	}
-	slices.SortStableFunc(order, func(x, y near) int { return cmp.Compare(x.gap, y.gap) })
+	slices.SortStableFunc(order, func(x, y near) int { return cmp.Or(cmp.Compare(x.gap, y.gap), cmp.Compare(x.mid, y.mid)) })
 	ids := make([]string, 0, min(len(order), limit))
 	for _, n := range order[:min(len(order), limit)] {
 		ids = append(ids, p.Chunks[n.chunk].ID)

@@ -5,12 +5,15 @@
 
 import { ask, askBytes, loadShard as give } from "./engine.js";
 import { loadShard as fetchShard } from "./loader.js";
+import { prefetchCancel, prefetchStatus } from "./nsightprefetch.js";
 
 // Each round loads every shard the answer named, so two rounds suffice;
 // a third covers a shard dropped by a concurrent question.
 const ROUNDS = 3;
 
-export async function askDetail(op, args, { signal, ask: asker = ask, onLoad } = {}) {
+// timing (loader.js newLoadTiming), when given, gathers where the shard
+// loads' time went.
+export async function askDetail(op, args, { signal, ask: asker = ask, onLoad, timing = null } = {}) {
   for (let round = 1; ; round++) {
     if (signal?.aborted) throw cancelled();
     try {
@@ -22,16 +25,21 @@ export async function askDetail(op, args, { signal, ask: asker = ask, onLoad } =
       // engine neither decoding nor cache.
       loads.pending++;
       onLoad?.(err.shards);
+      // A load the view waits for goes before any prefetch.
+      prefetchCancel();
       let bytes;
       try {
-        bytes = await abortable(Promise.all(err.shards.map((d) => fetchShard(d))), signal);
+        if (timing) timing.shards += err.shards.length;
+        bytes = await abortable(Promise.all(err.shards.map((d) => fetchShard(d, timing))), signal);
       } catch (e) {
         if (e.name === "AbortError") loads.cancelled++;
         throw e;
       } finally {
         loads.pending--;
       }
+      const t = performance.now();
       err.shards.forEach((d, k) => give(d.id, bytes[k]));
+      if (timing) timing.give_ms += performance.now() - t;
     }
   }
 }
@@ -63,7 +71,7 @@ function cancelled() {
 // fault per 4 KB written, more than the answer itself.
 export const NSYS_ROW_FLOATS = 5;
 
-export async function nsysView(args, signal, onLoad, into) {
+export async function nsysView(args, signal, onLoad, into, timing = null) {
   let answerMs = 0; // the engine's time, without the shard loads
   const timed = (op, a) => {
     const t = performance.now();
@@ -73,7 +81,7 @@ export async function nsysView(args, signal, onLoad, into) {
       answerMs += performance.now() - t;
     }
   };
-  const bytes = await askDetail("nsys_view", args, { signal, ask: timed, onLoad });
+  const bytes = await askDetail("nsys_view", args, { signal, ask: timed, onLoad, timing });
   const t = performance.now();
   const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const n = dv.getUint32(0, true);
@@ -93,5 +101,5 @@ export function browserNsys(answer) {
 }
 
 export function detailDataStatus() {
-  return { ...ask("detail_cache", {}), pendingLoads: loads.pending, cancelledLoads: loads.cancelled };
+  return { ...ask("detail_cache", {}), pendingLoads: loads.pending, cancelledLoads: loads.cancelled, prefetch: prefetchStatus() };
 }

@@ -177,6 +177,15 @@ export async function loadShard(desc, timing = null) {
   return bytes;
 }
 
+// loadCompressed resolves to a gzip-encoded shard's payload, its parts
+// joined and verified but not inflated: for the engine to inflate
+// (engine.js loadGzipShard).
+export async function loadCompressed(desc, timing = null) {
+  if (desc.encoding) throw new Error(`shard ${desc.id}: encoding ${desc.encoding} is not gzip`);
+  const parts = await loadParts(desc, { timing });
+  return parts.length === 1 ? parts[0] : concat(parts);
+}
+
 // newLoadTiming is an empty timing for loadShard.
 export function newLoadTiming() {
   return { shards: 0, held: 0, script_ms: 0, decode_ms: 0, verify_ms: 0, inflate_ms: 0, give_ms: 0 };

@@ -3,9 +3,9 @@
 // and the question asked again. The engine keeps them in its own cache,
 // bounded by decoded bytes (detail_cache; detailDataStatus()).
 
-import { ask, askBytes, loadShard as give } from "./engine.js";
-import { loadShard as fetchShard } from "./loader.js";
-import { prefetchCancel, prefetchStatus } from "./nsightprefetch.js";
+import { ask, askBytes, loadShard as give, loadGzipShard } from "./engine.js";
+import { loadShard as fetchShard, loadCompressed } from "./loader.js";
+import { prefetchPause, prefetchStatus } from "./nsightprefetch.js";
 
 // Each round loads every shard the answer named, so two rounds suffice;
 // a third covers a shard dropped by a concurrent question.
@@ -25,12 +25,12 @@ export async function askDetail(op, args, { signal, ask: asker = ask, onLoad, ti
       // engine neither decoding nor cache.
       loads.pending++;
       onLoad?.(err.shards);
-      // A load the view waits for goes before any prefetch.
-      prefetchCancel();
+      // A load a question waits for goes before any prefetch.
+      prefetchPause();
       let bytes;
       try {
         if (timing) timing.shards += err.shards.length;
-        bytes = await abortable(Promise.all(err.shards.map((d) => fetchShard(d, timing))), signal);
+        bytes = await abortable(Promise.all(err.shards.map((d) => (inflatesInEngine(d) ? loadCompressed(d, timing) : fetchShard(d, timing)))), signal);
       } catch (e) {
         if (e.name === "AbortError") loads.cancelled++;
         throw e;
@@ -38,11 +38,19 @@ export async function askDetail(op, args, { signal, ask: asker = ask, onLoad, ti
         loads.pending--;
       }
       const t = performance.now();
-      err.shards.forEach((d, k) => give(d.id, bytes[k]));
+      err.shards.forEach((d, k) => (inflatesInEngine(d) ? loadGzipShard(d.id, bytes[k]) : give(d.id, bytes[k])));
       if (timing) timing.give_ms += performance.now() - t;
     }
   }
 }
+
+// A gzip shard up to ENGINE_INFLATE_MAX compressed bytes is inflated by
+// the engine in one synchronous call (its give_ms); a larger one by the
+// browser's DecompressionStream (inflate_ms), native code that wins once
+// the inflate itself outweighs the stream's task hops. The detail chunks
+// of generated profiles (2–40 KB) all go to the engine.
+const ENGINE_INFLATE_MAX = 128 << 10;
+const inflatesInEngine = (d) => !d.encoding && d.bytes <= ENGINE_INFLATE_MAX;
 
 // Detail loads in flight and those a newer view change cancelled
 // (reported by detailDataStatus beside the engine's cache).

@@ -7,7 +7,8 @@
 // for. A later zoom to a window never viewed then loads no script: it only
 // inflates and decodes. A view change or a load a view waits for cancels
 // the prefetch (the next view's idle time resumes it around the new
-// window); input of any kind pauses it for a moment. It only listens,
+// window); a load a question waits for, and input of any kind, pause it
+// for a moment. It only listens,
 // passively, and never handles an input itself.
 
 import { ask } from "./engine.js";
@@ -29,8 +30,14 @@ function maxBytes() {
   }
   return budget;
 }
-// Chunks planned per profile and view; the budget usually ends it first.
-const PLAN_LIMIT = 1000;
+// Chunks planned per profile and view (the budget usually ends a plan
+// first). A plan parses the JSON of that many descriptors, so it waits
+// until views have settled for SETTLE_MS, then for idle time: a run of
+// zooms plans once, after the last.
+const PLAN_LIMIT = 1000; // the engine's largest limit
+const SETTLE_MS = 150;
+// Shards fetched at once in an idle period.
+const IN_FLIGHT = 4;
 // How long input pauses the prefetch, in ms.
 const INPUT_PAUSE_MS = 250;
 
@@ -44,10 +51,7 @@ let listening = false;
 function listen() {
   if (listening) return;
   listening = true;
-  const pause = () => {
-    st.pausedUntil = performance.now() + INPUT_PAUSE_MS;
-  };
-  for (const type of ["pointerdown", "pointermove", "wheel", "keydown", "touchstart"]) window.addEventListener(type, pause, { passive: true, capture: true });
+  for (const type of ["pointerdown", "pointermove", "wheel", "keydown", "touchstart"]) window.addEventListener(type, prefetchPause, { passive: true, capture: true });
 }
 
 // prefetchAround starts prefetching the chunks of profiles nearest
@@ -58,13 +62,23 @@ export function prefetchAround(profiles, from, to) {
   listen();
   const gen = st.gen;
   st.running = true; // planned: running until its queue is done or cancelled
-  st.handle = idle(() => plan(gen, profiles, from, to));
+  const timer = setTimeout(() => {
+    if (gen === st.gen) st.handle = idle(() => plan(gen, profiles, from, to));
+  }, SETTLE_MS);
+  st.handle = { timer };
+}
+
+// prefetchPause holds the prefetch back for a moment: a load a view or a
+// query waits for goes first, and the prefetch resumes after it.
+export function prefetchPause() {
+  st.pausedUntil = Math.max(st.pausedUntil, performance.now() + INPUT_PAUSE_MS);
 }
 
 // prefetchCancel stops the prefetch in progress (a fetch already started
 // finishes and is kept).
 export function prefetchCancel() {
-  if (st.handle !== null) unidle(st.handle);
+  if (st.handle?.timer !== undefined) clearTimeout(st.handle.timer);
+  else if (st.handle !== null) unidle(st.handle);
   st.handle = null;
   if (st.running) st.cancelled++;
   st.running = false;
@@ -79,7 +93,8 @@ function plan(gen, profiles, from, to) {
     lists = profiles.map((profile) => ask("nsys_prefetch", { profile, from, to, limit: PLAN_LIMIT }));
   } catch {
     st.running = false;
-    return; // a profile gone: nothing to prefetch
+    st.failed++; // counted in prefetchStatus; views load their own chunks
+    return;
   }
   // Nearest first across the profiles, up to the budget with what is held.
   const queue = lists.flat().sort((a, b) => a.distance - b.distance);
@@ -113,26 +128,34 @@ function plan(gen, profiles, from, to) {
       st.handle = idle(step);
       return;
     }
-    const d = todo.shift();
-    if (!d) {
+    const batch = [];
+    let room = false;
+    while (batch.length < IN_FLIGHT && todo.length) {
+      const d = todo[0];
+      const planned = batch.reduce((n, b) => n + b.bytes, 0);
+      while (st.bytes + planned + d.bytes > maxBytes() && evict());
+      if ((room = st.bytes + planned + d.bytes <= maxBytes())) batch.push(todo.shift());
+      else break;
+    }
+    if (!batch.length) {
       st.running = false;
       return;
     }
-    while (st.bytes + d.bytes > maxBytes() && evict());
-    if (st.bytes + d.bytes > maxBytes()) {
-      st.running = false;
-      return;
-    }
-    try {
-      const bytes = await prefetchParts(d);
-      if (!held.has(d.id)) {
-        held.set(d.id, { desc: d, bytes });
-        st.bytes += bytes;
-        st.fetched++;
-      }
-    } catch {
-      st.failed++; // the view's own load will report it
-    }
+    await Promise.all(
+      batch.map(async (d) => {
+        try {
+          const bytes = await prefetchParts(d);
+          if (!held.has(d.id)) {
+            held.set(d.id, { desc: d, bytes });
+            st.bytes += bytes;
+            st.fetched++;
+          }
+        } catch {
+          st.failed++; // the view's own load will report it
+        }
+      }),
+    );
+    if (!room) todo.length = 0; // the budget is full
     if (gen === st.gen) st.handle = idle(step);
   };
   st.handle = idle(step);

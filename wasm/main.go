@@ -7,7 +7,7 @@
 // moves bytes across the boundary.
 //
 //	handle(request: string, into?: Uint8Array) → string | number | Uint8Array
-//	give(name: string, bytes: Uint8Array) → string
+//	give(name: string, bytes: Uint8Array, encoding?: "gzip") → string
 //	sha256(bytes: Uint8Array) → string (lowercase hex)
 package main
 
@@ -17,6 +17,7 @@ import (
 	"syscall/js"
 
 	"github.com/dsight/dsight/internal/query"
+	"github.com/dsight/dsight/internal/shard"
 )
 
 var engine *query.Engine
@@ -36,13 +37,25 @@ func main() {
 // give(name, bytes) hands the engine an uncompressed shard: "core" starts
 // an engine on the core shard and answers the summary envelope;
 // "evidence" or a metric shard's id hands that shard over and answers
-// {"ok":true} or a failure envelope.
+// {"ok":true} or a failure envelope. With encoding "gzip" the bytes are
+// the shard's gzip payload, inflated here: for a small shard one
+// synchronous inflate costs less than the browser's DecompressionStream,
+// whose stream hops through several tasks.
 func give(_ js.Value, args []js.Value) any {
-	if len(args) != 2 || args[0].Type() != js.TypeString || !args[1].InstanceOf(uint8Array) {
-		return failure(query.CodeBadArgs, "give takes a name and one Uint8Array")
+	if len(args) < 2 || len(args) > 3 || args[0].Type() != js.TypeString || !args[1].InstanceOf(uint8Array) {
+		return failure(query.CodeBadArgs, "give takes a name, one Uint8Array and an optional encoding")
 	}
 	raw := make([]byte, args[1].Length())
 	js.CopyBytesToGo(raw, args[1])
+	if len(args) == 3 {
+		if enc := args[2]; enc.Type() != js.TypeString || enc.String() != "gzip" {
+			return failure(query.CodeBadArgs, "give's encoding is \"gzip\" or absent")
+		}
+		var err error
+		if raw, err = shard.Decompress(raw); err != nil {
+			return failure(query.CodeBadArgs, args[0].String()+": "+err.Error()+"; republish the report's detail/ directory")
+		}
+	}
 	if name := args[0].String(); name == "core" {
 		e, err := query.Open(raw)
 		if err != nil {

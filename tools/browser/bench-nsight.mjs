@@ -80,13 +80,9 @@ function rendererRSS() {
   return Math.round(kb / 1024);
 }
 
-const b = await launch();
-try {
-  const { page, problems } = await open(b.context, fileURL(report));
-  const cdp = await page.context().newCDPSession(page);
-  const rssAtReady = rendererRSS();
-  const got = await page.evaluate(
-    async ({ zooms, calls, repeats }) => {
+// pageBench runs in the page: the overview, the zooms, the repeats and
+// the queryNsys pages (only the cold zooms when prefetched).
+const pageBench = async ({ zooms, calls, repeats, prefetched }) => {
       const x = window.traceExplorer;
       const d = x.describe().meta.duration;
       const frame = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
@@ -96,6 +92,13 @@ try {
       await x.inspectNsys({ profile: p.id, from: 0, to: d });
       await frame();
       const overview = { ms: performance.now() - t, mode: document.querySelector(`.nsight-canvas[data-profile="${p.id}"]`).dataset.mode, ...last() };
+      let prefetch = null;
+      if (prefetched) {
+        // The idle prefetch around the overview, to its end.
+        t = performance.now();
+        while (x.detailDataStatus().prefetch.running) await new Promise((r) => setTimeout(r, 50));
+        prefetch = { ms: performance.now() - t, ...x.detailDataStatus().prefetch };
+      }
       // Windows of 6,000 ranges at the profile's mean rate: under one
       // 8,192-row chunk, so they overlap at most two and draw exact.
       const [a0, a1] = p.imported_range;
@@ -117,6 +120,7 @@ try {
         const select = [];
         const draw = [];
         const load = [];
+        const parts = []; // loader.js newLoadTiming of each zoom
         let exact = 0;
         let drawn = 0;
         let rects = 0;
@@ -133,13 +137,15 @@ try {
           answer.push(m.answer_ms);
           draw.push(m.draw_ms);
           load.push(m.view_ms - m.answer_ms);
+          parts.push(m.load);
           if (m.modes[0] === "exact") exact++;
           drawn += Number(canvas().dataset.drawn || 0);
           rects += Number(canvas().dataset.rects || 0);
         }
-        return { answer, withFrame, select, draw, load, exact, meanRows: Math.round(drawn / windows.length), meanRects: Math.round(rects / windows.length) };
+        return { answer, withFrame, select, draw, load, parts, exact, meanRows: Math.round(drawn / windows.length), meanRects: Math.round(rects / windows.length) };
       };
       const cold = await zoom();
+      if (prefetched) return { window_s: width, cold, prefetch };
       const warm = await zoom();
       // The engine's cost per call with its shards held, repeated on one
       // window so that the least of many calls approaches a quiet machine.
@@ -157,18 +163,34 @@ try {
         nsys.push(performance.now() - t);
       }
       return { profile: { id: p.id, worker: p.worker, ranges: p.event_count }, window_s: width, overview, cold, warm, repeat, nsys, status: x.detailDataStatus(), heap: performance.memory ? performance.memory.usedJSHeapSize : null };
-    },
-    { zooms, calls, repeats },
-  );
+    };
+
+const b = await launch();
+try {
+  // The first page never prefetches (?nsight-prefetch-bytes=0): its cold
+  // zooms load every chunk's scripts. The second (below) lets the idle
+  // prefetch run first, then zooms to the same windows, never viewed there.
+  const { page, problems } = await open(b.context, `${fileURL(report)}?nsight-prefetch-bytes=0`);
+  const cdp = await page.context().newCDPSession(page);
+  const rssAtReady = rendererRSS();
+  const got = await page.evaluate(pageBench, { zooms, calls, repeats, prefetched: false });
   const metrics = Object.fromEntries((await cdp.send("Performance.getMetrics").catch(() => ({ metrics: [] }))).metrics.map((m) => [m.name, m.value]));
   if (problems.length) throw new Error(problems.join("\n"));
   out.profile = got.profile;
   out.density_overview = { drawn_ms: Number(got.overview.ms.toFixed(1)), mode: got.overview.mode, answer_ms: Number((got.overview.answer_ms ?? 0).toFixed(2)) };
   out.zoom_window_s = Number(got.window_s.toFixed(4));
-  for (const k of ["cold", "warm"]) {
-    const z = got[k];
-    out[`zoom_${k}`] = { exact: `${z.exact}/${zooms}`, mean_rows: z.meanRows, mean_rects: z.meanRects, answer_ms: stats(z.answer), with_frame_ms: stats(z.withFrame), select_range_ms: stats(z.select), shard_load_ms: stats(z.load), draw_ms: stats(z.draw) };
-  }
+  // shard_load_parts: where the loads' time went, per zoom summed over
+  // its shards and parts (script: waiting for the scripts; decode: base
+  // 32768; verify: SHA-256; inflate; give: the engine's decoding).
+  const zoomStats = (z) => {
+    const parts = {};
+    for (const k of ["script_ms", "decode_ms", "verify_ms", "inflate_ms", "give_ms"]) parts[k] = stats(z.parts.map((m) => m[k]));
+    parts.shards_loaded = z.parts.reduce((n, m) => n + m.shards, 0);
+    parts.parts_prefetched = z.parts.reduce((n, m) => n + m.held, 0);
+    return { exact: `${z.exact}/${zooms}`, mean_rows: z.meanRows, mean_rects: z.meanRects, answer_ms: stats(z.answer), with_frame_ms: stats(z.withFrame), select_range_ms: stats(z.select), shard_load_ms: stats(z.load), shard_load_parts: parts, draw_ms: stats(z.draw) };
+  };
+  out.zoom_cold = { prefetch: "off (?nsight-prefetch-bytes=0): every chunk's scripts load at zoom time", ...zoomStats(got.cold) };
+  out.zoom_warm = zoomStats(got.warm);
   out.engine_repeat_ms = { calls: repeats, min: q(got.repeat, 0), ...stats(got.repeat) };
   out.queryNsys_ms = stats(got.nsys);
   out.memory = {
@@ -178,6 +200,15 @@ try {
     detail_cache: got.status,
   };
   await page.screenshot({ path: path.join(ROOT, "tools", "browser", "out", "bench-nsight.png"), fullPage: true });
+  await page.close();
+
+  // Cold zooms after the idle prefetch has run, in a fresh page.
+  const second = await open(b.context, fileURL(report));
+  const pre = await second.page.evaluate(pageBench, { zooms, calls, repeats, prefetched: true });
+  if (second.problems.length) throw new Error(second.problems.join("\n"));
+  out.prefetch = { idle_ms: Number(pre.prefetch.ms.toFixed(1)), ...pre.prefetch, ms: undefined };
+  out.zoom_cold_after_prefetch = { prefetch: "on: the idle prefetch ran to its end first; the same windows, never viewed in that page", ...zoomStats(pre.cold) };
+  out.load_after = os.loadavg().map((v) => Number(v.toFixed(2)));
 } finally {
   await b.close();
   if (work) fs.rmSync(work, { recursive: true, force: true });

@@ -51,6 +51,12 @@ export function loadShard(id, bytes) {
   unwrap(engine.give(id, bytes));
 }
 
+// loadGzipShard hands the engine a shard's gzip payload, which the engine
+// inflates itself (wasm/main.go give).
+export function loadGzipShard(id, gz) {
+  unwrap(engine.give(id, gz, "gzip"));
+}
+
 // plot asks for a metric chart's columns (internal/query.Plot.Encode): a
 // Uint8Array of float64s, or {shards} naming the metric shards to load
 // first; other failures throw. The answer is written into into when it has

@@ -13,7 +13,20 @@ window.__dsightShard = function (id, base64) {
   if (waiter) waiter.resolve(base64);
 };
 
+// A part asked for twice at once (a prefetch and a zoom) is loaded once:
+// the registry holds one waiter per id.
+const inflight = new Map();
+
 function loadScript(url, id) {
+  let p = inflight.get(id);
+  if (!p) {
+    p = loadScriptOnce(url, id).finally(() => inflight.delete(id));
+    inflight.set(id, p);
+  }
+  return p;
+}
+
+function loadScriptOnce(url, id) {
   return new Promise((resolve, reject) => {
     let delivered = false;
     pending.set(id, {
@@ -66,22 +79,37 @@ async function gunzip(parts) {
 // decoded as it arrives.
 const PARTS_IN_FLIGHT = 6;
 
-async function loadParts(desc, { engine = false } = {}) {
+// timing, when given, sums each step's milliseconds over the parts
+// (script: waiting for the script to run; decode: base 32768 to bytes;
+// verify: the SHA-256 check; held: parts a prefetch already held).
+async function loadParts(desc, { engine = false, timing = null } = {}) {
   const out = new Array(desc.parts.length);
   let next = 0;
   const worker = async () => {
     while (next < desc.parts.length) {
       const k = next++;
       const p = desc.parts[k];
+      const kept = prefetched.get(p.id);
+      if (kept) {
+        if (timing) timing.held++;
+        out[k] = kept;
+        continue;
+      }
+      let t = performance.now();
       const b64 = await loadScript(p.path, p.id);
+      if (timing) timing.script_ms += performance.now() - t;
+      t = performance.now();
       let bytes;
       try {
         bytes = payloadBytes(b64);
       } catch (err) {
         throw new Error(`${p.path}: damaged payload (${err.message}); republish the report's detail/ directory`);
       }
+      if (timing) timing.decode_ms += performance.now() - t;
+      t = performance.now();
       if (engine && !crypto.subtle) unverified.push({ part: p, bytes });
       else await verifyPart(p, bytes);
+      if (timing) timing.verify_ms += performance.now() - t;
       out[k] = bytes;
     }
   };
@@ -129,8 +157,9 @@ function concat(parts) {
 // length when the descriptor states it (metric plans leave it to the
 // engine, whose decoder checks every column's CRC). A shard gzip could not
 // shrink is stored as is ("identity") and needs no inflating.
-export async function loadShard(desc) {
-  const parts = await loadParts(desc);
+export async function loadShard(desc, timing = null) {
+  const parts = await loadParts(desc, { timing });
+  const t = performance.now();
   let bytes;
   if (desc.encoding === "identity") bytes = parts.length === 1 ? parts[0] : concat(parts);
   else if (!desc.encoding) {
@@ -144,7 +173,40 @@ export async function loadShard(desc) {
   if (desc.decoded_bytes !== undefined && bytes.length !== desc.decoded_bytes) {
     throw new Error(`shard ${desc.id}: decoded ${bytes.length} bytes, expected ${desc.decoded_bytes}; republish the report's detail/ directory`);
   }
+  if (timing) timing.inflate_ms += performance.now() - t;
   return bytes;
+}
+
+// loadCompressed resolves to a gzip-encoded shard's payload, its parts
+// joined and verified but not inflated: for the engine to inflate
+// (engine.js loadGzipShard).
+export async function loadCompressed(desc, timing = null) {
+  if (desc.encoding) throw new Error(`shard ${desc.id}: encoding ${desc.encoding} is not gzip`);
+  const parts = await loadParts(desc, { timing });
+  return parts.length === 1 ? parts[0] : concat(parts);
+}
+
+// newLoadTiming is an empty timing for loadShard.
+export function newLoadTiming() {
+  return { shards: 0, held: 0, script_ms: 0, decode_ms: 0, verify_ms: 0, inflate_ms: 0, give_ms: 0 };
+}
+
+// Payloads fetched ahead of need (nsightprefetch.js): verified, still
+// compressed, by part id. loadParts takes a part from here instead of
+// loading its script; what is kept and for how long is the prefetcher's.
+const prefetched = new Map();
+
+// prefetchParts loads a shard's parts into the prefetched payloads without
+// inflating them, and resolves to their bytes.
+export async function prefetchParts(desc) {
+  const parts = await loadParts(desc);
+  desc.parts.forEach((p, k) => prefetched.set(p.id, parts[k]));
+  return parts.reduce((n, b) => n + b.length, 0);
+}
+
+// dropPrefetched forgets a shard's prefetched parts.
+export function dropPrefetched(desc) {
+  for (const p of desc.parts) prefetched.delete(p.id);
 }
 
 // startEngine instantiates the Go wasm engine and resolves when it has

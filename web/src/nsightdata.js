@@ -3,14 +3,17 @@
 // and the question asked again. The engine keeps them in its own cache,
 // bounded by decoded bytes (detail_cache; detailDataStatus()).
 
-import { ask, askBytes, loadShard as give } from "./engine.js";
-import { loadShard as fetchShard } from "./loader.js";
+import { ask, askBytes, loadShard as give, loadGzipShard } from "./engine.js";
+import { loadShard as fetchShard, loadCompressed } from "./loader.js";
+import { prefetchPause, prefetchStatus } from "./nsightprefetch.js";
 
 // Each round loads every shard the answer named, so two rounds suffice;
 // a third covers a shard dropped by a concurrent question.
 const ROUNDS = 3;
 
-export async function askDetail(op, args, { signal, ask: asker = ask, onLoad } = {}) {
+// timing (loader.js newLoadTiming), when given, gathers where the shard
+// loads' time went.
+export async function askDetail(op, args, { signal, ask: asker = ask, onLoad, timing = null } = {}) {
   for (let round = 1; ; round++) {
     if (signal?.aborted) throw cancelled();
     try {
@@ -22,19 +25,32 @@ export async function askDetail(op, args, { signal, ask: asker = ask, onLoad } =
       // engine neither decoding nor cache.
       loads.pending++;
       onLoad?.(err.shards);
+      // A load a question waits for goes before any prefetch.
+      prefetchPause();
       let bytes;
       try {
-        bytes = await abortable(Promise.all(err.shards.map((d) => fetchShard(d))), signal);
+        if (timing) timing.shards += err.shards.length;
+        bytes = await abortable(Promise.all(err.shards.map((d) => (inflatesInEngine(d) ? loadCompressed(d, timing) : fetchShard(d, timing)))), signal);
       } catch (e) {
         if (e.name === "AbortError") loads.cancelled++;
         throw e;
       } finally {
         loads.pending--;
       }
-      err.shards.forEach((d, k) => give(d.id, bytes[k]));
+      const t = performance.now();
+      err.shards.forEach((d, k) => (inflatesInEngine(d) ? loadGzipShard(d.id, bytes[k]) : give(d.id, bytes[k])));
+      if (timing) timing.give_ms += performance.now() - t;
     }
   }
 }
+
+// A gzip shard up to ENGINE_INFLATE_MAX compressed bytes is inflated by
+// the engine in one synchronous call (its give_ms); a larger one by the
+// browser's DecompressionStream (inflate_ms), native code that wins once
+// the inflate itself outweighs the stream's task hops. The detail chunks
+// of generated profiles (2–40 KB) all go to the engine.
+const ENGINE_INFLATE_MAX = 128 << 10;
+const inflatesInEngine = (d) => !d.encoding && d.bytes <= ENGINE_INFLATE_MAX;
 
 // Detail loads in flight and those a newer view change cancelled
 // (reported by detailDataStatus beside the engine's cache).
@@ -63,7 +79,7 @@ function cancelled() {
 // fault per 4 KB written, more than the answer itself.
 export const NSYS_ROW_FLOATS = 5;
 
-export async function nsysView(args, signal, onLoad, into) {
+export async function nsysView(args, signal, onLoad, into, timing = null) {
   let answerMs = 0; // the engine's time, without the shard loads
   const timed = (op, a) => {
     const t = performance.now();
@@ -73,7 +89,7 @@ export async function nsysView(args, signal, onLoad, into) {
       answerMs += performance.now() - t;
     }
   };
-  const bytes = await askDetail("nsys_view", args, { signal, ask: timed, onLoad });
+  const bytes = await askDetail("nsys_view", args, { signal, ask: timed, onLoad, timing });
   const t = performance.now();
   const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const n = dv.getUint32(0, true);
@@ -93,5 +109,5 @@ export function browserNsys(answer) {
 }
 
 export function detailDataStatus() {
-  return { ...ask("detail_cache", {}), pendingLoads: loads.pending, cancelledLoads: loads.cancelled };
+  return { ...ask("detail_cache", {}), pendingLoads: loads.pending, cancelledLoads: loads.cancelled, prefetch: prefetchStatus() };
 }

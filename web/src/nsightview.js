@@ -9,6 +9,8 @@ import { h, clear, setText, fmtDuration } from "./dom.js";
 import { ask } from "./engine.js";
 import { fitRange } from "./state.js";
 import { nsysView, askDetail, NSYS_ROW_FLOATS } from "./nsightdata.js";
+import { newLoadTiming } from "./loader.js";
+import { prefetchAround, prefetchCancel } from "./nsightprefetch.js";
 
 // laneX places time t on a track lane as a fraction of its width, the
 // shared time axis's mapping (timeaxis.js; unclamped, so a range crossing
@@ -86,6 +88,7 @@ export class NsightSection {
   // quietly when a newer render replaced it.
   async render() {
     this.controller?.abort();
+    prefetchCancel(); // a view change goes first; the next idle time resumes it
     const ctl = new AbortController();
     this.controller = ctl;
     const host = document.getElementById("nsightTracks");
@@ -112,7 +115,9 @@ export class NsightSection {
     const t0 = performance.now();
     // view_ms is each answer's wall time with its shard loads (fetch,
     // decompress, give): view_ms − answer_ms is what the loads cost.
-    const timing = { answer_ms: 0, view_ms: 0, draw_ms: 0, modes: [] };
+    // load: where the shard loads' time went, summed over shards and
+    // parts (loader.js newLoadTiming).
+    const timing = { answer_ms: 0, view_ms: 0, draw_ms: 0, modes: [], load: newLoadTiming() };
     try {
       const cur = this.current();
       const work = chosen.map(async (p, k) => {
@@ -122,7 +127,7 @@ export class NsightSection {
         const drawnBuf = this.views.get(p.id)?.buffer;
         const into = bufs.find((b) => b.buffer !== drawnBuf?.buffer);
         const asked = performance.now();
-        const v = await nsysView({ profile: p.id, from: s.from, to: s.to }, ctl.signal, () => blocks[k].loading(), into);
+        const v = await nsysView({ profile: p.id, from: s.from, to: s.to }, ctl.signal, () => blocks[k].loading(), into, timing.load);
         timing.view_ms = Math.max(timing.view_ms, performance.now() - asked);
         if (v.buffer.buffer !== into?.buffer) this.buffers.set(p.id, [...bufs.filter((b) => b.buffer === drawnBuf?.buffer), v.buffer]);
         if (ctl.signal.aborted) return;
@@ -144,6 +149,8 @@ export class NsightSection {
       // Benchmarks read the engine's answer and drawing time here.
       performance.clearMeasures("dsight:nsight-render");
       performance.measure("dsight:nsight-render", { start: t0, detail: timing });
+      // Idle time after this view fetches the chunks nearest it.
+      prefetchAround(chosen.map((p) => p.id), s.from, s.to);
     } catch (err) {
       if (err.name === "AbortError" || ctl.signal.aborted) return;
       host.appendChild(h("p", { class: "error-inline" }, `Could not load Nsight ranges: ${err.message}`));

@@ -34,15 +34,20 @@ after(async () => {
 
 const close = (a, b) => Math.abs(a - b) < 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
 
-// held is the value a setting's points hold at t: its last point at or
-// before t; null before the first.
-function held(points, t) {
-  let v = null;
-  for (const [pt, pv] of points) {
-    if (pt > t) break;
-    v = pv;
+// heldAt asks the engine (queryMetrics, as a script would) for the
+// family's rows of a short window ending at t, and returns per series id
+// the value held at t: its last row at or before t, else the setting
+// carried into the window; null when none.
+async function heldAt(page, t) {
+  const answer = await page.evaluate(({ name, from, to }) => traceExplorer.queryMetrics({ name, points: true, from, to }), { name: NAME, from: Math.max(0, t - 1), to: t });
+  const out = new Map();
+  for (const s of answer) {
+    assert.equal(s.points_truncated, false);
+    let v = s.carried_setting?.length === 1 ? s.carried_setting[0][1] : null;
+    for (const [pt, pv] of s.points) if (pt <= t) v = pv;
+    out.set(s.id, { v, labels: s.labels });
   }
-  return v;
+  return out;
 }
 
 // members lists the worker series of role, in worker order, as the CLI
@@ -83,27 +88,24 @@ for (const mode of ["file", "http"]) {
       assert.deepEqual(f.stack_by, ["worker"]);
       assert.deepEqual(f.stack_within, { worker: "role" });
       const card = await showFamily(page);
-      const d = cli(fx.report, "summary").meta.duration;
       for (const role of ["decode", "prefill"]) {
         if (role !== "decode") {
           await card.locator(`.ds-stack-group[data-stack="worker role=${role}"]`).click();
         }
         const stack = card.locator(".ds-stack");
         assert.equal(await stack.getAttribute("data-stacked"), `worker role=${role}`);
+        assert.equal(await card.locator(".ds-metric-chart").getAttribute("data-stacked"), `worker role=${role}`);
         assert.equal(await stack.getAttribute("data-exact"), "true", "a window of few changes is drawn from exact step values");
         const ms = members(role);
         assert.ok(ms.length >= 2, `${role}: several workers`);
-        const answer = await page.evaluate(({ name, d }) => traceExplorer.queryMetrics({ name, points: true, from: 0, to: d }), { name: NAME, d });
-        const pointsOf = new Map(answer.map((s) => [s.id, s]));
         for (const x of [0.3, 0.7]) {
           const { data, text } = await hoverAt(page, card, x);
           assert.equal(data.exact, true);
           assert.deepEqual(data.bands.map((b) => b.id), ms.map((s) => s.id), "bands in worker order");
+          const engine = await heldAt(page, data.t);
           let sum = 0;
           data.bands.forEach((b, k) => {
-            const s = pointsOf.get(ms[k].id);
-            assert.equal(s.points_truncated, false);
-            const v = held(s.points, data.t);
+            const v = engine.get(ms[k].id).v;
             assert.notEqual(v, null, `${role} ${b.caption} holds a value at ${data.t}`);
             sum += v;
             assert.ok(close(b.value, v), `${b.caption} at ${data.t}: ${b.value} vs engine ${v}`);
@@ -111,10 +113,10 @@ for (const mode of ["file", "http"]) {
             assert.ok(text.includes(`${b.caption} `), `legend names ${b.caption}: ${text}`);
           });
           assert.ok(close(data.total, sum) && text.includes("stack total"), text);
-          const all = held(pointsOf.get(answer.find((s) => !(s.labels || []).length).id).points, data.t);
+          const all = [...engine.values()].find((s) => !Object.keys(s.labels || {}).length).v;
           assert.ok(close(data.all, all) && data.all >= data.total, `all requests ${data.all} vs engine ${all}, stack ${data.total}`);
         }
-        await page.screenshot({ path: path.join(SHOTS, `bands-${role}-${mode}.png`), fullPage: false });
+        await card.screenshot({ path: path.join(SHOTS, `bands-${role}-${mode}.png`) });
       }
       assert.deepEqual(problems, []);
     } finally {
@@ -129,18 +131,16 @@ for (const mode of ["file", "http"]) {
       const stack = card.locator(".ds-stack");
       assert.equal(await stack.getAttribute("data-exact"), "false");
       assert.match(await card.locator(".ds-metric-notes").textContent(), /per-pixel|pixel's recorded maximum.*upper bound/);
-      const d = cli(fx.report, "summary").meta.duration;
-      const answer = await page.evaluate(({ name, d }) => traceExplorer.queryMetrics({ name, points: true, from: 0, to: d }), { name: NAME, d });
-      const pointsOf = new Map(answer.map((s) => [s.id, s]));
       const { data, text } = await hoverAt(page, card, 0.5);
       assert.equal(data.exact, false);
       assert.match(text, /upper bound/);
+      const engine = await heldAt(page, data.t);
       let sum = 0;
       for (const b of data.bands) {
-        sum += held(pointsOf.get(b.id).points, data.t);
+        sum += engine.get(b.id).v;
         assert.ok(b.top >= sum - 1e-9, `${b.caption}: a maximum ${b.top} bounds the exact sum ${sum}`);
       }
-      await page.screenshot({ path: path.join(SHOTS, `bands-maxima-${mode}.png`), fullPage: false });
+      await card.screenshot({ path: path.join(SHOTS, `bands-maxima-${mode}.png`) });
       assert.deepEqual(problems, []);
     } finally {
       await page.close();

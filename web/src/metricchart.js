@@ -360,6 +360,7 @@ function build(host, opts) {
     cur = { from: o.from, to: o.to, plot, hidden, yRange: [0, 1] };
     const shown = lines.filter((line) => shownOf(line.item)).map(columnsOf).filter(Boolean);
     stack?.update(cur, o.stack?.exact, width);
+    if (stack) chartBox.dataset.stacked = stack.active.id;
     const bandTop = stack?.extent();
     cur.yRange = yRange(bandTop ? [...shown, bandTop] : shown, items.some((s) => shownOf(s) && plot.get(s.id)?.capacity));
   }

@@ -52,7 +52,7 @@ export function stackGroups(items, by = [], within = {}) {
   return groups;
 }
 
-// heldBefore is the value s holds at t: its last point at or before t, or
+// heldAt is the value s holds at t: its last point at or before t, or
 // the setting carried into the window; NaN when unknown.
 function heldAt(s, t, k) {
   if (k >= 0) return s.values[k];
@@ -288,7 +288,7 @@ export function createStack({ items, by, within, caps, color, fmt, redraw }) {
       const all = tk >= 0 && cur.total.exact ? cur.total.values[tk] : null;
       if (totalItem && cur.total) parts.push(`${caps[indexOf.get(totalItem.id)]} ${all === null ? "drawn from bucket extremes" : fmt(all, unit)}`);
       clear(legend);
-      legend.append(parts.join(" · "));
+      legend.append(`${parts[0]} ${parts.slice(1).join(" · ")}`);
       legend.dataset.bands = JSON.stringify({ t, exact: b.exact, time: i >= 0 ? b.times[i] : null, bands: rows, total: sum, all });
     },
     color: (s) => color(indexOf.get(s.id)),

@@ -30,29 +30,31 @@ const (
 // per family, with these keys. It holds strings, integers and booleans,
 // which json.Marshal always encodes.
 type familyRecord struct {
-	Name            string            `json:"name"`
-	Component       string            `json:"component"`
-	Group           string            `json:"group"`
-	GroupOrder      int               `json:"group_order"`
-	Title           string            `json:"title"`
-	Unit            string            `json:"unit"`
-	RateUnit        string            `json:"rate_unit"`
-	Counter         bool              `json:"counter"`
-	Description     string            `json:"description"`
-	Quality         string            `json:"quality"`
-	Featured        bool              `json:"featured"`
-	Order           int               `json:"order"`
-	ValueKind       string            `json:"value_kind"`
-	ObservationUnit string            `json:"observation_unit,omitempty"`
-	SeriesCount     int               `json:"series_count"`
-	Samples         int64             `json:"samples"`
-	Endpoints       []string          `json:"endpoints"`
-	SourceKind      string            `json:"source_kind,omitempty"`
-	Generator       string            `json:"generator,omitempty"`
-	Temporal        string            `json:"temporal,omitempty"`
-	Derived         bool              `json:"derived,omitempty"`
-	StackBy         []string          `json:"stack_by,omitempty"`
-	StackWithin     map[string]string `json:"stack_within,omitempty"`
+	Name            string   `json:"name"`
+	Component       string   `json:"component"`
+	Group           string   `json:"group"`
+	GroupOrder      int      `json:"group_order"`
+	Title           string   `json:"title"`
+	Unit            string   `json:"unit"`
+	RateUnit        string   `json:"rate_unit"`
+	Counter         bool     `json:"counter"`
+	Description     string   `json:"description"`
+	Quality         string   `json:"quality"`
+	Featured        bool     `json:"featured"`
+	Order           int      `json:"order"`
+	ValueKind       string   `json:"value_kind"`
+	ObservationUnit string   `json:"observation_unit,omitempty"`
+	SeriesCount     int      `json:"series_count"`
+	Samples         int64    `json:"samples"`
+	Endpoints       []string `json:"endpoints"`
+	SourceKind      string   `json:"source_kind,omitempty"`
+	Generator       string   `json:"generator,omitempty"`
+	Temporal        string   `json:"temporal,omitempty"`
+	Derived         bool     `json:"derived,omitempty"`
+	StackBy         []string `json:"stack_by,omitempty"`
+
+	// StackWithin is model.MetricFamily's, as stack_by is.
+	StackWithin map[string]string `json:"stack_within,omitempty"`
 }
 
 // encodeMetrics lays out the metric tables.

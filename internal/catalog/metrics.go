@@ -52,6 +52,9 @@ type familyRecord struct {
 	Temporal        string   `json:"temporal,omitempty"`
 	Derived         bool     `json:"derived,omitempty"`
 	StackBy         []string `json:"stack_by,omitempty"`
+
+	// StackWithin is model.MetricFamily's, as stack_by is.
+	StackWithin map[string]string `json:"stack_within,omitempty"`
 }
 
 // encodeMetrics lays out the metric tables.

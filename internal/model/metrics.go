@@ -34,6 +34,11 @@ type MetricFamily struct {
 	// the bands add up to at most the family's total series, never more.
 	// Only derived families set it.
 	StackBy []string
+	// StackWithin maps a StackBy key to the label key that splits its
+	// series into separate stacks, one per value: the series of one value
+	// stack, those of different values do not (workers stack within their
+	// role, a request being served by one prefill and one decode worker).
+	StackWithin map[string]string
 }
 
 // SourceDerived is the SourceKind of derived families and series.

@@ -33,6 +33,9 @@ type MetricFamilyRecord struct {
 	// StackBy lists the label keys whose series the charts draw as stacked
 	// bands (each counted request in at most one band of a key).
 	StackBy []string `json:"stack_by,omitempty"`
+	// StackWithin maps a StackBy key to the label key whose values split
+	// its series into separate stacks (workers stack within their role).
+	StackWithin map[string]string `json:"stack_within,omitempty"`
 }
 
 // familyRecord shapes a family; the conversion keeps the two field lists

@@ -71,7 +71,7 @@ const Quality = "Derived at build time from the client export (warmup excluded);
 // order and their series (ids from 0, in family order), each summarized as
 // a report stores it. A dataset without a kept request has none.
 func Derive(d *model.Dataset) ([]model.MetricFamily, []model.MetricSeries, error) {
-	rs := &reqs{rows: make([]req, 0, len(d.Requests))}
+	rs := &reqs{rows: make([]req, 0, len(d.Requests)), roles: workerRoles(d)}
 	srcSet := map[int]bool{}
 	for i := range d.Requests {
 		if r := &d.Requests[i]; !Excluded(r) {
@@ -107,8 +107,8 @@ func Derive(d *model.Dataset) ([]model.MetricFamily, []model.MetricSeries, error
 			out = append(out, m)
 		}
 		if def.Name == famInFlight {
-			if keys := stackKeys(rs); len(keys) > 0 {
-				f.StackBy = keys
+			if keys, within := stackKeys(rs); len(keys) > 0 {
+				f.StackBy, f.StackWithin = keys, within
 			}
 		}
 		if f.SeriesCount > 0 {

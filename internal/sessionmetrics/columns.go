@@ -41,6 +41,9 @@ type reqs struct {
 	rows    []req
 	phases  []string
 	workers map[string][]int32
+	// roles is each worker's recorded role ("" unknown); nil without
+	// joined evidence.
+	roles map[string]string
 }
 
 // add appends r (a kept request).

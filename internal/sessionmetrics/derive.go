@@ -163,7 +163,11 @@ func inFlight(rs *reqs) []series {
 				yield(int(k))
 			}
 		}
-		out = append(out, sc.series(rows, of, "served by "+w, []model.MetricLabel{{Key: "worker", Value: w}}))
+		labels := []model.MetricLabel{{Key: "worker", Value: w}}
+		if role := rs.roles[w]; role != "" {
+			labels = append(labels, model.MetricLabel{Key: "role", Value: role})
+		}
+		out = append(out, sc.series(rows, of, "served by "+w, labels))
 	}
 	return out
 }

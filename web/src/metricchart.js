@@ -12,6 +12,7 @@
 import { h, clear, setText } from "./dom.js";
 import { linePath, countLabels, yRange, pointAt } from "./metricdraw.js";
 import { insets } from "./timeaxis.js";
+import { createStack } from "./stackbands.js";
 
 // The y axis's unit label takes this much of the gutter, its ticks the rest.
 const Y_LABEL = 24;
@@ -157,6 +158,9 @@ function build(host, opts) {
   const chartBox = h("div", { class: "ds-metric-chart" });
   const empty = h("p", { class: "muted" }, "No metric sample in this time range. Widen the shared time range.");
   host.append(count, controls, notes, hover, chartBox);
+  // A family the catalog marks stackable draws its bands (stackbands.js).
+  const stack = opts.stack ? createStack({ items, by: opts.stack.by, within: opts.stack.within, caps, color, fmt: withUnit, redraw: () => chart.update(opts) }) : null;
+  if (stack) chartBox.after(stack.box);
 
   // uPlot series: per item its line, then its limit line when it has one.
   const series = [{}];
@@ -166,7 +170,7 @@ function build(host, opts) {
     lines.push({ item: s, k, ref: false });
     // One-pixel lines are drawn as hairlines; wider ones go through the
     // stroker, which costs 20 times more to rasterize without a GPU.
-    series.push({ label: caps[k], stroke: color(k), width: 1, ...(stepped ? { dash: [6, 3] } : {}), show: true, points: { show: false }, paths: pathFor(lines.length - 1) });
+    series.push({ label: caps[k], stroke: color(k), ...(stack ? { fill: `${color(k)}66` } : {}), width: 1, ...(stepped ? { dash: [6, 3] } : {}), show: true, points: { show: false }, paths: pathFor(lines.length - 1) });
     if (refOf(s) !== null || (!opts.plot && s.capacity?.reference_series_id != null)) {
       lines.push({ item: s, k, ref: true });
       series.push({ label: `${caps[k]} ${s.reference?.label || "limit"}`, stroke: color(k), width: 1, dash: [6, 4], show: true, points: { show: false }, paths: pathFor(lines.length - 1) });
@@ -180,6 +184,8 @@ function build(host, opts) {
     return (u) => {
       const line = lines[li];
       const s = columnsOf(line);
+      if (!line.ref && stack?.draws(line.item)) return { ...stack.paths(u, line.item), clip: null, band: null, gaps: null, flags: 0 };
+      if (!line.ref && stack?.hides(line.item)) return { stroke: null, fill: null, clip: null, band: null, gaps: null, flags: 0 };
       const stroke = s && (s.times.length || s.carried_setting) ? linePath(u, s, { from: cur.from, to: cur.to, stepped: line.ref || s.temporal === "setting", markers: !line.ref && s.temporal !== "setting" && s.times.length * 8 < u.bbox.width }) : null;
       return { stroke, fill: null, clip: null, band: null, gaps: null, flags: 0 };
     };
@@ -191,6 +197,7 @@ function build(host, opts) {
     const left = u.cursor.left;
     if (left === null || left === undefined || left < 0) {
       setText(hover, "\u00a0");
+      stack?.hover(null);
       for (const r of rows) if (r.hovered) (r.hovered = false), renderValue(r);
       return;
     }
@@ -218,6 +225,7 @@ function build(host, opts) {
       parts.push(`${caps[line.k]}: ${n > 1 ? `median ${withUnit(s.values[k], unit)} of ${n} events` : withUnit(s.values[k], unit)} @ ${s.times[k].toFixed(3)} s${outside}`);
     }
     setText(hover, parts.join(" · "));
+    stack?.hover(t, unit);
   };
   const selectCb = () => opts.onSelect;
   const width = Math.max(160, Math.floor(chartBox.getBoundingClientRect().width || host.clientWidth || 600));
@@ -313,6 +321,7 @@ function build(host, opts) {
     const medians = drawn.some((p) => p.medians && p.counts.some((n) => n > 1));
     const noteTexts = [
       cut.length ? `Drawn: the first ${cut[0].times.length.toLocaleString("en-US")} of ${cut[0].points_total.toLocaleString("en-US")} recorded rows in range${cut.length > 1 ? ` (and ${cut.length - 1} more series cut the same way)` : ""}; narrow the range to see the rest. Statistics and values below cover the whole range.` : null,
+      stack?.note(),
       summarized ? `Drawn from each ${fmtBucket(summarized.bucket_seconds)} bucket's recorded minimum and maximum samples (${summarized.points_total.toLocaleString("en-US")} rows in range); zoom in for every row.` : null,
     ];
     const key = `${shown.length} ${hiddenCount}`;
@@ -350,7 +359,10 @@ function build(host, opts) {
     const hidden = new Set(o.hidden || []);
     cur = { from: o.from, to: o.to, plot, hidden, yRange: [0, 1] };
     const shown = lines.filter((line) => shownOf(line.item)).map(columnsOf).filter(Boolean);
-    cur.yRange = yRange(shown, items.some((s) => shownOf(s) && plot.get(s.id)?.capacity));
+    stack?.update(cur, o.stack?.exact, width);
+    if (stack) chartBox.dataset.stacked = stack.active.id;
+    const bandTop = stack?.extent();
+    cur.yRange = yRange(bandTop ? [...shown, bandTop] : shown, items.some((s) => shownOf(s) && plot.get(s.id)?.capacity));
   }
 
   setCurrent(opts);
@@ -375,6 +387,20 @@ function build(host, opts) {
             for (const line of lines) {
               const s = !line.ref && shownOf(line.item) ? columnsOf(line) : null;
               if (s?.counts) countLabels(uu, s, color(line.k));
+            }
+            // The total line goes over the bands it bounds.
+            const total = stack ? lines.findIndex((l) => !l.ref && l.item.id === stack.totalId && shownOf(l.item)) : -1;
+            const p = total >= 0 ? pathFor(total)(uu).stroke : null;
+            if (p) {
+              const { ctx, bbox } = uu;
+              ctx.save();
+              ctx.beginPath();
+              ctx.rect(bbox.left, bbox.top, bbox.width, bbox.height);
+              ctx.clip();
+              ctx.strokeStyle = color(lines[total].k);
+              ctx.lineWidth = 1.5 * devicePixelRatio;
+              ctx.stroke(p);
+              ctx.restore();
             }
           },
         ],
@@ -412,7 +438,7 @@ function build(host, opts) {
       return JSON.parse(chartBox.dataset.drawnIds || "[]").map(String);
     },
     // fits: the same family's series, drawn the same way.
-    fits: (o) => !!o.plot === !!opts.plot && o.unit === unit && [...o.items].sort((a, b) => a.id - b.id).map((s) => s.id).join(",") === ids,
+    fits: (o) => !!o.plot === !!opts.plot && !!o.stack === !!stack && o.unit === unit && [...o.items].sort((a, b) => a.id - b.id).map((s) => s.id).join(",") === ids,
     update(o) {
       opts = { ...opts, ...o, previous: undefined };
       setCurrent(o);

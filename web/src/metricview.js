@@ -8,6 +8,7 @@
 import { $, h, clear, setText } from "./dom.js";
 import { ask } from "./engine.js";
 import { familySeries, plotSeries, plotHeld, PlotBuffers } from "./metricdata.js";
+import { exactColumns } from "./stackbands.js";
 import "./metricchart.js";
 
 export const chartKey = (name) => JSON.stringify(["metric", name]);
@@ -281,14 +282,18 @@ export class MetricsSection {
       const stale = () => gen !== card.gen; // a newer load replaced this one
       const answer = await plotSeries({ from, to, pixels, ids, family: name, buffers: card.buffers, stale });
       if (stale()) return;
-      measure("dsight:metric-answer", { start: started });
       const f = this.byName.get(name);
+      // Stacked bands add step values: asked for exactly where few (stackbands.js).
+      const exact = f.stack_by?.length ? await exactColumns({ f, items: series, hidden, answer, from, to, stale }) : null;
+      if (stale()) return;
+      measure("dsight:metric-answer", { start: started });
       card.chart = window.DSightMetricCharts.mount(panel, {
         from,
         to,
         unit: f.unit,
         items: series,
         plot: answer.series,
+        stack: f.stack_by?.length ? { by: f.stack_by, within: f.stack_within, exact } : null,
         hidden,
         previous: card.chart,
         firstN: FIRST_SERIES,

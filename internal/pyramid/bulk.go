@@ -1,0 +1,225 @@
+package pyramid
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/bits"
+)
+
+// Points is a run of points in columns, for AddPoints. T and V are required
+// and of one length; Null, Source and Row may be nil (no point is null; the
+// evidence is unknown) or of that same length.
+type Points struct {
+	T      []int64
+	V      []float64
+	Null   []bool
+	Source []int64
+	Row    []int64
+}
+
+// AddPoints adds the points of p in order, exactly as AddFrom would one by
+// one, with the same result and the same error for the first time that
+// decreases (the points before it are added). A large capture adds about
+// 100 M points, and a call per point with its checks was the largest part of
+// building their summaries: here the checks run once per call and the rows'
+// level statistics in one loop over each run of new rows.
+func (b *Builder) AddPoints(p Points) error {
+	n := len(p.T)
+	if len(p.V) != n || p.Null != nil && len(p.Null) != n || p.Source != nil && len(p.Source) != n || p.Row != nil && len(p.Row) != n {
+		return errors.New("points: columns of different lengths")
+	}
+	if b.finished {
+		return errors.New("add after finish")
+	}
+	if n == 0 {
+		return nil
+	}
+	// The first decreasing time ends the run; the points before it are added.
+	var bad error
+	prev, started := b.lastT, b.started
+	for i, t := range p.T {
+		if started && t < prev {
+			bad = fmt.Errorf("time %d ns is before the previous point at %d ns", t, prev)
+			n = i
+			break
+		}
+		prev, started = t, true
+	}
+	if b.temporal == Setting || b.limit != nil || !b.evidence {
+		// Conflicts and limits keep their per-point path; so does a builder
+		// that drops evidence (AddFrom does that per point).
+		for i := range n {
+			null := p.Null != nil && p.Null[i]
+			src, row := int64(-1), int64(-1)
+			if p.Source != nil {
+				src = p.Source[i]
+			}
+			if p.Row != nil {
+				row = p.Row[i]
+			}
+			if err := b.AddFrom(p.T[i], p.V[i], null, src, row); err != nil {
+				return err
+			}
+		}
+		return bad
+	}
+	if n > 0 {
+		b.addFast(p, n)
+	}
+	return bad
+}
+
+// addFast adds points [0, n) of p to a Sample or Event builder that keeps
+// evidence and has no limit; their times do not decrease.
+func (b *Builder) addFast(p Points, n int) {
+	event := b.temporal == Event
+	b.started, b.lastT = true, p.T[n-1]
+	for i := 0; i < n; i++ {
+		t, v := p.T[i], p.V[i]
+		valid := (p.Null == nil || !p.Null[i]) && !math.IsNaN(v) && !math.IsInf(v, 0)
+		src, row := int64(-1), int64(-1)
+		if p.Source != nil {
+			src = p.Source[i]
+		}
+		if p.Row != nil {
+			row = p.Row[i]
+		}
+		b.added++
+		if event {
+			b.pushRow(t, v, valid, src, row)
+			continue
+		}
+		if b.pending && t == b.pendingT {
+			if !valid || v != b.pendingV {
+				b.pendingValid = false
+			}
+			continue
+		}
+		if b.pending {
+			b.pushRow(b.pendingT, b.pendingV, b.pendingValid, b.pendingSrc, b.pendingLn)
+		}
+		b.pending, b.pendingT, b.pendingV, b.pendingValid = true, t, v, valid
+		b.pendingSrc, b.pendingLn, b.pendingFirstValid = src, row, valid
+	}
+	b.observeCur()
+}
+
+// pushRow is appendRow for a builder without a limit, leaving the level
+// statistics of the chunk's rows to observeCur, which runs before the chunk
+// is sealed and before AddPoints returns.
+func (b *Builder) pushRow(t int64, v float64, valid bool, source, row int64) {
+	if !valid {
+		v = 0 // a gap's value is not stored
+	}
+	c := &b.cur
+	if c.times == nil {
+		b.newChunk()
+	}
+	c.times = append(c.times, t)
+	c.values = append(c.values, v)
+	c.valid = append(c.valid, valid)
+	c.src = append(c.src, max(source, -1))
+	c.line = append(c.line, max(row, -1))
+	if len(c.times) == b.exactRows {
+		b.observeCur()
+		b.seal()
+	}
+}
+
+// newChunk starts the chunk being filled.
+func (b *Builder) newChunk() {
+	c := &b.cur
+	n := b.exactRows
+	// Every row still to come is a point not yet added, or this one or the
+	// pending one.
+	if left := b.points - b.added + 2; b.points > 0 && left < int64(n) {
+		n = int(max(left, 1))
+	}
+	c.times, c.values, c.valid = make([]int64, 0, n), make([]float64, 0, n), make([]bool, 0, n)
+	if b.limit != nil {
+		c.limits, c.limitOK = make([]float64, 0, n), make([]bool, 0, n)
+	}
+	if b.evidence {
+		c.src, c.line = make([]int64, 0, n), make([]int64, 0, n)
+	}
+	b.observed = 0
+}
+
+// observeCur gathers the level statistics (see Builder.changes) of the rows
+// pushed into the current chunk since the last call, as appendRow gathers
+// them row by row.
+func (b *Builder) observeCur() {
+	times := b.cur.times[b.observed:]
+	if len(times) == 0 {
+		return
+	}
+	if b.rows > 0 {
+		prev := b.lastRowBefore(b.observed)
+		for _, t := range times {
+			b.changes[bits.Len64(uint64(t^prev))]++
+			prev = t
+		}
+	} else {
+		prev := times[0]
+		for _, t := range times[1:] {
+			b.changes[bits.Len64(uint64(t^prev))]++
+			prev = t
+		}
+	}
+	b.observeFinest(times)
+	b.rows += int64(len(times))
+	b.observed = len(b.cur.times)
+}
+
+// lastRowBefore is the time of the row before row i of the current chunk.
+func (b *Builder) lastRowBefore(i int) int64 {
+	if i > 0 {
+		return b.cur.times[i-1]
+	}
+	return b.exact[len(b.exact)-1].last
+}
+
+// observeFinest updates finest and the ring of recent times with times, the
+// next rows in order.
+func (b *Builder) observeFinest(times []int64) {
+	m := b.minRows - 1
+	if m == 0 {
+		b.finest = 0
+		return
+	}
+	// Until the ring is full, row by row as appendRow does.
+	for len(b.recent) < m {
+		if len(times) == 0 {
+			return
+		}
+		b.recent = append(b.recent, times[0])
+		times = times[1:]
+	}
+	finest := b.finest
+	ring := b.recent
+	// Row j's time m rows back is the ring's j-th oldest for j < m, else
+	// times[j-m]; the ring slot read for j < m is then rewritten with
+	// times[j], which no later row reads.
+	for j, t := range times {
+		var old int64
+		if j < m {
+			k := b.oldest + j
+			if k >= m {
+				k -= m
+			}
+			old = ring[k]
+			ring[k] = t
+		} else {
+			old = times[j-m]
+		}
+		finest = min(finest, bits.Len64(uint64(t^old)))
+	}
+	if len(times) >= m {
+		copy(ring, times[len(times)-m:])
+		b.oldest = 0
+	} else {
+		b.oldest = (b.oldest + len(times)) % m
+	}
+	b.finest = finest
+}

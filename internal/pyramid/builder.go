@@ -334,8 +334,13 @@ func buildLevels(exact []exactChunk, shifts []uint8, full []int64, minRows, chun
 	first := &lb.open[0]
 	for ci := range exact {
 		c := &exact[ci]
-		for i, t := range c.times {
-			key := t >> k0
+		// Each run of rows in one finest bucket is folded at once.
+		for i, n := 0, len(c.times); i < n; {
+			key := c.times[i] >> k0
+			j := i + 1
+			for j < n && c.times[j]>>k0 == key {
+				j++
+			}
 			if lb.isOpen[0] && first.key != key {
 				lb.close(0)
 			}
@@ -343,11 +348,8 @@ func buildLevels(exact []exactChunk, shifts []uint8, full []int64, minRows, chun
 				lb.isOpen[0] = true
 				*first = bucket{key: key}
 			}
-			lim, ok := 0.0, false
-			if c.limitOK != nil {
-				lim, ok = c.limits[i], c.limitOK[i]
-			}
-			first.s.addRow(t, c.values[i], c.valid[i], lim, ok)
+			addRows(&first.s, c, i, j)
+			i = j
 		}
 	}
 	for li := range lb.open {

@@ -166,3 +166,47 @@ func TestAddPointsErrors(t *testing.T) {
 		t.Fatal("AddPoints after Finish was accepted")
 	}
 }
+
+// TestAddRowsMatchesAddRow folds random runs of a chunk into summaries that
+// already hold rows, with and without limits, and requires what addRow gives
+// row by row, the float sum included.
+func TestAddRowsMatchesAddRow(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 2))
+	for trial := range 300 {
+		n := 1 + rng.IntN(60)
+		c := &exactChunk{times: make([]int64, n), values: make([]float64, n), valid: make([]bool, n)}
+		if trial%2 == 1 {
+			c.limits, c.limitOK = make([]float64, n), make([]bool, n)
+		}
+		for k := range n {
+			c.times[k] = int64(k * 3)
+			c.values[k] = float64(rng.IntN(7)-3) + 0.1*float64(rng.IntN(10))
+			c.valid[k] = rng.IntN(6) > 0
+			if c.limitOK != nil {
+				c.limits[k], c.limitOK[k] = float64(1+rng.IntN(4)), rng.IntN(3) > 0
+			}
+		}
+		i := rng.IntN(n)
+		j := i + rng.IntN(n-i+1)
+		var want, got summary
+		for k := range i / 2 { // rows already in the bucket
+			lim, ok := 0.0, false
+			if c.limitOK != nil {
+				lim, ok = c.limits[k], c.limitOK[k]
+			}
+			want.addRow(c.times[k], c.values[k], c.valid[k], lim, ok)
+		}
+		got = want
+		for k := i; k < j; k++ {
+			lim, ok := 0.0, false
+			if c.limitOK != nil {
+				lim, ok = c.limits[k], c.limitOK[k]
+			}
+			want.addRow(c.times[k], c.values[k], c.valid[k], lim, ok)
+		}
+		addRows(&got, c, i, j)
+		if got != want {
+			t.Fatalf("trial %d rows %d..%d: addRows %+v, addRow %+v", trial, i, j, got, want)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"slices"
 )
 
 // Points is a run of points in columns, for AddPoints. T and V are required
@@ -71,38 +72,108 @@ func (b *Builder) AddPoints(p Points) error {
 }
 
 // addFast adds points [0, n) of p to a Sample or Event builder that keeps
-// evidence and has no limit; their times do not decrease.
+// evidence and has no limit; their times do not decrease. A point whose
+// successor has another time is a row of its own, so runs of such points
+// are copied into the chunks column by column.
 func (b *Builder) addFast(p Points, n int) {
-	event := b.temporal == Event
+	base := b.added
 	b.started, b.lastT = true, p.T[n-1]
-	for i := 0; i < n; i++ {
+	if b.temporal == Event {
+		b.pushRows(p, 0, n, base)
+		b.added = base + int64(n)
+		b.observeCur()
+		return
+	}
+	for i := 0; i < n; {
 		t, v := p.T[i], p.V[i]
 		valid := (p.Null == nil || !p.Null[i]) && !math.IsNaN(v) && !math.IsInf(v, 0)
-		src, row := int64(-1), int64(-1)
-		if p.Source != nil {
-			src = p.Source[i]
-		}
-		if p.Row != nil {
-			row = p.Row[i]
-		}
-		b.added++
-		if event {
-			b.pushRow(t, v, valid, src, row)
-			continue
-		}
 		if b.pending && t == b.pendingT {
 			if !valid || v != b.pendingV {
 				b.pendingValid = false
 			}
+			i++
 			continue
 		}
 		if b.pending {
+			b.added = base + int64(i) + 1 // as AddFrom counts when it flushes
 			b.pushRow(b.pendingT, b.pendingV, b.pendingValid, b.pendingSrc, b.pendingLn)
+		}
+		// Points [i, j) are followed by another time within p: whole rows.
+		j := i
+		for j+1 < n && p.T[j+1] != p.T[j] {
+			j++
+		}
+		b.pushRows(p, i, j, base)
+		t, v = p.T[j], p.V[j]
+		valid = (p.Null == nil || !p.Null[j]) && !math.IsNaN(v) && !math.IsInf(v, 0)
+		src, row := int64(-1), int64(-1)
+		if p.Source != nil {
+			src = p.Source[j]
+		}
+		if p.Row != nil {
+			row = p.Row[j]
 		}
 		b.pending, b.pendingT, b.pendingV, b.pendingValid = true, t, v, valid
 		b.pendingSrc, b.pendingLn, b.pendingFirstValid = src, row, valid
+		i = j + 1
 	}
+	b.added = base + int64(n)
 	b.observeCur()
+}
+
+// pushRows makes points [i, j) of p rows of their own, as pushRow would one
+// by one; base is the count of points added before p.
+func (b *Builder) pushRows(p Points, i, j int, base int64) {
+	for i < j {
+		c := &b.cur
+		if c.times == nil {
+			b.added = base + int64(i) + 1
+			b.newChunk()
+		}
+		m := min(j-i, b.exactRows-len(c.times))
+		k := len(c.times)
+		c.times = append(c.times, p.T[i:i+m]...)
+		c.values = append(c.values, p.V[i:i+m]...)
+		c.valid = slices.Grow(c.valid, m)[:k+m]
+		vals, valid := c.values[k:k+m], c.valid[k:k+m]
+		for x, v := range vals {
+			ok := !math.IsNaN(v) && !math.IsInf(v, 0)
+			if p.Null != nil && p.Null[i+x] {
+				ok = false
+			}
+			if !ok {
+				vals[x] = 0 // a gap's value is not stored
+			}
+			valid[x] = ok
+		}
+		c.src = appendEvidence(c.src, p.Source, i, m)
+		c.line = appendEvidence(c.line, p.Row, i, m)
+		i += m
+		if len(c.times) == b.exactRows {
+			b.observeCur()
+			b.seal()
+		}
+	}
+}
+
+// appendEvidence appends col[i:i+m] to dst, every value below -1 as -1 (all
+// -1 when col is nil).
+func appendEvidence(dst, col []int64, i, m int) []int64 {
+	k := len(dst)
+	if col == nil {
+		dst = slices.Grow(dst, m)[:k+m]
+		for x := range dst[k:] {
+			dst[k+x] = -1
+		}
+		return dst
+	}
+	dst = append(dst, col[i:i+m]...)
+	for x, v := range dst[k:] {
+		if v < -1 {
+			dst[k+x] = -1
+		}
+	}
+	return dst
 }
 
 // pushRow is appendRow for a builder without a limit, leaving the level

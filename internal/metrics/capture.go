@@ -247,6 +247,7 @@ func (cs *captureSummary) one(i int, sc *loadScratch) (*built, error) {
 	if err := sb.encode(cs.spool); err != nil { // no capture series is another's limit
 		return nil, err
 	}
+	p.Recycle() // encoded: its chunks serve the next series
 	return sb, nil
 }
 

@@ -207,6 +207,10 @@ func (b *Builder) newChunk() {
 	if left := b.points - b.added + 2; b.points > 0 && left < int64(n) {
 		n = int(max(left, 1))
 	}
+	b.observed = 0
+	if b.reuseChunk(n) {
+		return
+	}
 	c.times, c.values, c.valid = make([]int64, 0, n), make([]float64, 0, n), make([]bool, 0, n)
 	if b.limit != nil {
 		c.limits, c.limitOK = make([]float64, 0, n), make([]bool, 0, n)
@@ -214,7 +218,6 @@ func (b *Builder) newChunk() {
 	if b.evidence {
 		c.src, c.line = make([]int64, 0, n), make([]int64, 0, n)
 	}
-	b.observed = 0
 }
 
 // observeCur gathers the level statistics (see Builder.changes) of the rows

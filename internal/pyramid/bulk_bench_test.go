@@ -20,8 +20,8 @@ func captureSeriesPoints(n int) Points {
 
 // BenchmarkSummarize is the per-series work of a capture's summary, in CPU
 // time per point (wall time on a loaded machine says little): adding the
-// points (one call each or in runs of 4,096), Finish, EncodeShard and
-// shard.Compress.
+// points (one call each or in runs of 4,096), Finish, EncodeShard,
+// shard.Compress, and all of them with Recycle.
 func BenchmarkSummarize(b *testing.B) {
 	const n = 1_000_000
 	pts := captureSeriesPoints(n)
@@ -70,6 +70,16 @@ func BenchmarkSummarize(b *testing.B) {
 	}
 	b.Run("encode", func(b *testing.B) { measure(b, func() {}, func() { p.EncodeShard() }) })
 	b.Run("compress", func(b *testing.B) { measure(b, func() {}, func() { shard.Compress(raw) }) })
+	// The whole of it as the capture does it, recycling each summary's
+	// chunks once it is encoded.
+	b.Run("series", func(b *testing.B) {
+		measure(b, func() {}, func() {
+			p := build(true).Finish()
+			raw, _ := p.EncodeShard()
+			shard.Compress(raw)
+			p.Recycle()
+		})
+	})
 }
 
 // cpuNS is the process's user and system CPU time.

@@ -14,7 +14,11 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // Encode writes s in the raw shard format: magic, version, kind, tables and a
 // CRC-32C trailer. The output depends only on s, so identical shards give
 // identical bytes.
-func Encode(s *Shard) ([]byte, error) {
+func Encode(s *Shard) ([]byte, error) { return AppendEncode(nil, s) }
+
+// AppendEncode appends what Encode writes to dst, so a caller that only
+// compresses the shard can reuse one buffer for every shard.
+func AppendEncode(dst []byte, s *Shard) ([]byte, error) {
 	if err := validate(s); err != nil {
 		return nil, fmt.Errorf("encode shard: %w", err)
 	}
@@ -43,7 +47,8 @@ func Encode(s *Shard) ([]byte, error) {
 		return nil, fmt.Errorf("encode shard: %d bytes exceeds the limit of %d", size, maxRawBytes)
 	}
 
-	buf := make([]byte, 0, size)
+	start := len(dst)
+	buf := slices.Grow(dst, size)
 	buf = append(buf, magic...)
 	buf = append(buf, FormatVersion)
 	buf = appendString(buf, s.Kind)
@@ -57,9 +62,9 @@ func Encode(s *Shard) ([]byte, error) {
 			buf = plans[ti][ci].append(buf, &t.Columns[ci])
 		}
 	}
-	buf = binary.LittleEndian.AppendUint32(buf, crc32.Checksum(buf, castagnoli))
-	if len(buf) != size {
-		panic(fmt.Sprintf("shard: invariant violation: planned %d bytes, wrote %d", size, len(buf)))
+	buf = binary.LittleEndian.AppendUint32(buf, crc32.Checksum(buf[start:], castagnoli))
+	if len(buf)-start != size {
+		panic(fmt.Sprintf("shard: invariant violation: planned %d bytes, wrote %d", size, len(buf)-start))
 	}
 	return buf, nil
 }

@@ -64,3 +64,25 @@ func TestAppendValuesMatchReference(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendEncodeAfterPrefix: AppendEncode leaves dst's bytes and appends
+// exactly Encode's, whatever dst held before.
+func TestAppendEncodeAfterPrefix(t *testing.T) {
+	s := exampleShard()
+	want, err := Encode(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst := append(make([]byte, 0, 3), "abc"...)
+	got, err := AppendEncode(dst, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got[:3]) != "abc" || !bytes.Equal(got[3:], want) {
+		t.Fatal("AppendEncode did not append Encode's bytes after dst")
+	}
+	again, err := AppendEncode(got[:0], s) // reusing the buffer
+	if err != nil || !bytes.Equal(again, want) {
+		t.Fatalf("AppendEncode into a reused buffer: %v", err)
+	}
+}

@@ -218,11 +218,8 @@ func (cs *captureSummary) one(i int, sc *loadScratch) (*built, error) {
 	if err != nil {
 		return nil, err
 	}
-	for k := range t {
-		src, row := cs.evidence(sc, k, len(t))
-		if err := b.AddFrom(t[k]-cs.opt.OriginNS, v[k], false, src, row); err != nil {
-			return nil, fmt.Errorf("capture series %s: %w", info.RawName, err)
-		}
+	if err := cs.addPoints(b, sc, &sc.run, i, t, v); err != nil {
+		return nil, err
 	}
 	cs.store.release(i)
 	p := b.Finish()
@@ -250,6 +247,7 @@ func (cs *captureSummary) one(i int, sc *loadScratch) (*built, error) {
 	if err := sb.encode(cs.spool); err != nil { // no capture series is another's limit
 		return nil, err
 	}
+	p.Recycle() // encoded: its chunks serve the next series
 	return sb, nil
 }
 

@@ -202,10 +202,16 @@ func (b *built) encode(spool *summarySpool) error {
 	if b.p == nil {
 		return nil
 	}
-	raw, err := encodePyramid(b.p)
+	buf, _ := rawBuffers.Get().(*[]byte)
+	if buf == nil {
+		buf = new([]byte)
+	}
+	defer rawBuffers.Put(buf)
+	raw, err := b.p.AppendShard((*buf)[:0])
 	if err != nil {
 		return fmt.Errorf("metric series %s: %w", b.meta.Name, err)
 	}
+	*buf = raw
 	gz, err := shard.Compress(raw)
 	if err != nil {
 		return fmt.Errorf("metric series %s: %w", b.meta.Name, err)
@@ -225,8 +231,6 @@ func bounds(p *pyramid.Pyramid) model.MetricBounds {
 	first, last, _ := p.RowSpan()
 	return model.MetricBounds{Chunks: p.ChunkCount(), FirstNS: first, LastNS: last}
 }
-
-func encodePyramid(p *pyramid.Pyramid) ([]byte, error) { return p.EncodeShard() }
 
 // DecodePyramid opens an encoded series summary with every chunk loaded.
 func DecodePyramid(raw []byte) (*pyramid.Pyramid, error) { return pyramid.DecodeShard(raw) }

@@ -78,6 +78,7 @@ type loadScratch struct {
 	// sources and rows are each pair's evidence when the store keeps it
 	// (spillevidence.go); a store that does not leaves them empty.
 	sources, rows []int64
+	run           runScratch // capturepoints.go
 }
 
 // spillStore is the pointStore of a read: a tachometer.Sink that spills

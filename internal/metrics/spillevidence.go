@@ -82,16 +82,3 @@ func (b byTimeWithEvidence) Swap(i, j int) {
 	b.src[i], b.src[j] = b.src[j], b.src[i]
 	b.row[i], b.row[j] = b.row[j], b.row[i]
 }
-
-// evidence is pair k's source id in the report's manifest and its row, or
-// -1s when the store kept none (n pairs were loaded into sc).
-func (cs *captureSummary) evidence(sc *loadScratch, k, n int) (src, row int64) {
-	if len(sc.sources) != n || len(sc.rows) != n {
-		return -1, -1
-	}
-	f := sc.sources[k]
-	if f < 0 || f >= int64(len(cs.sourceIDs)) {
-		return -1, sc.rows[k]
-	}
-	return int64(cs.sourceIDs[f]), sc.rows[k]
-}

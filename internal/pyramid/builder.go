@@ -49,6 +49,9 @@ type Builder struct {
 	exact []exactChunk
 	cur   exactChunk // the chunk being filled
 	rows  int64
+	// observed is how many rows of cur the level statistics below include
+	// (AddPoints gathers them per run of rows, bulk.go).
+	observed int
 
 	// The level choice, gathered row by row (see levelShifts): changes[L]
 	// counts consecutive rows whose times first differ at bit L-1, finest is
@@ -155,19 +158,7 @@ func (b *Builder) appendRow(t int64, v float64, valid bool, source, row int64) {
 	}
 	c := &b.cur
 	if c.times == nil {
-		n := b.exactRows
-		// Every row still to come is a point not yet added, or this one or
-		// the pending one.
-		if left := b.points - b.added + 2; b.points > 0 && left < int64(n) {
-			n = int(max(left, 1))
-		}
-		c.times, c.values, c.valid = make([]int64, 0, n), make([]float64, 0, n), make([]bool, 0, n)
-		if b.limit != nil {
-			c.limits, c.limitOK = make([]float64, 0, n), make([]bool, 0, n)
-		}
-		if b.evidence {
-			c.src, c.line = make([]int64, 0, n), make([]int64, 0, n)
-		}
+		b.newChunk()
 	}
 	if b.rows > 0 {
 		b.changes[bits.Len64(uint64(t^b.lastRowT()))]++
@@ -200,6 +191,7 @@ func (b *Builder) appendRow(t int64, v float64, valid bool, source, row int64) {
 		c.limitOK = append(c.limitOK, ok)
 	}
 	b.rows++
+	b.observed = len(c.times)
 	if len(c.times) == b.exactRows {
 		b.seal()
 	}
@@ -342,8 +334,13 @@ func buildLevels(exact []exactChunk, shifts []uint8, full []int64, minRows, chun
 	first := &lb.open[0]
 	for ci := range exact {
 		c := &exact[ci]
-		for i, t := range c.times {
-			key := t >> k0
+		// Each run of rows in one finest bucket is folded at once.
+		for i, n := 0, len(c.times); i < n; {
+			key := c.times[i] >> k0
+			j := i + 1
+			for j < n && c.times[j]>>k0 == key {
+				j++
+			}
 			if lb.isOpen[0] && first.key != key {
 				lb.close(0)
 			}
@@ -351,11 +348,8 @@ func buildLevels(exact []exactChunk, shifts []uint8, full []int64, minRows, chun
 				lb.isOpen[0] = true
 				*first = bucket{key: key}
 			}
-			lim, ok := 0.0, false
-			if c.limitOK != nil {
-				lim, ok = c.limits[i], c.limitOK[i]
-			}
-			first.s.addRow(t, c.values[i], c.valid[i], lim, ok)
+			addRows(&first.s, c, i, j)
+			i = j
 		}
 	}
 	for li := range lb.open {

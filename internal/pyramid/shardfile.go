@@ -13,7 +13,10 @@ import (
 const ShardKind = "metric"
 
 // EncodeShard writes p as one shard of kind ShardKind.
-func (p *Pyramid) EncodeShard() ([]byte, error) {
+func (p *Pyramid) EncodeShard() ([]byte, error) { return p.AppendShard(nil) }
+
+// AppendShard appends what EncodeShard writes to dst.
+func (p *Pyramid) AppendShard(dst []byte) ([]byte, error) {
 	l, err := p.Tables()
 	if err != nil {
 		return nil, err
@@ -22,7 +25,7 @@ func (p *Pyramid) EncodeShard() ([]byte, error) {
 	if l.Conflicts != nil {
 		tables = append(tables, *l.Conflicts)
 	}
-	return shard.Encode(&shard.Shard{Kind: ShardKind, Tables: tables})
+	return shard.AppendEncode(dst, &shard.Shard{Kind: ShardKind, Tables: tables})
 }
 
 // DecodeShard opens a shard written by EncodeShard with every chunk loaded.

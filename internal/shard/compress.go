@@ -21,18 +21,20 @@ const compressionLevel = 6
 // no file name, no comment, modification time zero. The page inflates it with
 // the browser's DecompressionStream('gzip').
 func Compress(raw []byte) ([]byte, error) {
-	var out bytes.Buffer
-	out.Grow(len(raw)/2 + 64)
-	zw, _ := writers.Get().(*gzip.Writer)
-	if zw == nil {
+	pw, _ := writers.Get().(*pooledWriter)
+	if pw == nil {
+		pw = &pooledWriter{}
 		var err error
-		if zw, err = gzip.NewWriterLevel(&out, compressionLevel); err != nil {
+		if pw.zw, err = gzip.NewWriterLevel(&pw.out, compressionLevel); err != nil {
 			return nil, fmt.Errorf("compress shard: %w", err)
 		}
 	} else {
-		zw.Reset(&out)
+		pw.out.Reset()
+		pw.zw.Reset(&pw.out)
 	}
-	defer writers.Put(zw)
+	defer writers.Put(pw)
+	out, zw := &pw.out, pw.zw
+	out.Grow(len(raw)/2 + 64)
 	// A single Write: the compressed bytes may depend on how the input is
 	// split across calls, so always split it the same way.
 	if _, err := zw.Write(raw); err != nil {
@@ -47,11 +49,17 @@ func Compress(raw []byte) ([]byte, error) {
 	return bytes.Clone(out.Bytes()), nil
 }
 
-// writers pools gzip writers: each holds about 1 MB of encoder tables, and
-// a capture with 100k series compresses 100k summaries (a fresh writer per
-// call allocated ~100 GB over such a build). A reset writer writes the same
-// bytes as a new one.
-var writers sync.Pool
+// writers pools gzip writers with their output buffers: each writer holds
+// about 1 MB of encoder tables, and a capture with 100k series compresses
+// 100k summaries (a fresh writer per call allocated ~100 GB over such a
+// build; a fresh buffer per call, half the input again). A reset writer
+// writes the same bytes as a new one.
+var writers sync.Pool // of *pooledWriter
+
+type pooledWriter struct {
+	zw  *gzip.Writer
+	out bytes.Buffer
+}
 
 // Decompress inflates one gzip member, refusing output beyond the largest raw
 // shard and any bytes after the member. It serves native readers and tests;

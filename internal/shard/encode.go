@@ -6,6 +6,7 @@ import (
 	"hash/crc32"
 	"math"
 	"math/bits"
+	"slices"
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -13,7 +14,11 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // Encode writes s in the raw shard format: magic, version, kind, tables and a
 // CRC-32C trailer. The output depends only on s, so identical shards give
 // identical bytes.
-func Encode(s *Shard) ([]byte, error) {
+func Encode(s *Shard) ([]byte, error) { return AppendEncode(nil, s) }
+
+// AppendEncode appends what Encode writes to dst, so a caller that only
+// compresses the shard can reuse one buffer for every shard.
+func AppendEncode(dst []byte, s *Shard) ([]byte, error) {
 	if err := validate(s); err != nil {
 		return nil, fmt.Errorf("encode shard: %w", err)
 	}
@@ -42,7 +47,8 @@ func Encode(s *Shard) ([]byte, error) {
 		return nil, fmt.Errorf("encode shard: %d bytes exceeds the limit of %d", size, maxRawBytes)
 	}
 
-	buf := make([]byte, 0, size)
+	start := len(dst)
+	buf := slices.Grow(dst, size)
 	buf = append(buf, magic...)
 	buf = append(buf, FormatVersion)
 	buf = appendString(buf, s.Kind)
@@ -56,9 +62,9 @@ func Encode(s *Shard) ([]byte, error) {
 			buf = plans[ti][ci].append(buf, &t.Columns[ci])
 		}
 	}
-	buf = binary.LittleEndian.AppendUint32(buf, crc32.Checksum(buf, castagnoli))
-	if len(buf) != size {
-		panic(fmt.Sprintf("shard: invariant violation: planned %d bytes, wrote %d", size, len(buf)))
+	buf = binary.LittleEndian.AppendUint32(buf, crc32.Checksum(buf[start:], castagnoli))
+	if len(buf)-start != size {
+		panic(fmt.Sprintf("shard: invariant violation: planned %d bytes, wrote %d", size, len(buf)-start))
 	}
 	return buf, nil
 }
@@ -70,6 +76,7 @@ type columnPlan struct {
 	size    int      // payload bytes: validity flag, bitmap, values
 	decoded int64    // memory Decode will allocate for the column
 	ints    []int64  // Int64: values of the valid rows
+	intSize int      // Int64: bytes of the encoded values
 	floats  []float64
 	dict    []string // String: distinct values, first seen first
 	indexes []uint64 // String: dictionary index of each valid row
@@ -90,14 +97,17 @@ func (p *columnPlan) plan(c *Column, rows int) {
 		p.size += (rows + 7) / 8
 	}
 	p.decoded = decodedCost(c.Type, rows, p.flag != validAll)
+	valid := c.Valid
+	if p.flag == validAll {
+		valid = nil // every row holds a value: nothing to compact
+	}
 	switch c.Type {
 	case Int64:
-		p.ints = compact(c.Ints, c.Valid)
-		var n int
-		p.enc, n = chooseIntEncoding(p.ints)
-		p.size += n
+		p.ints = compact(c.Ints, valid)
+		p.enc, p.intSize = chooseIntEncoding(p.ints)
+		p.size += p.intSize
 	case Float64:
-		p.floats = compact(c.Floats, c.Valid)
+		p.floats = compact(c.Floats, valid)
 		p.enc = chooseFloatEncoding(p.floats)
 		if p.enc == EncConstant {
 			p.size += 8
@@ -106,7 +116,7 @@ func (p *columnPlan) plan(c *Column, rows int) {
 		}
 	case String:
 		p.enc = EncDictionary
-		vals := compact(c.Strings, c.Valid)
+		vals := compact(c.Strings, valid)
 		n, dictBytes := p.planDictionary(vals)
 		if allUUIDs(p.dict) {
 			p.enc = EncUUIDDictionary
@@ -120,7 +130,7 @@ func (p *columnPlan) plan(c *Column, rows int) {
 		p.decoded += dictBytes
 	case Bool:
 		p.enc = EncBitmap
-		p.bools = compact(c.Bools, c.Valid)
+		p.bools = compact(c.Bools, valid)
 		p.size += (len(p.bools) + 7) / 8
 	}
 }
@@ -135,7 +145,7 @@ func (p *columnPlan) append(buf []byte, c *Column) []byte {
 	}
 	switch c.Type {
 	case Int64:
-		return appendInts(buf, p.enc, p.ints)
+		return appendInts(buf, p.enc, p.ints, p.intSize)
 	case Float64:
 		return appendFloats(buf, p.enc, p.floats)
 	case String:
@@ -207,24 +217,30 @@ func chooseIntEncoding(vals []int64) (Encoding, int) {
 	if len(vals) == 0 {
 		return EncVarint, 0
 	}
+	// A constant column (one source, say) needs no sizes; any other column
+	// usually differs within its first rows.
+	constant := true
+	for _, v := range vals[1:] {
+		if v != vals[0] {
+			constant = false
+			break
+		}
+	}
+	if constant {
+		return EncConstant, uvarintLen(zigzag(vals[0]))
+	}
 	plain := uvarintLen(zigzag(vals[0]))
 	delta := plain
-	constant := true
 	rising := 0
 	for i := 1; i < len(vals); i++ {
 		v, prev := vals[i], vals[i-1]
 		plain += uvarintLen(zigzag(v))
 		delta += uvarintLen(zigzag(wrappingSub(v, prev)))
-		if v != prev {
-			constant = false
-		}
 		if v >= prev {
 			rising++
 		}
 	}
 	switch {
-	case constant:
-		return EncConstant, uvarintLen(zigzag(vals[0]))
 	case delta < plain:
 		return EncDeltaVarint, delta
 	case delta == plain && rising*8 >= (len(vals)-1)*7:
@@ -233,22 +249,44 @@ func chooseIntEncoding(vals []int64) (Encoding, int) {
 	return EncVarint, plain
 }
 
-func appendInts(p []byte, enc Encoding, vals []int64) []byte {
-	switch enc {
-	case EncConstant:
+// appendInts appends vals in enc, size bytes (as chooseIntEncoding sized
+// them). The varints are written into the grown slice in place: appending
+// them byte by byte cost more than choosing the encoding.
+func appendInts(p []byte, enc Encoding, vals []int64, size int) []byte {
+	if enc == EncConstant {
 		return binary.AppendUvarint(p, zigzag(vals[0]))
-	case EncDeltaVarint:
+	}
+	k := len(p)
+	p = slices.Grow(p, size)[:k+size]
+	out := p[k:]
+	o := 0
+	if enc == EncDeltaVarint {
 		prev := int64(0) // the first delta is the first value itself
 		for _, v := range vals {
-			p = binary.AppendUvarint(p, zigzag(wrappingSub(v, prev)))
+			o += putUvarint(out[o:], zigzag(wrappingSub(v, prev)))
 			prev = v
 		}
-		return p
+	} else {
+		for _, v := range vals {
+			o += putUvarint(out[o:], zigzag(v))
+		}
 	}
-	for _, v := range vals {
-		p = binary.AppendUvarint(p, zigzag(v))
+	if o != size {
+		panic(fmt.Sprintf("shard: invariant violation: sized %d bytes of varints, wrote %d", size, o))
 	}
 	return p
+}
+
+// putUvarint writes x as binary.PutUvarint does, into b, which has room.
+func putUvarint(b []byte, x uint64) int {
+	i := 0
+	for x >= 0x80 {
+		b[i] = byte(x) | 0x80
+		x >>= 7
+		i++
+	}
+	b[i] = byte(x)
+	return i + 1
 }
 
 func chooseFloatEncoding(vals []float64) Encoding {
@@ -268,8 +306,11 @@ func appendFloats(p []byte, enc Encoding, vals []float64) []byte {
 	if enc == EncConstant {
 		return binary.LittleEndian.AppendUint64(p, math.Float64bits(vals[0]))
 	}
-	for _, v := range vals {
-		p = binary.LittleEndian.AppendUint64(p, math.Float64bits(v))
+	k := len(p)
+	p = slices.Grow(p, 8*len(vals))[:k+8*len(vals)]
+	out := p[k:]
+	for i, v := range vals {
+		binary.LittleEndian.PutUint64(out[8*i:], math.Float64bits(v))
 	}
 	return p
 }

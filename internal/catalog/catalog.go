@@ -208,6 +208,8 @@ func Encode(d *model.Dataset) *shard.Shard {
 	}
 	if len(d.Evidence) > 0 { // cores without server evidence stay as they were
 		tables = append(tables, encodeWorkerBindings(d))
+	} else if s, ok := d.StreamedEvidence.(*StreamedEvidence); ok && s.n > 0 {
+		tables = append(tables, s.bindings.table())
 	}
 	return &shard.Shard{Kind: Kind, Tables: tables}
 }

@@ -22,6 +22,9 @@ type EvidenceChunks struct {
 	buf    bytes.Buffer
 	fw     *kflate.Writer
 	done   bool
+	// bindings indexes the records' worker bindings for the core's
+	// worker_bindings table, which Encode takes from Dataset.Evidence.
+	bindings bindingIndex
 }
 
 // Add encodes r as the next request with evidence and returns its index
@@ -34,6 +37,7 @@ func (e *EvidenceChunks) Add(r *model.RequestEvidence) int {
 		e.w = NewEvidenceWriter()
 	}
 	e.w.AddRequest(r)
+	e.bindings.add(r.Bindings)
 	if e.w.Len() == EvidencePerChunk {
 		e.flush()
 	}

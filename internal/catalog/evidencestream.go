@@ -12,15 +12,16 @@ import (
 // SQL store reads the records back one chunk at a time, so neither needs
 // the records held.
 type StreamedEvidence struct {
-	chunks []chunk
-	n      int
-	sh     *shard.Shard
+	chunks   []chunk
+	n        int
+	sh       *shard.Shard
+	bindings *bindingIndex
 }
 
 // Stream finishes the chunks (as Shard does) and returns them as a stream.
 func (e *EvidenceChunks) Stream() *StreamedEvidence {
 	sh := e.Shard()
-	return &StreamedEvidence{chunks: e.chunks, n: e.n, sh: sh}
+	return &StreamedEvidence{chunks: e.chunks, n: e.n, sh: sh, bindings: &e.bindings}
 }
 
 // Len is the number of requests with evidence.

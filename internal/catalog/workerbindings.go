@@ -3,6 +3,7 @@ package catalog
 import (
 	"cmp"
 	"slices"
+	"strings"
 
 	"github.com/dsight/dsight/internal/model"
 	"github.com/dsight/dsight/internal/shard"
@@ -35,40 +36,65 @@ type bindingKey struct {
 // encodeWorkerBindings gathers the distinct bindings of d's evidence,
 // sorted by worker, host, role, process (null first) and path.
 func encodeWorkerBindings(d *model.Dataset) shard.Table {
-	type row struct {
-		key   bindingKey
-		count int64
-	}
-	type mapKey struct {
-		worker, host, role, path, process string
-		hasProcess                        bool
-	}
-	at := map[mapKey]int{}
-	var rows []row
+	var x bindingIndex
 	for i := range d.Evidence {
-		for _, b := range d.Evidence[i].Bindings {
-			if b.Worker == "" {
-				continue
-			}
-			k := mapKey{worker: b.Worker, host: b.Host, role: b.Role, path: b.Ref.Path}
-			if b.Process != nil {
-				k.process, k.hasProcess = *b.Process, true
-			}
-			j, ok := at[k]
-			if !ok {
-				j = len(rows)
-				at[k] = j
-				rk := bindingKey{worker: k.worker, host: k.host, role: k.role, path: k.path}
-				if k.hasProcess {
-					p := k.process
-					rk.process = &p
-				}
-				rows = append(rows, row{key: rk})
-			}
-			rows[j].count++
-		}
+		x.add(d.Evidence[i].Bindings)
 	}
-	slices.SortFunc(rows, func(a, b row) int {
+	return x.table()
+}
+
+// bindingIndex counts distinct worker bindings as requests' evidence goes
+// by, so that a build which encodes each request as it finishes it
+// (EvidenceChunks) indexes them without holding the records.
+type bindingIndex struct {
+	at   map[bindingMapKey]int
+	rows []bindingRow
+}
+
+type bindingRow struct {
+	key   bindingKey
+	count int64
+}
+
+type bindingMapKey struct {
+	worker, host, role, path, process string
+	hasProcess                        bool
+}
+
+func (x *bindingIndex) add(bindings []model.WorkerBinding) {
+	if x.at == nil {
+		x.at = map[bindingMapKey]int{}
+	}
+	for _, b := range bindings {
+		if b.Worker == "" {
+			continue
+		}
+		k := bindingMapKey{worker: b.Worker, host: b.Host, role: b.Role, path: b.Ref.Path}
+		if b.Process != nil {
+			k.process, k.hasProcess = *b.Process, true
+		}
+		j, ok := x.at[k]
+		if !ok {
+			// Cloned: the records may share a buffer that is reused once
+			// they are encoded.
+			k = bindingMapKey{strings.Clone(k.worker), strings.Clone(k.host), strings.Clone(k.role), strings.Clone(k.path), strings.Clone(k.process), k.hasProcess}
+			j = len(x.rows)
+			x.at[k] = j
+			rk := bindingKey{worker: k.worker, host: k.host, role: k.role, path: k.path}
+			if k.hasProcess {
+				p := k.process
+				rk.process = &p
+			}
+			x.rows = append(x.rows, bindingRow{key: rk})
+		}
+		x.rows[j].count++
+	}
+}
+
+// table sorts the rows and lays them out as the worker_bindings table.
+func (x *bindingIndex) table() shard.Table {
+	rows := x.rows
+	slices.SortFunc(rows, func(a, b bindingRow) int {
 		x, y := a.key, b.key
 		if c := cmp.Or(cmp.Compare(x.worker, y.worker), cmp.Compare(x.host, y.host), cmp.Compare(x.role, y.role)); c != 0 {
 			return c

@@ -234,8 +234,12 @@ func splitList(s string) []string {
 
 // EncodeEvidence maps the dataset's server evidence to its shard,
 // EvidencePerChunk requests to a chunk, each chunk deflated on its own;
-// nil when the run has none.
+// nil when the run has none. An import's evidence is encoded already
+// (Dataset.StreamedEvidence): its shard is returned as is.
 func EncodeEvidence(d *model.Dataset) *shard.Shard {
+	if s, ok := d.StreamedEvidence.(*StreamedEvidence); ok && len(d.Evidence) == 0 {
+		return s.Shard()
+	}
 	if len(d.Evidence) == 0 {
 		return nil
 	}

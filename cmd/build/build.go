@@ -56,6 +56,7 @@ func buildFlagSet(opt *importer.Options, out, tz, cpuProfile, memProfile *string
 	fs.StringVar(&opt.Phase, "phase", "profiling", "client phase to keep: profiling or all")
 	fs.StringVar(&opt.Job, "job", "", "run name shown in the report (default: the run directory's name)")
 	fs.BoolVar(&opt.NoOTel, "no-otel", false, "skip OTel exports entirely, even when trace files exist")
+	fs.StringVar(&opt.SpillDir, "spill-dir", "", "directory for the OTel spans the build keeps on disk between its passes, about the OTel input's size (default: the system temp dir, "+os.TempDir()+")")
 	fs.StringVar(&opt.Metrics, "metrics", "", "Tachometer capture (leaf directory or file) instead of <logs>/tachometer/local")
 	fs.Func("nsys-sqlite", "Nsight Systems SQLite export, or a directory searched for *.sqlite (repeatable; *.sqlite under the log directory are read too)", func(v string) error {
 		opt.NsysSQLite = append(opt.NsysSQLite, v)
@@ -104,7 +105,6 @@ func buildReport(opt importer.Options, run, out, tz, cpuProfile, memProfile stri
 	if err := report.CheckOutput(out, opt.Run); err != nil {
 		return err
 	}
-	opt.Stream = true // the report is the in-memory import's, in bounded memory
 	res, err := importer.Import(opt)
 	if err != nil {
 		return err

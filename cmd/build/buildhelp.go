@@ -56,7 +56,7 @@ or a redirected stderr keep it silent.
 // word from their type.
 var flagPlaceholders = map[string]string{
 	"o": "DIR", "output": "DIR", "client": "PATH", "phase": "profiling|all", "job": "NAME",
-	"metrics": "PATH", "nsys-sqlite": "PATH", "max-profile-events": "N", "cpuprofile": "FILE",
+	"metrics": "PATH", "spill-dir": "DIR", "nsys-sqlite": "PATH", "max-profile-events": "N", "cpuprofile": "FILE",
 	"memprofile": "FILE", "iteration-timezone": "IANA",
 }
 

@@ -206,8 +206,12 @@ func Encode(d *model.Dataset) *shard.Shard {
 	if len(d.BatchObservations) > 0 { // cores without observations stay as they were
 		tables = append(tables, encodeBatch(d))
 	}
-	if hasEvidence(d) { // cores without server evidence stay as they were
+	if len(d.Evidence) > 0 { // cores without server evidence stay as they were
 		tables = append(tables, encodeWorkerBindings(d))
+	} else if s, ok := d.StreamedEvidence.(*StreamedEvidence); ok && s.n > 0 {
+		tables = append(tables, s.bindings.table())
+	} else if s, ok := d.StreamedEvidence.(*StreamedEvidence); ok && s.n > 0 {
+		tables = append(tables, s.bindings.table())
 	}
 	return &shard.Shard{Kind: Kind, Tables: tables}
 }
@@ -232,8 +236,12 @@ func splitList(s string) []string {
 
 // EncodeEvidence maps the dataset's server evidence to its shard,
 // EvidencePerChunk requests to a chunk, each chunk deflated on its own;
-// nil when the run has none.
+// nil when the run has none. An import's evidence is encoded already
+// (Dataset.StreamedEvidence): its shard is returned as is.
 func EncodeEvidence(d *model.Dataset) *shard.Shard {
+	if s, ok := d.StreamedEvidence.(*StreamedEvidence); ok && len(d.Evidence) == 0 {
+		return s.Shard()
+	}
 	if len(d.Evidence) == 0 {
 		return nil
 	}

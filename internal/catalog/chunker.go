@@ -22,8 +22,8 @@ type EvidenceChunks struct {
 	buf    bytes.Buffer
 	fw     *kflate.Writer
 	done   bool
-	// bindings indexes the workers the added requests' bindings name, for
-	// the core's worker_bindings table (the records are not kept).
+	// bindings indexes the records' worker bindings for the core's
+	// worker_bindings table, which Encode takes from Dataset.Evidence.
 	bindings bindingIndex
 }
 
@@ -37,7 +37,7 @@ func (e *EvidenceChunks) Add(r *model.RequestEvidence) int {
 		e.w = NewEvidenceWriter()
 	}
 	e.w.AddRequest(r)
-	e.bindings.add(r)
+	e.bindings.add(r.Bindings)
 	if e.w.Len() == EvidencePerChunk {
 		e.flush()
 	}

@@ -15,13 +15,13 @@ type StreamedEvidence struct {
 	chunks   []chunk
 	n        int
 	sh       *shard.Shard
-	bindings bindingIndex
+	bindings *bindingIndex
 }
 
 // Stream finishes the chunks (as Shard does) and returns them as a stream.
 func (e *EvidenceChunks) Stream() *StreamedEvidence {
 	sh := e.Shard()
-	return &StreamedEvidence{chunks: e.chunks, n: e.n, sh: sh, bindings: e.bindings}
+	return &StreamedEvidence{chunks: e.chunks, n: e.n, sh: sh, bindings: &e.bindings}
 }
 
 // Len is the number of requests with evidence.

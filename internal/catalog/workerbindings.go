@@ -3,6 +3,7 @@ package catalog
 import (
 	"cmp"
 	"slices"
+	"strings"
 
 	"github.com/dsight/dsight/internal/model"
 	"github.com/dsight/dsight/internal/shard"
@@ -32,8 +33,19 @@ type bindingKey struct {
 	process                  *string
 }
 
-// bindingIndex gathers the distinct worker bindings of request evidence as
-// it is read or encoded, counting how many bindings name each.
+// encodeWorkerBindings gathers the distinct bindings of d's evidence,
+// sorted by worker, host, role, process (null first) and path.
+func encodeWorkerBindings(d *model.Dataset) shard.Table {
+	var x bindingIndex
+	for i := range d.Evidence {
+		x.add(d.Evidence[i].Bindings)
+	}
+	return x.table()
+}
+
+// bindingIndex counts distinct worker bindings as requests' evidence goes
+// by, so that a build which encodes each request as it finishes it
+// (EvidenceChunks) indexes them without holding the records.
 type bindingIndex struct {
 	at   map[bindingMapKey]int
 	rows []bindingRow
@@ -49,9 +61,11 @@ type bindingMapKey struct {
 	hasProcess                        bool
 }
 
-// add counts r's bindings that name a worker.
-func (x *bindingIndex) add(r *model.RequestEvidence) {
-	for _, b := range r.Bindings {
+func (x *bindingIndex) add(bindings []model.WorkerBinding) {
+	if x.at == nil {
+		x.at = map[bindingMapKey]int{}
+	}
+	for _, b := range bindings {
 		if b.Worker == "" {
 			continue
 		}
@@ -61,9 +75,9 @@ func (x *bindingIndex) add(r *model.RequestEvidence) {
 		}
 		j, ok := x.at[k]
 		if !ok {
-			if x.at == nil {
-				x.at = map[bindingMapKey]int{}
-			}
+			// Cloned: the records may share a buffer that is reused once
+			// they are encoded.
+			k = bindingMapKey{strings.Clone(k.worker), strings.Clone(k.host), strings.Clone(k.role), strings.Clone(k.path), strings.Clone(k.process), k.hasProcess}
 			j = len(x.rows)
 			x.at[k] = j
 			rk := bindingKey{worker: k.worker, host: k.host, role: k.role, path: k.path}
@@ -77,29 +91,9 @@ func (x *bindingIndex) add(r *model.RequestEvidence) {
 	}
 }
 
-// hasEvidence reports whether d has server evidence, held or streamed.
-func hasEvidence(d *model.Dataset) bool {
-	return len(d.Evidence) > 0 || (d.StreamedEvidence != nil && d.StreamedEvidence.Len() > 0)
-}
-
-// encodeWorkerBindings gathers the distinct bindings of d's evidence,
-// sorted by worker, host, role, process (null first) and path. Streamed
-// evidence brings the index its chunks gathered as they were encoded.
-func encodeWorkerBindings(d *model.Dataset) shard.Table {
-	var x bindingIndex
-	if s, ok := d.StreamedEvidence.(*StreamedEvidence); ok && len(d.Evidence) == 0 {
-		x = s.bindings
-	} else {
-		for i := range d.Evidence {
-			x.add(&d.Evidence[i])
-		}
-	}
-	return x.table()
-}
-
-// table sorts the gathered rows into the worker_bindings table.
-func (ix *bindingIndex) table() shard.Table {
-	rows := slices.Clone(ix.rows)
+// table sorts the rows and lays them out as the worker_bindings table.
+func (x *bindingIndex) table() shard.Table {
+	rows := x.rows
 	slices.SortFunc(rows, func(a, b bindingRow) int {
 		x, y := a.key, b.key
 		if c := cmp.Or(cmp.Compare(x.worker, y.worker), cmp.Compare(x.host, y.host), cmp.Compare(x.role, y.role)); c != 0 {

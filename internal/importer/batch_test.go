@@ -137,7 +137,7 @@ func TestOutOfWindowIterationDropsItsEngineMap(t *testing.T) {
 	write(t, root, map[string]string{"logs/late-host_decode_w3.out": "[TRT-LLM] iter = 42, global_rank = 4, rank = 0, num_scheduled_requests = 2, kv_cache_util = 0.25, host_step_time = 1e-3ms, prev_device_step_time = 2.5E+1ms, timestamp = 2026-09-17 12:00:00 Engine ID map: request_id=22222222-2222-4222-8222-222222222222 trtllm_client_id=8 disagg_request_id=101\n"})
 	maps := func(d *model.Dataset) int {
 		n := 0
-		for _, ev := range d.Evidence {
+		for _, ev := range evidenceOf(t, d) {
 			for _, e := range ev.Engine {
 				if e.Ref.Path == "logs/late-host_decode_w3.out" {
 					n++

@@ -41,7 +41,8 @@ func TestGeneratedRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := core.AttachEvidence(catalog.EncodeEvidence(d)); err != nil {
+	evidence := evidenceOf(t, d)
+	if err := core.AttachEvidence(d.StreamedEvidence.(*catalog.StreamedEvidence).Shard()); err != nil {
 		t.Fatal(err)
 	}
 	if len(core.ServerChunks) < 2 {
@@ -49,7 +50,7 @@ func TestGeneratedRun(t *testing.T) {
 	}
 	for k, i := range core.Server.Request {
 		r := d.Requests[i]
-		if d.Evidence[r.Server.Evidence].Client.ID != r.ID {
+		if evidence[r.Server.Evidence].Client.ID != r.ID {
 			t.Fatalf("%s: evidence %d belongs to another request", r.ID, r.Server.Evidence)
 		}
 		raw, err := core.ServerChunk(int(core.Server.Chunk[k]))

@@ -32,12 +32,10 @@ type Options struct {
 	// MaxProfileEvents bounds the NVTX ranges kept per profile (0: the
 	// default of nsys.DefaultMaxEvents).
 	MaxProfileEvents int64
-	// Stream joins the OTel spans in passes over temporary files instead
-	// of holding every decoded span (docs/measurements.md): the build's
-	// memory then stays near its working set whatever the span count. The
-	// report is byte for byte the same; the dataset carries the evidence
-	// encoded (Dataset.StreamedEvidence) instead of Dataset.Evidence.
-	Stream bool
+	// SpillDir is where the build keeps the OTel spans on disk between
+	// its passes (about the size of the OTel input; the files are
+	// unlinked at once); "" is the system's temporary directory.
+	SpillDir string
 	// Progress, when set, hears each phase of the import as it starts
 	// ("reading worker logs (12 files)"), for a person waiting on a long
 	// build; it never changes what is read.
@@ -99,6 +97,7 @@ func importRun(opt Options, root, logDir string) (*Result, error) {
 		open = openOS
 	}
 	b := &build{opt: opt, root: root, logDir: logDir, inv: inv, open: open, registered: map[string]int{}, held: map[string]*held{}}
+	b.server.spillDir = opt.SpillDir
 	defer b.closeHeld()
 	defer func() {
 		if o := b.server.otel; o != nil {

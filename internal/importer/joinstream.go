@@ -16,7 +16,7 @@ import (
 // holds the spans of a contiguous range of requests, finished at once.
 const ownedSpansPerBucket = 1024
 
-// joinStreamed is join for a build whose spans wait in the spill, taken
+// joinStreamed is the join: the spans wait in the spill, taken
 // through join.Stream in passes over the de-duplication buckets:
 //
 //  1. link every unique span's trace to its request;
@@ -27,10 +27,17 @@ const ownedSpansPerBucket = 1024
 //     evidence into its chunk at once (catalog.EvidenceChunks) and
 //     checking each chunk's size, so no request's records outlive it.
 //
-// The dataset, counters and warnings are join's, byte for byte; the
-// evidence is Dataset.StreamedEvidence.
+// The dataset, counters and warnings are the in-memory join's
+// (join.Join), byte for byte; the evidence is Dataset.StreamedEvidence.
 func (res *Result) joinStreamed(d *model.Dataset, ev *serverEvidence, requests []model.Request, originNS, lastNS int64) error {
 	o := ev.otel
+	if o == nil { // no OTel export: bridges and worker-log records only
+		store, err := spanspill.New(ev.spillDir, 1)
+		if err != nil {
+			return err
+		}
+		o = &otelSpill{store: store, file: map[string]int{}}
+	}
 	defer o.store.Close()
 	in := ev.in
 	in.Window = &join.Window{StartNS: originNS, EndNS: lastNS}
@@ -63,12 +70,12 @@ func (res *Result) joinStreamed(d *model.Dataset, ev *serverEvidence, requests [
 	buckets := int(min(max(o.spans/ownedSpansPerBucket, 1), 1024))
 	per := max(1, (len(clients)+buckets-1)/buckets)
 	buckets = (len(clients) + per - 1) / per
-	owned, err := spanspill.New("", max(buckets, 1))
+	owned, err := spanspill.New(ev.spillDir, max(buckets, 1))
 	if err != nil {
 		return err
 	}
 	defer owned.Close()
-	servers, err := spanspill.New("", 1)
+	servers, err := spanspill.New(ev.spillDir, 1)
 	if err != nil {
 		return err
 	}
@@ -186,7 +193,9 @@ func (b *bigSpan) note(r *model.RequestEvidence) {
 	}
 }
 
-// decodeCounter is noDecodeWorker taken one finished request at a time.
+// decodeCounter counts the bridged requests of a disaggregated run (one
+// with a decode worker log) that name no decode worker (namesDecode), one
+// finished request at a time, and the first such request's client row.
 type decodeCounter struct {
 	disaggregated bool
 	n             int64

@@ -3,6 +3,7 @@ package importer
 import (
 	"cmp"
 	"fmt"
+	"os"
 
 	"github.com/dsight/dsight/internal/model"
 	"github.com/dsight/dsight/internal/otlp"
@@ -32,8 +33,9 @@ type otelSpill struct {
 	haveWindow bool
 }
 
-// spanOrder places a span in the order the in-memory import holds its
-// spans: valid spans in input order, then inverted ones.
+// spanOrder places a span in the order the join takes spans (the order
+// the in-memory import held them in): valid spans in input order, then
+// inverted ones.
 type spanOrder struct {
 	invalid bool
 	file    int
@@ -103,13 +105,21 @@ func (o *otelSpill) unique(b int) (spans []model.Span, dups int64, conflict erro
 }
 
 // readOTelStreamed decodes every OTel export into the spill and checks
-// it as readOTel checks the held spans, with the same counters and
-// warnings in the same order.
+// it as the in-memory import checked its held spans (otlp.Collector,
+// truncateOversized), with the same counters and warnings in the same
+// order.
 func readOTelStreamed(b *build, files []string) error {
 	d := b.d
-	store, err := spanspill.New("", spillBuckets)
+	dir := b.opt.SpillDir
+	if dir == "" {
+		dir = os.TempDir()
+	}
+	if b.opt.Progress != nil {
+		b.opt.Progress("spilling the OTel spans to " + dir + " (about the OTel input's size, removed when the build ends)")
+	}
+	store, err := spanspill.New(dir, spillBuckets)
 	if err != nil {
-		return err
+		return fmt.Errorf("cannot keep the OTel spans on disk in %s (set --spill-dir to a writable directory with room for about the OTel input's size): %w", dir, err)
 	}
 	o := &otelSpill{store: store, file: map[string]int{}}
 	b.server.otel = o

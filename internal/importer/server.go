@@ -8,9 +8,7 @@ import (
 	"github.com/dsight/dsight/internal/batchobs"
 	"github.com/dsight/dsight/internal/dynamolog"
 	"github.com/dsight/dsight/internal/importer/join"
-	"github.com/dsight/dsight/internal/lifecycle"
 	"github.com/dsight/dsight/internal/model"
-	"github.com/dsight/dsight/internal/otlp"
 	"github.com/dsight/dsight/internal/sourcename"
 )
 
@@ -18,9 +16,11 @@ import (
 type serverEvidence struct {
 	in    join.Input
 	batch *batchobs.Result // iteration records and batch snapshots
-	// otel holds the spans on disk until the join when the build streams
-	// (Options.Stream); in.Spans is then empty.
+	// otel holds the spans on disk until the join (nil when no OTel
+	// export was read); in.Spans stays empty.
 	otel *otelSpill
+	// spillDir is where the spills' files go (Options.SpillDir).
+	spillDir string
 }
 
 // readFrontends scans every frontend log for its bridge lines.
@@ -104,55 +104,13 @@ func readWorkers(b *build, files []string) error {
 	return nil
 }
 
-// readOTel collects the spans of every OTel export.
+// readOTel decodes the spans of every OTel export into the spill
+// (otelspill.go); the join reads them back from there.
 func readOTel(b *build, files []string) error {
-	if b.opt.Stream && len(files) > 0 {
-		return readOTelStreamed(b, files)
+	if len(files) == 0 {
+		return nil
 	}
-	d, in := b.d, &b.server.in
-	var spans otlp.Collector
-	heads := map[string]*head{}
-	for _, p := range files {
-		if _, err := b.readFile(p, "otel", func(src *source) error {
-			r, h := capture(src.reader())
-			heads[src.rel] = h
-			return spans.Add(src.rel, r)
-		}); err != nil {
-			return err
-		}
-	}
-	otel := spans.Result()
-	in.Spans = append(otel.Spans, otel.Invalid...) // the join counts and never joins inverted spans
-	truncateOversized(d, in.Spans)
-	d.Audit["duplicate_spans"] += int64(len(otel.Duplicates))
-	var replaced int64
-	first := ""
-	for _, f := range otel.Files {
-		if f.Empty {
-			if desc := foreign(heads[f.Path], shapeOTel, true); desc != "" {
-				d.Meta.Warnings = append(d.Meta.Warnings, fmt.Sprintf("%s recorded no spans: %s, not OTel JSON", f.Path, desc))
-			} else {
-				d.Meta.Warnings = append(d.Meta.Warnings, fmt.Sprintf("%s recorded no spans", f.Path))
-			}
-		}
-		if f.Replaced > 0 && first == "" {
-			first = fmt.Sprintf("%s:%d", f.Path, f.FirstReplaced)
-		}
-		replaced += f.Replaced
-	}
-	// The rule for invalid UTF-8, stated once: OTel text (span names,
-	// attribute keys and values) is kept with U+FFFD for what cannot be
-	// decoded, as encoding/json does, and counted here; client exports
-	// refuse it (raw or as an unpaired \ud800 escape) with file:line,
-	// because their request ids must join byte for byte.
-	if replaced > 0 {
-		d.Audit["otel_replaced_strings"] = replaced
-		d.Meta.Warnings = append(d.Meta.Warnings, fmt.Sprintf("%d OTel string(s) hold invalid UTF-8 or an unpaired surrogate escape; kept with U+FFFD in place of what could not be decoded (first: %s)", replaced, first))
-	}
-	if n := len(otel.Invalid); n > 0 {
-		d.Meta.Warnings = append(d.Meta.Warnings, fmt.Sprintf("%d OTel span(s) end before they start; they are counted and never joined (first: %s:%d)", n, otel.Invalid[0].Ref.Path, otel.Invalid[0].Ref.Line))
-	}
-	return nil
+	return readOTelStreamed(b, files)
 }
 
 // window is the union of the recorded server timestamps that carry an
@@ -168,9 +126,6 @@ func (ev *serverEvidence) window() (lo, hi int64, ok bool) {
 			return
 		}
 		lo, hi = min(lo, a), max(hi, b)
-	}
-	for k := range ev.in.Spans {
-		add(ev.in.Spans[k].StartNS, ev.in.Spans[k].EndNS)
 	}
 	if o := ev.otel; o != nil && o.haveWindow {
 		add(o.lo, o.hi)
@@ -199,52 +154,13 @@ func (ev *serverEvidence) window() (lo, hi int64, ok bool) {
 
 // join attaches the server evidence to the client requests (absolute
 // times at this point): each request with any keeps its joined evidence
-// and a summary of it; lifecycle spans no request owns become server spans.
+// (encoded as it is finished, Dataset.StreamedEvidence) and a summary of
+// it; lifecycle spans no request owns become server spans.
 func (res *Result) join(d *model.Dataset, ev *serverEvidence, requests []model.Request, originNS, lastNS int64) error {
-	if ev.otel != nil {
-		return res.joinStreamed(d, ev, requests, originNS, lastNS)
-	}
-	in := ev.in
-	in.Window = &join.Window{StartNS: originNS, EndNS: lastNS}
-	joined, err := join.Join(clientTimings(d, requests), in)
-	if err != nil {
-		return err
-	}
-	for k, v := range joined.Audit {
-		d.Audit[k] += v
-	}
-	if n := joined.Audit["unjoined_worker_bindings"] + joined.Audit["unjoined_engine_maps"]; n > 0 && len(requests) > 0 {
-		// Without this a request silently loses the worker only such a
-		// record names (its decode worker, typically).
-		d.Meta.Warnings = append(d.Meta.Warnings, fmt.Sprintf(unjoinedWorkerWarning, n, joined.FirstUnjoined))
-	}
-	if n, first := noDecodeWorker(&in, joined.Requests); n > 0 {
-		d.Audit["requests_without_decode_worker"] = n
-		d.Meta.Warnings = append(d.Meta.Warnings, fmt.Sprintf(noDecodeWorkerWarning, n, first))
-	}
-	for i := range joined.Requests {
-		j := &joined.Requests[i]
-		if len(j.ServerIDs) == 0 && len(j.Spans) == 0 && len(j.Bindings) == 0 && len(j.Engine) == 0 {
-			continue
-		}
-		// The report keeps the evidence; readers render it and derive the
-		// lifecycle on demand. The build only says whether one is available.
-		available := lifecycle.Available(j)
-		requests[i].Server = &model.RequestServer{
-			ServerIDs: append([]string{}, j.ServerIDs...), Workers: append([]string{}, j.Workers...),
-			SpanCount: len(j.Spans), LifecycleAvailable: available, Evidence: len(d.Evidence),
-		}
-		requests[i].Issues = append(requests[i].Issues, j.Issues...)
-		if available {
-			d.Audit["clients_with_lifecycle"]++
-		}
-		d.Evidence = append(d.Evidence, *j)
-	}
-	d.ServerSpans = joined.ServerSpans
-	return nil
+	return res.joinStreamed(d, ev, requests, originNS, lastNS)
 }
 
-// The join's warnings, one text for the held and the streamed join.
+// The join's warnings.
 const (
 	unjoinedWorkerWarning = "%d worker-log binding(s) or engine id map(s) name a Dynamo request id that no frontend bridge maps to a kept client request (a request outside the phase, or a frontend log missing); their workers are not attributed (first: %s)"
 	noDecodeWorkerWarning = "%d request(s) the server saw name no decode worker: no worker-log binding or engine id map names one and no OTel span of decode was joined (a request that never reached decode, a decode log without request bindings, an untraced request or a build with --no-otel) (first: %s)"

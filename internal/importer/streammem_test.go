@@ -1,8 +1,9 @@
 package importer
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"path/filepath"
-	"runtime"
 	"runtime/debug"
 	"testing"
 
@@ -30,56 +31,54 @@ func streamHeapRun(t *testing.T) (string, synth.Summary) {
 	return dir, sum
 }
 
+// streamHeapGolden are the SHA-256 of the core and evidence shards of
+// streamHeapRun, as the in-memory import wrote them (it peaked at
+// streamHeldPeak bytes of heap doing so, every decoded span held until
+// the join).
+var streamHeapGolden = struct{ core, evidence string }{
+	core:     "6e636d8eb48f83d36e44ad353dd831e1e5c3f814a8424f9dd3d173cd13b41f5b",
+	evidence: "e7d8cbd34cce1a880f3ff0680fafd9bf53f77ab8ee45cc5b47de17cce12e63fb",
+}
+
+// streamHeldPeak is the peak heap of the in-memory import of
+// streamHeapRun, measured before the import streamed its spans: more than
+// twice streamHeapLimit (157,522,656 bytes by peakHeap).
+const streamHeldPeak = 150 << 20
+
 // A traced run imported under a memory limit the in-memory import
-// exceeds gives the shards the in-memory import gives.
+// exceeded gives the shards the in-memory import gave.
 func TestStreamedImportUnderMemoryLimit(t *testing.T) {
 	if testing.Short() {
-		t.Skip("imports a 3,000-request traced run twice")
+		t.Skip("imports a 3,000-request traced run")
 	}
 	run, sum := streamHeapRun(t)
-	shards := func(res *Result) (core, evidence []byte) {
-		d := res.Dataset
-		var ev *shard.Shard
-		if d.StreamedEvidence != nil {
-			ev = d.StreamedEvidence.(*catalog.StreamedEvidence).Shard()
-		} else {
-			ev = catalog.EncodeEvidence(d)
-		}
-		c, err := shard.Encode(catalog.Encode(d))
-		if err != nil {
-			t.Fatal(err)
-		}
-		e, err := shard.Encode(ev)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c, e
+	if streamHeldPeak <= 2*streamHeapLimit {
+		t.Fatalf("the held import peaked at %d bytes, within twice the limit: the run does not show the bound", streamHeldPeak)
 	}
-	var held, streamed *Result
-	var err error
-	heldPeak := peakHeap(func() { held, err = Import(Options{Run: run}) })
-	if err != nil {
-		t.Fatal(err)
-	}
-	heldCore, heldEvidence := shards(held)
-	held = nil
-	runtime.GC()
-
 	old := debug.SetMemoryLimit(streamHeapLimit)
 	defer debug.SetMemoryLimit(old)
-	streamedPeak := peakHeap(func() { streamed, err = Import(Options{Run: run, Stream: true}) })
+	var streamed *Result
+	var err error
+	streamedPeak := peakHeap(func() { streamed, err = Import(Options{Run: run}) })
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("%d spans: peak heap held %.1f MB, streamed %.1f MB (limit %d MB)", sum.Spans, float64(heldPeak)/(1<<20), float64(streamedPeak)/(1<<20), streamHeapLimit>>20)
-	if heldPeak <= 2*streamHeapLimit {
-		t.Fatalf("the held import peaked at %d bytes, within twice the limit: the run no longer shows the bound", heldPeak)
-	}
+	t.Logf("%d spans: peak heap %.1f MB (limit %d MB; the in-memory import needed %.1f MB)", sum.Spans, float64(streamedPeak)/(1<<20), streamHeapLimit>>20, float64(streamHeldPeak)/(1<<20))
 	if streamedPeak > streamHeapLimit {
 		t.Fatalf("the streamed import peaked at %d bytes of heap, over its %d limit", streamedPeak, streamHeapLimit)
 	}
-	core, evidence := shards(streamed)
-	if string(core) != string(heldCore) || string(evidence) != string(heldEvidence) {
-		t.Fatal("the streamed import's shards differ from the held import's")
+	d := streamed.Dataset
+	d.Meta.SourceRoot = "run" // the only absolute path: the test's temporary directory
+	hash := func(s *shard.Shard) string {
+		raw, err := shard.Encode(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := sha256.Sum256(raw)
+		return hex.EncodeToString(sum[:])
+	}
+	core, evidence := hash(catalog.Encode(d)), hash(d.StreamedEvidence.(*catalog.StreamedEvidence).Shard())
+	if core != streamHeapGolden.core || evidence != streamHeapGolden.evidence {
+		t.Fatalf("the streamed import's shards differ from the in-memory import's:\ncore     %s (want %s)\nevidence %s (want %s)", core, streamHeapGolden.core, evidence, streamHeapGolden.evidence)
 	}
 }

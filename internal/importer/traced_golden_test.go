@@ -12,7 +12,8 @@ import (
 )
 
 // tracedGolden are the SHA-256 of the core and evidence shards of
-// tracedGoldenRun, as the in-memory import wrote them. Any change to how
+// tracedGoldenRun, as the in-memory import wrote them (the core since it
+// indexes worker bindings). Any change to how
 // the build holds, spills or joins server evidence must keep them: the
 // report is a pure function of the run, whatever the working set. (The
 // core was re-pinned when it gained the worker_bindings table.)
@@ -54,12 +55,15 @@ func tracedShardHashes(t testing.TB, opt Options) (core, evidence string) {
 	}
 	d := res.Dataset
 	d.Meta.SourceRoot = "run" // the only absolute path: the test's temporary directory
-	if len(d.Evidence) < 2*catalog.EvidencePerChunk {
-		t.Fatalf("%d requests with evidence; the test needs several chunks", len(d.Evidence))
+	if n := len(evidenceOf(t, d)); n < 2*catalog.EvidencePerChunk {
+		t.Fatalf("%d requests with evidence; the test needs several chunks", n)
 	}
-	return hash(catalog.Encode(d)), hash(catalog.EncodeEvidence(d))
+	return hash(catalog.Encode(d)), hash(d.StreamedEvidence.(*catalog.StreamedEvidence).Shard())
 }
 
+// The import (spans spilled, joined in passes, each request encoded as it
+// is finished) writes the shards the in-memory import pinned in
+// tracedGolden.
 func TestTracedReportGolden(t *testing.T) {
 	core, evidence := tracedShardHashes(t, Options{Run: tracedGoldenRun(t)})
 	if core != tracedGolden.core || evidence != tracedGolden.evidence {

@@ -6,16 +6,11 @@ import (
 	"github.com/dsight/dsight/internal/shard"
 )
 
-// encodedEvidence is a streamed build's evidence, already a shard.
-type encodedEvidence interface{ Shard() *shard.Shard }
-
-// evidenceShard is the dataset's evidence shard: the one a streaming build
-// encoded as its join finished each request, or the held records encoded
-// now; nil when the run has none.
+// evidenceShard is the dataset's evidence shard: the one the import
+// encoded as its join finished each request (catalog.EncodeEvidence takes
+// it as is), or records a caller built encoded now; nil when the run has
+// none.
 func evidenceShard(d *model.Dataset) *shard.Shard {
-	if e, ok := d.StreamedEvidence.(encodedEvidence); ok {
-		return e.Shard()
-	}
 	return catalog.EncodeEvidence(d)
 }
 

@@ -216,23 +216,6 @@ func addShard(files *stageFiles, raw []byte) (model.Shard, error) {
 	return addCompressedShard(files, gz, len(raw)), nil
 }
 
-// addStoredShard is addShard for a payload the page reads at start: when
-// gzip saves less than an eighth of it, it is stored as is, and the page
-// skips inflating it. The choice depends only on the bytes, so identical
-// inputs still give identical reports.
-func addStoredShard(files *stageFiles, raw []byte) (model.Shard, error) {
-	gz, err := shard.Compress(raw)
-	if err != nil {
-		return model.Shard{}, err
-	}
-	if len(gz) < len(raw)-len(raw)/8 {
-		return addCompressedShard(files, gz, len(raw)), nil
-	}
-	sh := addCompressedShard(files, raw, len(raw))
-	sh.Encoding = EncodingIdentity
-	return sh, nil
-}
-
 // addCompressedShard is addShard for a payload already compressed with
 // shard.Compress, decodedBytes long once decompressed.
 func addCompressedShard(files *stageFiles, gz []byte, decodedBytes int) model.Shard {

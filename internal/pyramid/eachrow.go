@@ -7,20 +7,11 @@ import "slices"
 // any zoom (percentiles, time-weighted means) read the rows themselves;
 // every exact chunk the range touches must be loaded.
 func (p *Pyramid) EachRow(fromNS, toNS int64, f func(t int64, v float64, valid bool)) error {
-	w := newWalker(p)
-	ci := firstChunkEndingAtOrAfter(len(p.exact), func(i int) int64 { return p.exact[i].last }, fromNS)
-	for ; ci < len(p.exact) && p.exact[ci].first <= toNS; ci++ {
-		c := &p.exact[ci]
-		if !c.loaded {
-			w.miss(c.id)
-			continue
+	return p.EachRun(fromNS, toNS, func(times []int64, values []float64, valid []bool) {
+		for i, t := range times {
+			f(t, values[i], valid[i])
 		}
-		i, _ := slices.BinarySearch(c.times, fromNS)
-		for ; i < len(c.times) && c.times[i] <= toNS; i++ {
-			f(c.times[i], c.values[i], c.valid[i])
-		}
-	}
-	return w.err()
+	})
 }
 
 // EachRun is EachRow a run of rows at a time: f gets, per exact chunk the

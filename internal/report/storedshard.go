@@ -9,16 +9,9 @@ import (
 	"path"
 	"path/filepath"
 
-	"github.com/klauspost/compress/gzip"
-
 	"github.com/dsight/dsight/internal/model"
 	"github.com/dsight/dsight/internal/shard"
 )
-
-// storedLevel is shard.Compress's gzip level: addStoredShard compresses
-// as it does, into the parts instead of one buffer, and must give its
-// bytes (TestStoredShardStreamsCompressBytes).
-const storedLevel = 6
 
 // addStoredShard is addShard for a payload the page reads at start: when
 // gzip saves less than an eighth of it, it is stored as is, and the page
@@ -33,7 +26,9 @@ const storedLevel = 6
 func addStoredShard(files *stageFiles, raw []byte) (model.Shard, error) {
 	limit := len(raw) - len(raw)/8 // gzip is kept only when shorter
 	pw := &partWriter{files: files, limit: limit, whole: sha256.New(), decoded: len(raw)}
-	zw, err := gzip.NewWriterLevel(pw, storedLevel)
+	// shard.Compress's writer, into the parts instead of one buffer: the
+	// bytes must be its bytes (TestStoredShardStreamsCompressBytes).
+	zw, err := shard.CompressTo(pw)
 	if err != nil {
 		return model.Shard{}, err
 	}

@@ -17,6 +17,11 @@ import (
 // than 7 and 9 for output about 10% larger, and the build is meant to be fast.
 const compressionLevel = 6
 
+// CompressTo returns the gzip writer Compress uses, writing to w: a caller
+// that streams the compressed bytes (the report writer, into its parts)
+// gets Compress's bytes when it also writes the shard in a single Write.
+func CompressTo(w io.Writer) (*gzip.Writer, error) { return gzip.NewWriterLevel(w, compressionLevel) }
+
 // Compress gzips a raw shard deterministically: a fixed level, one member,
 // no file name, no comment, modification time zero. The page inflates it with
 // the browser's DecompressionStream('gzip').

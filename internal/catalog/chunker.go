@@ -25,6 +25,10 @@ type EvidenceChunks struct {
 	// bindings indexes the records' worker bindings for the core's
 	// worker_bindings table, which Encode takes from Dataset.Evidence.
 	bindings bindingIndex
+	// roles are the distinct (worker, role) pairs the records name, in
+	// first-seen order, for readers that need no more of the evidence.
+	roles    []model.WorkerRole
+	roleSeen map[model.WorkerRole]bool
 }
 
 // Add encodes r as the next request with evidence and returns its index
@@ -38,6 +42,15 @@ func (e *EvidenceChunks) Add(r *model.RequestEvidence) int {
 	}
 	e.w.AddRequest(r)
 	e.bindings.add(r.Bindings)
+	r.WorkerRoles(func(wr model.WorkerRole) {
+		if !e.roleSeen[wr] {
+			if e.roleSeen == nil {
+				e.roleSeen = map[model.WorkerRole]bool{}
+			}
+			e.roleSeen[wr] = true
+			e.roles = append(e.roles, wr)
+		}
+	})
 	if e.w.Len() == EvidencePerChunk {
 		e.flush()
 	}

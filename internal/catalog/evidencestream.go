@@ -16,16 +16,21 @@ type StreamedEvidence struct {
 	n        int
 	sh       *shard.Shard
 	bindings *bindingIndex
+	roles    []model.WorkerRole
 }
 
 // Stream finishes the chunks (as Shard does) and returns them as a stream.
 func (e *EvidenceChunks) Stream() *StreamedEvidence {
 	sh := e.Shard()
-	return &StreamedEvidence{chunks: e.chunks, n: e.n, sh: sh, bindings: &e.bindings}
+	return &StreamedEvidence{chunks: e.chunks, n: e.n, sh: sh, bindings: &e.bindings, roles: e.roles}
 }
 
 // Len is the number of requests with evidence.
 func (s *StreamedEvidence) Len() int { return s.n }
+
+// WorkerRoles lists the distinct (worker, role) pairs of the records, as
+// model.WorkerRoleLister.
+func (s *StreamedEvidence) WorkerRoles() []model.WorkerRole { return s.roles }
 
 // Shard is the evidence shard; nil when no request has evidence.
 func (s *StreamedEvidence) Shard() *shard.Shard { return s.sh }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/dsight/dsight/internal/catalog"
+	"github.com/dsight/dsight/internal/heappeak"
 	"github.com/dsight/dsight/internal/shard"
 	"github.com/dsight/dsight/tools/gen/synth"
 )
@@ -43,7 +44,7 @@ var streamHeapGolden = struct{ core, evidence string }{
 
 // streamHeldPeak is the peak heap of the in-memory import of
 // streamHeapRun, measured before the import streamed its spans: more than
-// twice streamHeapLimit (157,522,656 bytes by peakHeap).
+// twice streamHeapLimit (157,522,656 bytes by heappeak.During).
 const streamHeldPeak = 150 << 20
 
 // A traced run imported under a memory limit the in-memory import
@@ -60,7 +61,7 @@ func TestStreamedImportUnderMemoryLimit(t *testing.T) {
 	defer debug.SetMemoryLimit(old)
 	var streamed *Result
 	var err error
-	streamedPeak := peakHeap(func() { streamed, err = Import(Options{Run: run}) })
+	streamedPeak := heappeak.During(func() { streamed, err = Import(Options{Run: run}) })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,13 +4,11 @@ import (
 	"bytes"
 	"math/rand/v2"
 	"reflect"
-	"runtime"
 	"runtime/debug"
-	"runtime/metrics"
 	"sort"
 	"testing"
-	"time"
 
+	"github.com/dsight/dsight/internal/heappeak"
 	"github.com/dsight/dsight/internal/model"
 	"github.com/dsight/dsight/internal/shard"
 )
@@ -77,7 +75,7 @@ func TestStoredShardHoldsNoCompressedCopy(t *testing.T) {
 	files := &stageFiles{dir: t.TempDir()}
 	// Collected often, the heap holds little garbage beside what is live.
 	defer debug.SetGCPercent(debug.SetGCPercent(10))
-	peak := liveHeapPeak(func() {
+	peak := heappeak.During(func() {
 		if _, err := addStoredShard(files, raw); err != nil || files.err != nil {
 			t.Fatal(err, files.err)
 		}
@@ -86,35 +84,4 @@ func TestStoredShardHoldsNoCompressedCopy(t *testing.T) {
 	if peak > uint64(len(raw)/4) {
 		t.Fatalf("the live heap grew %d bytes storing a %d-byte payload", peak, len(raw))
 	}
-}
-
-// liveHeapPeak is how far the live heap rose above its level before f.
-func liveHeapPeak(f func()) uint64 {
-	runtime.GC()
-	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	read := func() uint64 {
-		metrics.Read(sample)
-		return sample[0].Value.Uint64()
-	}
-	base := read()
-	var peak uint64
-	done := make(chan struct{})
-	stopped := make(chan struct{})
-	go func() {
-		defer close(stopped)
-		tick := time.NewTicker(time.Millisecond)
-		defer tick.Stop()
-		for {
-			peak = max(peak, read())
-			select {
-			case <-done:
-				return
-			case <-tick.C:
-			}
-		}
-	}()
-	f()
-	close(done)
-	<-stopped
-	return max(peak, base) - base
 }

@@ -50,19 +50,20 @@ func (res *Result) joinStreamed(d *model.Dataset, ev *serverEvidence, requests [
 	// bounds as readOTelStreamed counted (resources and scopes are cut in
 	// the spill already).
 	each := func(f func(sp *model.Span) error) error {
-		for b := range o.store.Buckets() {
+		return inOrder(o.store.Buckets(), readAhead(), func(b int) ([]model.Span, error) {
 			spans, _, _, _, err := o.unique(b)
-			if err != nil {
-				return err
-			}
 			for k := range spans {
 				truncateAttrs(spans[k].Attrs)
+			}
+			return spans, err
+		}, func(_ int, spans []model.Span) error {
+			for k := range spans {
 				if err := f(&spans[k]); err != nil {
 					return err
 				}
 			}
-		}
-		return nil
+			return nil
+		})
 	}
 	if err := each(func(sp *model.Span) error { st.Link(sp); return nil }); err != nil {
 		return err
@@ -97,11 +98,7 @@ func (res *Result) joinStreamed(d *model.Dataset, ev *serverEvidence, requests [
 	var bigs []bigSpan // by chunk
 	decode := newDecodeCounter(&in)
 	var available int64
-	for b := range buckets {
-		spans, err := owned.Read(b)
-		if err != nil {
-			return err
-		}
+	if err := inOrder(buckets, readAhead(), owned.Read, func(b int, spans []model.Span) error {
 		ptrs, owners := make([]*model.Span, len(spans)), make([]int, len(spans))
 		for k := range spans {
 			ptrs[k], owners[k] = &spans[k], st.Owner(&spans[k])
@@ -134,6 +131,9 @@ func (res *Result) joinStreamed(d *model.Dataset, ev *serverEvidence, requests [
 			}
 			bigs[len(bigs)-1].note(j)
 		}
+		return nil
+	}); err != nil {
+		return err
 	}
 	// The server spans, in the order join keeps them: the input's.
 	var serverSpans []model.JoinedSpan

@@ -170,12 +170,18 @@ func readOTelStreamed(b *build, files []string) error {
 			shared[a] = firstUse{at, ref}
 		}
 	}
-	for k := range store.Buckets() {
+	type uniqueBucket struct {
+		spans []model.Span
+		dups  int64
+		c     error
+		at    spanOrder
+	}
+	if err := inOrder(store.Buckets(), readAhead(), func(k int) (uniqueBucket, error) {
 		spans, n, c, at, err := o.unique(k)
-		if err != nil {
-			return err
-		}
-		dups += n
+		return uniqueBucket{spans, n, c, at}, err
+	}, func(_ int, u uniqueBucket) error {
+		spans, c, at := u.spans, u.c, u.at
+		dups += u.dups
 		if c != nil && (conflict == nil || at.compare(conflictAt) < 0) {
 			conflict, conflictAt = c, at
 		}
@@ -202,6 +208,9 @@ func readOTelStreamed(b *build, files []string) error {
 				use(&sp.Scope.Attrs, at, sp.Ref)
 			}
 		}
+		return nil
+	}); err != nil {
+		return err
 	}
 	if conflict != nil {
 		return conflict

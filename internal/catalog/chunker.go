@@ -1,10 +1,6 @@
 package catalog
 
 import (
-	"bytes"
-
-	kflate "github.com/klauspost/compress/flate"
-
 	"github.com/dsight/dsight/internal/model"
 	"github.com/dsight/dsight/internal/shard"
 )
@@ -19,9 +15,10 @@ type EvidenceChunks struct {
 	w      *EvidenceWriter
 	chunks []chunk
 	n      int
-	buf    bytes.Buffer
-	fw     *kflate.Writer
-	done   bool
+	// deflate lays out and deflates each finished chunk while the next
+	// is encoded.
+	deflate chunkDeflater
+	done    bool
 	// bindings indexes the records' worker bindings for the core's
 	// worker_bindings table, which Encode takes from Dataset.Evidence.
 	bindings bindingIndex
@@ -65,17 +62,7 @@ func (e *EvidenceChunks) flush() {
 	if e.w == nil || e.w.Len() == 0 {
 		return
 	}
-	raw := e.w.Bytes()
-	if e.fw == nil {
-		e.fw, _ = kflate.NewWriter(&e.buf, kflate.DefaultCompression)
-	}
-	// The same writer, level and stream as encodeChunks: the bytes depend
-	// on the records only.
-	e.buf.Reset()
-	e.fw.Reset(&e.buf)
-	e.fw.Write(raw)
-	e.fw.Close()
-	e.chunks = append(e.chunks, chunk{deflated: e.buf.String(), size: int64(len(raw))})
+	e.deflate.add(e.w) // laid out and deflated on another core
 	e.w = nil
 }
 
@@ -84,6 +71,9 @@ func (e *EvidenceChunks) flush() {
 // is its index / EvidencePerChunk.
 func (e *EvidenceChunks) Shard() *shard.Shard {
 	e.flush()
+	if !e.done {
+		e.chunks = e.deflate.wait()
+	}
 	e.done = true
 	if e.n == 0 {
 		return nil

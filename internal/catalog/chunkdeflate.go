@@ -1,0 +1,62 @@
+package catalog
+
+import (
+	"bytes"
+	"runtime"
+	"sync"
+
+	kflate "github.com/klauspost/compress/flate"
+)
+
+// chunkDeflater lays out and deflates finished evidence chunks on other
+// goroutines while the build keeps encoding the next requests: a chunk's
+// bytes are a pure function of its records (one level, one fresh stream
+// per chunk), so deflating several at once gives the bytes a sequential
+// build gives, each into its own slot in chunk order.
+//
+// At most one chunk per core is in flight; a flush beyond that waits, so
+// the raw chunks held stay a few, not the run's.
+type chunkDeflater struct {
+	slots   []*chunk
+	tokens  chan struct{}
+	wg      sync.WaitGroup
+	writers sync.Pool
+}
+
+// add queues w's chunk; its slot is filled when it is deflated.
+func (d *chunkDeflater) add(w *EvidenceWriter) {
+	if d.tokens == nil {
+		d.tokens = make(chan struct{}, runtime.GOMAXPROCS(0))
+	}
+	slot := &chunk{}
+	d.slots = append(d.slots, slot)
+	d.tokens <- struct{}{}
+	d.wg.Add(1)
+	go func() {
+		defer func() { <-d.tokens; d.wg.Done() }()
+		raw := w.Bytes()
+		var buf bytes.Buffer
+		fw, _ := d.writers.Get().(*kflate.Writer)
+		if fw == nil {
+			fw, _ = kflate.NewWriter(&buf, kflate.DefaultCompression)
+		} else {
+			fw.Reset(&buf)
+		}
+		// The same writer, level and stream as encodeChunks: the bytes
+		// depend on the records only.
+		fw.Write(raw)
+		fw.Close()
+		d.writers.Put(fw)
+		*slot = chunk{deflated: buf.String(), size: int64(len(raw))}
+	}()
+}
+
+// wait returns every chunk queued, in order, once each is deflated.
+func (d *chunkDeflater) wait() []chunk {
+	d.wg.Wait()
+	out := make([]chunk, len(d.slots))
+	for k, s := range d.slots {
+		out[k] = *s
+	}
+	return out
+}

@@ -102,6 +102,10 @@ type decoder struct {
 	resources []*model.Resource
 	scopes    []*model.Scope
 	paths     []string
+	// slab holds the top-level attributes of every span of the read, one
+	// allocation per bucket rather than per span (each span's slice is
+	// capped at its length, so appending to one copies it out).
+	slab model.Attributes
 }
 
 func (d *decoder) fail(err error) {
@@ -158,7 +162,7 @@ func (d *decoder) span(sp *model.Span) {
 	sp.StartNS, sp.EndNS = d.int(), d.int()
 	sp.Status.Code = model.StatusCode(d.int())
 	sp.Status.Message = d.str()
-	sp.Attrs = d.attrs(0)
+	sp.Attrs = d.spanAttrs()
 	sp.Resource = shared(d, d.resources, "resource")
 	sp.Scope = shared(d, d.scopes, "scope")
 	if p := d.uint(); p < uint64(len(d.paths)) {
@@ -182,20 +186,49 @@ func shared[T any](d *decoder, list []*T, what string) *T {
 	return list[i-1]
 }
 
+// spanAttrs reads a span's own attributes into the slab, or into a slice
+// of their own once the slab is full (it is sized from the bucket's
+// count, so only a corrupt bucket overflows it).
+func (d *decoder) spanAttrs() model.Attributes {
+	n := d.count()
+	if n == 0 {
+		return nil
+	}
+	if len(d.slab)+n > cap(d.slab) {
+		return d.attrList(n, 0)
+	}
+	start := len(d.slab)
+	d.slab = d.slab[:start+n]
+	out := d.slab[start : start+n : start+n]
+	d.fill(out, 0)
+	if d.err != nil {
+		return nil
+	}
+	return out
+}
+
 func (d *decoder) attrs(depth int) model.Attributes {
 	n := d.count()
 	if n == 0 {
 		return nil
 	}
+	return d.attrList(n, depth)
+}
+
+func (d *decoder) attrList(n, depth int) model.Attributes {
 	out := make(model.Attributes, n)
-	for k := range out {
-		out[k].Key = d.str()
-		out[k].Value = d.value(depth)
-	}
+	d.fill(out, depth)
 	if d.err != nil {
 		return nil
 	}
 	return out
+}
+
+func (d *decoder) fill(out model.Attributes, depth int) {
+	for k := range out {
+		out[k].Key = d.str()
+		out[k].Value = d.value(depth)
+	}
 }
 
 func (d *decoder) value(depth int) model.Value {

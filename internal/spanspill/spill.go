@@ -48,6 +48,9 @@ type bucket struct {
 	w     *bufio.Writer
 	spans int
 	bytes int64
+	// attrs counts the spans' own attributes, so a read gives them all
+	// one slab.
+	attrs int
 }
 
 // table numbers shared pointers 1.. in order of first use; nil is 0.
@@ -132,6 +135,7 @@ func (s *Store) Add(b int, sp *model.Span) error {
 	}
 	bk.spans++
 	bk.bytes += int64(len(s.buf))
+	bk.attrs += len(sp.Attrs)
 	return nil
 }
 
@@ -151,7 +155,8 @@ func (s *Store) Read(b int) ([]model.Span, error) {
 		return nil, fmt.Errorf("span spill: bucket %d: %w", b, err)
 	}
 	spans := make([]model.Span, bk.spans)
-	d := decoder{b: raw, whole: string(raw), resources: s.resources.list, scopes: s.scopes.list, paths: s.pathList}
+	d := decoder{b: raw, whole: string(raw), resources: s.resources.list, scopes: s.scopes.list, paths: s.pathList,
+		slab: make(model.Attributes, 0, bk.attrs)}
 	for k := range spans {
 		d.span(&spans[k])
 		if d.err != nil {

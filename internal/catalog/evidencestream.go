@@ -37,24 +37,23 @@ func (s *StreamedEvidence) Shard() *shard.Shard { return s.sh }
 
 // Each decodes the chunks in order and calls f with each request's
 // evidence, the records a reader of the report decodes.
+//
+// The chunks are inflated and decoded ahead on another goroutine (the
+// readers, such as the SQL store, spend as long again on each record);
+// f sees the records in order, and the first error in that order is the
+// one returned.
 func (s *StreamedEvidence) Each(f func(k int, ev *model.RequestEvidence) error) error {
-	for c, ch := range s.chunks {
-		raw, err := inflate(ch.deflated, ch.size)
-		if err != nil {
-			return err
-		}
-		dec, err := DecodeEvidenceChunk(raw)
-		if err != nil {
-			return fmt.Errorf("server evidence chunk %d: %w", c, err)
-		}
-		for slot := range dec.Len() {
-			ev, err := dec.Request(slot)
-			if err != nil {
-				return fmt.Errorf("server evidence chunk %d slot %d: %w", c, slot, err)
-			}
+	next, stop := s.decodeAhead()
+	defer stop()
+	for c := range s.chunks {
+		d := <-next
+		for slot, ev := range d.evs {
 			if err := f(c*EvidencePerChunk+slot, ev); err != nil {
 				return err
 			}
+		}
+		if d.err != nil {
+			return d.err
 		}
 	}
 	return nil

@@ -51,7 +51,7 @@ func (res *Result) joinStreamed(d *model.Dataset, ev *serverEvidence, requests [
 	// the spill already).
 	each := func(f func(sp *model.Span) error) error {
 		return inOrder(o.store.Buckets(), readAhead(), func(b int) ([]model.Span, error) {
-			spans, _, _, _, err := o.unique(b)
+			spans, err := o.uniqueAgain(b)
 			for k := range spans {
 				truncateAttrs(spans[k].Attrs)
 			}

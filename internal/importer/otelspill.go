@@ -31,6 +31,10 @@ type otelSpill struct {
 	spans      int64
 	lo, hi     int64
 	haveWindow bool
+	// later lists, per bucket, the places of the later copies the check
+	// pass dropped (none in most buckets), so the join's passes drop them
+	// again without keying every span (uniqueAgain).
+	later [][]int32
 }
 
 // spanOrder places a span in the order the join takes spans (the order
@@ -81,6 +85,7 @@ func (o *otelSpill) unique(b int) (spans []model.Span, dups int64, conflict erro
 		return nil, 0, nil, at, err
 	}
 	first := make(map[spanKey]int, len(spans))
+	var drop []int32
 	n := 0
 	for k := range spans {
 		sp := &spans[k]
@@ -94,14 +99,43 @@ func (o *otelSpill) unique(b int) (spans []model.Span, dups int64, conflict erro
 				}
 			}
 			dups++
+			drop = append(drop, int32(k))
 			continue
 		}
 		first[key] = n
 		spans[n] = *sp
 		n++
 	}
+	if o.later != nil {
+		o.later[b] = drop
+	}
 	clear(spans[n:])
 	return spans[:n], dups, conflict, at, nil
+}
+
+// uniqueAgain reads bucket b back without its later copies, which the
+// check pass (unique) found and noted: the same spans unique gives, with
+// no key built for any of them.
+func (o *otelSpill) uniqueAgain(b int) ([]model.Span, error) {
+	if o.later == nil {
+		spans, _, _, _, err := o.unique(b)
+		return spans, err
+	}
+	spans, err := o.store.Read(b)
+	if err != nil || len(o.later[b]) == 0 {
+		return spans, err
+	}
+	drop, n := o.later[b], 0
+	for k := range spans {
+		if len(drop) > 0 && int(drop[0]) == k {
+			drop = drop[1:]
+			continue
+		}
+		spans[n] = spans[k]
+		n++
+	}
+	clear(spans[n:])
+	return spans[:n], nil
 }
 
 // readOTelStreamed decodes every OTel export into the spill and checks
@@ -121,7 +155,7 @@ func readOTelStreamed(b *build, files []string) error {
 	if err != nil {
 		return fmt.Errorf("cannot keep the OTel spans on disk in %s (set --spill-dir to a writable directory with room for about the OTel input's size): %w", dir, err)
 	}
-	o := &otelSpill{store: store, file: map[string]int{}}
+	o := &otelSpill{store: store, file: map[string]int{}, later: make([][]int32, spillBuckets)}
 	b.server.otel = o
 	heads := map[string]*head{}
 	var stats []otlp.FileStats

@@ -11,9 +11,10 @@ import (
 
 // A spilled span, every integer a varint (zigzag where signed):
 //
-//	trace_id · span_id · parent_span_id · trace_state · name   strings: length, bytes
+//	trace_id · span_id · parent_span_id · trace_state           strings: length, bytes
+//	name                                                       a name (below)
 //	kind · start_ns · end_ns · status code · status message
-//	attributes: count, then key, value each
+//	attributes: count, then key (a name), value each
 //	resource · scope   1-based index into the store's tables, 0 for none
 //	ref: path index · line · ordinal
 //
@@ -31,15 +32,20 @@ func appendStr(b []byte, s string) []byte {
 }
 
 func appendSpan(b []byte, sp *model.Span, resource, scope, path uint64) []byte {
-	for _, s := range [...]string{sp.TraceID, sp.SpanID, sp.ParentSpanID, sp.TraceState, sp.Name} {
+	return (*names)(nil).appendSpan(b, sp, resource, scope, path)
+}
+
+func (n *names) appendSpan(b []byte, sp *model.Span, resource, scope, path uint64) []byte {
+	for _, s := range [...]string{sp.TraceID, sp.SpanID, sp.ParentSpanID, sp.TraceState} {
 		b = appendStr(b, s)
 	}
+	b = n.appendName(b, sp.Name)
 	b = binary.AppendVarint(b, int64(sp.Kind))
 	b = binary.AppendVarint(b, sp.StartNS)
 	b = binary.AppendVarint(b, sp.EndNS)
 	b = binary.AppendVarint(b, int64(sp.Status.Code))
 	b = appendStr(b, sp.Status.Message)
-	b = appendAttrs(b, sp.Attrs)
+	b = n.appendAttrs(b, sp.Attrs)
 	b = binary.AppendUvarint(b, resource)
 	b = binary.AppendUvarint(b, scope)
 	b = binary.AppendUvarint(b, path)
@@ -47,15 +53,15 @@ func appendSpan(b []byte, sp *model.Span, resource, scope, path uint64) []byte {
 	return binary.AppendVarint(b, int64(sp.Ref.Ordinal))
 }
 
-func appendAttrs(b []byte, a model.Attributes) []byte {
+func (n *names) appendAttrs(b []byte, a model.Attributes) []byte {
 	b = binary.AppendUvarint(b, uint64(len(a)))
 	for _, kv := range a {
-		b = appendValue(appendStr(b, kv.Key), kv.Value)
+		b = n.appendValue(n.appendName(b, kv.Key), kv.Value)
 	}
 	return b
 }
 
-func appendValue(b []byte, v model.Value) []byte {
+func (n *names) appendValue(b []byte, v model.Value) []byte {
 	b = append(b, byte(v.Kind()))
 	switch v.Kind() {
 	case model.KindString:
@@ -80,11 +86,11 @@ func appendValue(b []byte, v model.Value) []byte {
 		items, _ := v.Array()
 		b = binary.AppendUvarint(b, uint64(len(items)))
 		for _, it := range items {
-			b = appendValue(b, it)
+			b = n.appendValue(b, it)
 		}
 	case model.KindKVList:
 		kvs, _ := v.KVList()
-		b = appendAttrs(b, kvs)
+		b = n.appendAttrs(b, kvs)
 	}
 	return b
 }
@@ -102,6 +108,7 @@ type decoder struct {
 	resources []*model.Resource
 	scopes    []*model.Scope
 	paths     []string
+	names     []string // the store's names table (names.go)
 	// slab holds the top-level attributes of every span of the read, one
 	// allocation per bucket rather than per span (each span's slice is
 	// capped at its length, so appending to one copies it out).
@@ -157,7 +164,7 @@ func (d *decoder) str() string {
 }
 
 func (d *decoder) span(sp *model.Span) {
-	sp.TraceID, sp.SpanID, sp.ParentSpanID, sp.TraceState, sp.Name = d.str(), d.str(), d.str(), d.str(), d.str()
+	sp.TraceID, sp.SpanID, sp.ParentSpanID, sp.TraceState, sp.Name = d.str(), d.str(), d.str(), d.str(), d.name()
 	sp.Kind = model.SpanKind(d.int())
 	sp.StartNS, sp.EndNS = d.int(), d.int()
 	sp.Status.Code = model.StatusCode(d.int())
@@ -226,7 +233,7 @@ func (d *decoder) attrList(n, depth int) model.Attributes {
 
 func (d *decoder) fill(out model.Attributes, depth int) {
 	for k := range out {
-		out[k].Key = d.str()
+		out[k].Key = d.name()
 		out[k].Value = d.value(depth)
 	}
 }

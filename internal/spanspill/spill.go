@@ -39,6 +39,7 @@ type Store struct {
 	scopes    table[model.Scope]
 	paths     map[string]uint64
 	pathList  []string
+	names     names
 	buf       []byte
 	closed    bool
 }
@@ -128,7 +129,7 @@ func (s *Store) Add(b int, sp *model.Span) error {
 		path = uint64(len(s.pathList) - 1)
 		s.paths[sp.Ref.Path] = path
 	}
-	s.buf = appendSpan(s.buf[:0], sp, s.resources.id(sp.Resource), s.scopes.id(sp.Scope), path)
+	s.buf = s.names.appendSpan(s.buf[:0], sp, s.resources.id(sp.Resource), s.scopes.id(sp.Scope), path)
 	bk := &s.buckets[b]
 	if _, err := bk.w.Write(s.buf); err != nil {
 		return fmt.Errorf("span spill: %w", err)
@@ -155,7 +156,7 @@ func (s *Store) Read(b int) ([]model.Span, error) {
 		return nil, fmt.Errorf("span spill: bucket %d: %w", b, err)
 	}
 	spans := make([]model.Span, bk.spans)
-	d := decoder{b: raw, whole: string(raw), resources: s.resources.list, scopes: s.scopes.list, paths: s.pathList,
+	d := decoder{b: raw, whole: string(raw), resources: s.resources.list, scopes: s.scopes.list, paths: s.pathList, names: s.names.list,
 		slab: make(model.Attributes, 0, bk.attrs)}
 	for k := range spans {
 		d.span(&spans[k])

@@ -118,8 +118,10 @@ type rangeBuilder struct {
 const unselected, null = -1, -2
 
 func newRangeBuilder(capture [2]int64, strings map[int64]string, size int64) *rangeBuilder {
-	return &rangeBuilder{capture: capture, strings: strings, ranges: make([]model.NVTXRange, 0, size),
+	b := &rangeBuilder{capture: capture, strings: strings, ranges: make([]model.NVTXRange, 0, size),
 		nameIndex: map[string]int32{}, byID: map[int64]int32{}}
+	adviseHugePages(b.ranges)
+	return b
 }
 
 func (b *rangeBuilder) classify(name string) int32 {

@@ -182,40 +182,53 @@ type ChunkPayload struct {
 // rows, times relative to origin.
 func ProfileChunks(p *model.Profile, origin int64) ([]ChunkPayload, error) {
 	var out []ChunkPayload
+	var cols nvtxColumns
 	for lo := 0; lo < len(p.Ranges); lo += ProfileChunkRows {
-		rs := p.Ranges[lo:min(lo+ProfileChunkRows, len(p.Ranges))]
-		n := len(rs)
-		cp := ChunkPayload{Rows: n, MinStartNS: p.UTCNS(rs[0].StartNS) - origin, MaxStartNS: p.UTCNS(rs[n-1].StartNS) - origin}
-		cols := [5][]int64{}
-		for k := range cols {
-			cols[k] = make([]int64, n)
-		}
-		cp.MaxEnd = p.UTCNS(rs[0].EndNS) - origin
-		for k, x := range rs {
-			cols[0][k] = p.UTCNS(x.StartNS) - origin
-			cols[1][k] = p.UTCNS(x.EndNS) - origin
-			cols[2][k] = int64(x.Name)
-			cols[3][k] = x.GlobalTID
-			cols[4][k] = x.RowID
-			cp.MaxEnd = max(cp.MaxEnd, cols[1][k])
-		}
-		// Ends are stored as durations: small, and delta-friendly.
-		for k := range n {
-			cols[1][k] -= cols[0][k]
-		}
-		names := []string{"start_ns", "duration_ns", "name", "global_tid", "rowid"}
-		t := shard.Table{Name: NVTXKind, Rows: n}
-		for k, name := range names {
-			t.Columns = append(t.Columns, shard.Column{Name: name, Type: shard.Int64, Ints: cols[k]})
-		}
-		raw, err := shard.Encode(&shard.Shard{Kind: NVTXKind, Tables: []shard.Table{t}})
+		cp, err := cols.encode(p, origin, len(out), nil)
 		if err != nil {
-			return nil, fmt.Errorf("profile %d chunk %d: %w", p.ID, len(out), err)
+			return nil, err
 		}
-		cp.Raw = raw
 		out = append(out, cp)
 	}
 	return out, nil
+}
+
+// nvtxColumns holds the columns of one range shard while it is encoded;
+// a layout reuses them from chunk to chunk.
+type nvtxColumns [5][]int64
+
+// encode lays out chunk k of p's ranges, appending the shard to dst.
+func (cols *nvtxColumns) encode(p *model.Profile, origin int64, k int, dst []byte) (ChunkPayload, error) {
+	lo := k * ProfileChunkRows
+	rs := p.Ranges[lo:min(lo+ProfileChunkRows, len(p.Ranges))]
+	n := len(rs)
+	cp := ChunkPayload{Rows: n, MinStartNS: p.UTCNS(rs[0].StartNS) - origin, MaxStartNS: p.UTCNS(rs[n-1].StartNS) - origin}
+	for c := range cols {
+		if cap(cols[c]) < n {
+			cols[c] = make([]int64, n, max(n, ProfileChunkRows))
+		}
+		cols[c] = cols[c][:n]
+	}
+	start, dur, name, tid, rowid := cols[0], cols[1], cols[2], cols[3], cols[4]
+	cp.MaxEnd = p.UTCNS(rs[0].EndNS) - origin
+	for j, x := range rs {
+		s := p.UTCNS(x.StartNS) - origin
+		e := p.UTCNS(x.EndNS) - origin
+		// Ends are stored as durations: small, and delta-friendly.
+		start[j], dur[j], name[j], tid[j], rowid[j] = s, e-s, int64(x.Name), x.GlobalTID, x.RowID
+		cp.MaxEnd = max(cp.MaxEnd, e)
+	}
+	names := [...]string{"start_ns", "duration_ns", "name", "global_tid", "rowid"}
+	t := shard.Table{Name: NVTXKind, Rows: n, Columns: make([]shard.Column, len(names))}
+	for c, name := range names {
+		t.Columns[c] = shard.Column{Name: name, Type: shard.Int64, Ints: cols[c]}
+	}
+	raw, err := shard.AppendEncode(dst, &shard.Shard{Kind: NVTXKind, Tables: []shard.Table{t}})
+	if err != nil {
+		return cp, fmt.Errorf("profile %d chunk %d: %w", p.ID, k, err)
+	}
+	cp.Raw = raw
+	return cp, nil
 }
 
 // NVTXChunk is a decoded range shard: parallel columns, times relative to

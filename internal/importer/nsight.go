@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 
@@ -61,17 +62,24 @@ func discoverNsight(b *build) ([]string, error) {
 // each file as a source, and keeps the union of their capture windows (UTC
 // ns) for a run without a client export. The SQLite driver opens the file
 // by its path; the build hashes the same file through its one opener.
+// The exports are independent, so several are read at once
+// (readNsightFiles); the profiles and sources are then recorded in path
+// order, as one after the other would record them.
 func readNsight(b *build, paths []string) error {
 	d := b.d
 	w := &b.profileWindow
-	for _, path := range paths {
-		var p *model.Profile
-		src, err := b.readFile(path, "nsight", func(src *source) error {
-			var err error
-			p, err = nsys.Read(path, src.rel, nsys.Options{MaxEvents: b.opt.MaxProfileEvents})
-			return err
-		})
-		if err != nil {
+	reads, err := readNsightFiles(b, paths, runtime.GOMAXPROCS(0), nsightReadBudget)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		for _, r := range reads {
+			r.src.close()
+		}
+	}()
+	for _, r := range reads {
+		p, src := r.p, r.src
+		if err := b.finishSource(src); err != nil {
 			return err
 		}
 		p.ID, p.Source = len(d.Profiles), src.id

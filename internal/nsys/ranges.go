@@ -45,8 +45,16 @@ func (r *reader) ranges() error {
 	p := r.p
 	p.Counts, p.Names, p.Definitions, p.Ranges = b.counts, b.names, b.defs, b.ranges
 	c := &p.Counts
+	// cmp.Or would compare all three fields every time; the start alone
+	// decides almost every comparison.
 	order := func(a, b model.NVTXRange) int {
-		return cmp.Or(cmp.Compare(a.StartNS, b.StartNS), cmp.Compare(b.EndNS, a.EndNS), cmp.Compare(a.RowID, b.RowID))
+		if a.StartNS != b.StartNS {
+			return cmp.Compare(a.StartNS, b.StartNS)
+		}
+		if a.EndNS != b.EndNS {
+			return cmp.Compare(b.EndNS, a.EndNS)
+		}
+		return cmp.Compare(a.RowID, b.RowID)
 	}
 	// Exports are usually in start order already.
 	if !slices.IsSortedFunc(p.Ranges, order) {
@@ -56,8 +64,13 @@ func (r *reader) ranges() error {
 		p.Ranges = slices.Clone(p.Ranges[:p.Limit])
 		p.Truncated = true
 	}
-	if cap(p.Ranges) > len(p.Ranges)+len(p.Ranges)/8 {
-		p.Ranges = slices.Clone(p.Ranges) // unselected rows left room unused
+	// Unselected rows left room unused. The room past the last range was
+	// never written, so in a fresh allocation it is address space, not
+	// resident memory; a copy would cost a second array while both exist
+	// and a page fault per 4 KB of it. Only room larger than the ranges
+	// themselves is given back.
+	if cap(p.Ranges) > 2*len(p.Ranges) {
+		p.Ranges = slices.Clone(p.Ranges)
 	}
 	c.Kept = int64(len(p.Ranges))
 	return nil
@@ -118,8 +131,10 @@ type rangeBuilder struct {
 const unselected, null = -1, -2
 
 func newRangeBuilder(capture [2]int64, strings map[int64]string, size int64) *rangeBuilder {
-	return &rangeBuilder{capture: capture, strings: strings, ranges: make([]model.NVTXRange, 0, size),
+	b := &rangeBuilder{capture: capture, strings: strings, ranges: make([]model.NVTXRange, 0, size),
 		nameIndex: map[string]int32{}, byID: map[int64]int32{}}
+	adviseHugePages(b.ranges)
+	return b
 }
 
 func (b *rangeBuilder) classify(name string) int32 {

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"runtime"
 
 	"github.com/dsight/dsight/internal/catalog"
 	"github.com/dsight/dsight/internal/model"
@@ -20,17 +21,16 @@ func addProfileShards(files *stageFiles, d *model.Dataset) (*model.Dataset, erro
 	out.Profiles = make([]model.Profile, len(d.Profiles))
 	for i := range d.Profiles {
 		p := d.Profiles[i]
-		chunks, err := catalog.ProfileChunks(&p, d.Meta.OriginNS)
-		if err != nil {
-			return nil, err
-		}
-		p.Chunks = make([]model.ProfileChunk, len(chunks))
-		for k, c := range chunks {
-			sh, err := addShard(files, c.Raw)
-			if err != nil {
-				return nil, fmt.Errorf("profile %s chunk %d: %w", p.File, k, err)
-			}
+		// The chunks are laid out and compressed on every core, and
+		// written here in chunk order.
+		p.Chunks = make([]model.ProfileChunk, (len(p.Ranges)+catalog.ProfileChunkRows-1)/catalog.ProfileChunkRows)
+		err := catalog.CompressProfileChunks(&p, d.Meta.OriginNS, runtime.GOMAXPROCS(0), func(k int, c catalog.CompressedChunk) error {
+			sh := addCompressedShard(files, c.Gz, c.RawBytes)
 			p.Chunks[k] = model.ProfileChunk{Shard: sh, Rows: c.Rows, MinStartNS: c.MinStartNS, MaxStartNS: c.MaxStartNS, MaxEndNS: c.MaxEnd}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("profile %s: %w", p.File, err)
 		}
 		raw, err := catalog.CPUPayload(&p, d.Meta.OriginNS)
 		if err != nil {

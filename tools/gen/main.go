@@ -3,7 +3,7 @@
 //
 //	go run ./tools/gen -out DIR [-seed 1] [-scale 1 | -requests N] [-concurrency C] [-hostile]
 //	    [-sources aiperf,frontend,otel,workers,sglang,tokenspeed,tachometer,trtllm,nsight] [-timezone UTC]
-//	    [-otel-untraced 0] [-otel-duplicate] [-clock-oddities] [-samples N] [-nsight-ranges N]
+//	    [-otel-untraced 0] [-otel-duplicate] [-clock-oddities] [-samples N] [-nsight-ranges N] [-nsight-irregular]
 //
 // It prints a one-line JSON summary (paths, counts, bytes) on stdout.
 package main
@@ -35,6 +35,7 @@ func main() {
 	flag.BoolVar(&c.ClockOddities, "clock-oddities", false, "plant a request with skewed worker spans, one with out-of-order milestones and a retry served under two request ids")
 	flag.Int64Var(&c.Samples, "samples", 0, "least number of Tachometer rows; idle nodes' GPUs are scraped too to reach it (0: the deployment's own endpoints)")
 	flag.Int64Var(&c.NsightRanges, "nsight-ranges", 0, "NVTX ranges per worker Nsight export (0: one scheduler iteration every 20 ms)")
+	flag.BoolVar(&c.NsightIrregular, "nsight-irregular", false, "worker Nsight exports shaped like real ones: irregular durations and gaps, ~1,300 distinct names, four threads, nested and unselected ranges")
 	flag.Parse()
 	if *out == "" || flag.NArg() > 0 {
 		fmt.Fprintln(os.Stderr, "usage: gen -out DIR [-seed N] [-scale F | -requests N] [-concurrency C] [-hostile] [-sources LIST] [-timezone ZONE] [-otel-untraced F] [-otel-duplicate] [-clock-oddities] [-samples N]")

@@ -63,6 +63,9 @@ type Config struct {
 	// NsightRanges is the NVTX range count of each worker's Nsight export;
 	// zero records one scheduler iteration every 20 ms of the run.
 	NsightRanges int64
+	// NsightIrregular writes worker exports shaped like real ones
+	// (nsight_irregular.go) instead of regular back-to-back iterations.
+	NsightIrregular bool
 }
 
 // Resolve returns c with defaults filled in, or an error for values no run

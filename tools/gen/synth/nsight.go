@@ -73,6 +73,9 @@ func (sv *serving) nsightFrontend(i int) nsystest.Export {
 
 // nsightWorker is worker w's export: back-to-back scheduler iterations.
 func (sv *serving) nsightWorker(w int) nsystest.Export {
+	if sv.p.Config.NsightIrregular {
+		return sv.nsightWorkerIrregular(w)
+	}
 	e := sv.nsightCapture()
 	wk := &sv.d.workers[w]
 	e.Host = wk.hosts[0]

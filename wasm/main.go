@@ -57,7 +57,8 @@ func give(_ js.Value, args []js.Value) any {
 		}
 	}
 	if name := args[0].String(); name == "core" {
-		e, err := query.Open(raw)
+		mark("copied")
+		e, err := query.OpenMarked(raw, mark)
 		if err != nil {
 			return string(query.Failure(err))
 		}
@@ -69,6 +70,17 @@ func give(_ js.Value, args []js.Value) any {
 		return string(query.Failure(err))
 	}
 	return `{"ok":true}`
+}
+
+var performance = js.Global().Get("performance")
+
+// mark puts the core's start-up steps on the page's performance timeline
+// (dsight:core-copied, -decoded, -viewed, -indexed) beside the page's own
+// marks (web/src/main.js).
+func mark(step string) {
+	if performance.Type() == js.TypeObject {
+		performance.Call("mark", "dsight:core-"+step)
+	}
 }
 
 // sum256(bytes) is the lowercase hex SHA-256 of bytes.

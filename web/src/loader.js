@@ -233,6 +233,7 @@ export async function startEngine(desc) {
     window.traceExplorerError = new Error("dsight engine exited");
   });
   await ready;
+  performance.mark("dsight:go-started");
   const engine = window.dsightEngine;
   engineHash((bytes) => engine.sha256(bytes));
   for (const { part, bytes } of unverified.splice(0)) await verifyPart(part, bytes);

@@ -1,6 +1,8 @@
 // The page's start-up path is marked step by step (docs/measurements.md,
 // issue 17), so a slow open can be split without a profiler: the marks are
-// present on an AIPerf-only report, in the order the page reaches them.
+// present on an AIPerf-only report, in the order the page reaches them,
+// and the core's parts are asked for only once the engine's bytes are in
+// (its compilation runs while they load).
 
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
@@ -32,5 +34,18 @@ test("the start-up steps are marked in order", async () => {
   for (const name of [...ORDER, "core-bytes", "engine"]) assert.ok(name in marks, `no dsight:${name} mark (marks: ${Object.keys(marks).join(", ")})`);
   for (let k = 1; k < ORDER.length; k++) assert.ok(marks[ORDER[k - 1]] <= marks[ORDER[k]], `dsight:${ORDER[k - 1]} after dsight:${ORDER[k]}`);
   assert.ok(marks["core-bytes"] <= marks["core-copied"] && marks.engine <= marks["core-copied"]);
+  await page.close();
+});
+
+test("the core's parts load after the engine's bytes", async () => {
+  const { page } = await open(browser.context, fileURL(fx.report));
+  const manifest = JSON.parse(fs.readFileSync(`${fx.report}/manifest.json`, "utf8"));
+  const got = await page.evaluate((paths) => {
+    const bytes = performance.getEntriesByName("dsight:wasm-bytes")[0].startTime;
+    const starts = performance.getEntriesByType("resource").filter((r) => paths.some((p) => r.name.endsWith(p))).map((r) => r.startTime);
+    return { bytes, starts };
+  }, manifest.entry.core.parts.map((p) => p.path));
+  assert.equal(got.starts.length, manifest.entry.core.parts.length);
+  for (const s of got.starts) assert.ok(s >= got.bytes, `a core part was asked for at ${s} ms, before the engine's bytes were in (${got.bytes} ms)`);
   await page.close();
 });

@@ -213,9 +213,12 @@ export function dropPrefetched(desc) {
 // registered window.dsightEngine. The wasm is compiled while it is still
 // being decompressed (instantiateStreaming over the gunzip stream), so the
 // two overlap instead of running one after the other.
-export async function startEngine(desc) {
+// onBytes, when given, is called once the engine's bytes are loaded, as
+// its compilation starts.
+export async function startEngine(desc, onBytes) {
   const gz = await loadParts(desc, { engine: true });
   performance.mark("dsight:wasm-bytes");
+  if (onBytes) onBytes();
   const go = new window.Go();
   const ready = new Promise((resolve) => {
     window.__dsightEngineReady = resolve;

@@ -37,12 +37,21 @@ test("the start-up steps are marked in order", async () => {
   await page.close();
 });
 
+// The page asks for a part by adding its script: the init script records
+// when each script element is added (file:// pages keep no resource timing).
+function recordScripts() {
+  window.__scriptsAdded = [];
+  new MutationObserver((changes) => {
+    for (const c of changes) for (const n of c.addedNodes) if (n.tagName === "SCRIPT" && n.src) window.__scriptsAdded.push([n.src, performance.now()]);
+  }).observe(document, { childList: true, subtree: true });
+}
+
 test("the core's parts load after the engine's bytes", async () => {
-  const { page } = await open(browser.context, fileURL(fx.report));
+  const { page } = await open(browser.context, fileURL(fx.report), { init: recordScripts });
   const manifest = JSON.parse(fs.readFileSync(`${fx.report}/manifest.json`, "utf8"));
   const got = await page.evaluate((paths) => {
     const bytes = performance.getEntriesByName("dsight:wasm-bytes")[0].startTime;
-    const starts = performance.getEntriesByType("resource").filter((r) => paths.some((p) => r.name.endsWith(p))).map((r) => r.startTime);
+    const starts = window.__scriptsAdded.filter(([src]) => paths.some((p) => src.endsWith(p))).map(([, at]) => at);
     return { bytes, starts };
   }, manifest.entry.core.parts.map((p) => p.path));
   assert.equal(got.starts.length, manifest.entry.core.parts.length);

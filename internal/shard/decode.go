@@ -242,16 +242,26 @@ func (d *decoder) ints(c *Column, enc Encoding, rows, present int) error {
 	delta := enc == EncDeltaVarint
 	prev := int64(0)
 	// The hot loop of most shards: varints are read straight from the
-	// slice, which the compiler inlines, rather than through d.uvarint,
-	// a chunk of rows a call (decodechunk.go).
-	for start := 0; start < rows; start += decodeChunkRows {
-		vals, valid := chunkOf(c.Ints, c.Valid, start)
-		off, n := varintsChunk(vals, valid, d.r.b, d.r.off, delta, &prev)
-		d.r.off = off
+	// slice, which the compiler inlines, rather than through d.uvarint.
+	b, off := d.r.b, d.r.off
+	for i := range c.Ints {
+		if c.Valid != nil && !c.Valid[i] {
+			continue
+		}
+		u, n := binary.Uvarint(b[off:])
 		if n <= 0 {
+			d.r.off = off
 			return d.fail("value: %v", varintError(n))
 		}
+		off += n
+		v := unzigzag(u)
+		if delta {
+			v = wrappingAdd(prev, v)
+			prev = v
+		}
+		c.Ints[i] = v
 	}
+	d.r.off = off
 	return nil
 }
 
@@ -397,17 +407,24 @@ func (d *decoder) indexes(c *Column, dict []string, rows, present int) error {
 		return d.fail("%d indexes need at least %d bytes, %d remain", present, present, d.r.remaining())
 	}
 	c.Strings = make([]string, rows)
-	for start := 0; start < rows; start += decodeChunkRows {
-		out, valid := chunkOf(c.Strings, c.Valid, start)
-		off, size, k, bad := indexesChunk(out, valid, dict, d.r.b, d.r.off)
-		d.r.off = off
+	b, off := d.r.b, d.r.off
+	for i := range c.Strings {
+		if c.Valid != nil && !c.Valid[i] {
+			continue
+		}
+		k, size := binary.Uvarint(b[off:])
 		if size <= 0 {
+			d.r.off = off
 			return d.fail("dictionary index: %v", varintError(size))
 		}
-		if bad {
+		if k >= n {
+			d.r.off = off
 			return d.fail("dictionary index %d out of range (%d entries)", k, n)
 		}
+		off += size
+		c.Strings[i] = dict[k]
 	}
+	d.r.off = off
 	return nil
 }
 
@@ -443,8 +460,8 @@ func (d *decoder) bitmap(n int, what string) ([]bool, error) {
 		return nil, d.fail("%s has padding bits set", what)
 	}
 	out := make([]bool, n)
-	for start := 0; start < n; start += decodeChunkRows {
-		bitsChunk(out[start:min(start+decodeChunkRows, n)], b, start)
+	for i := range out {
+		out[i] = b[i>>3]&(1<<(i&7)) != 0
 	}
 	return out, nil
 }

@@ -12,16 +12,28 @@ import (
 // shards and gives them over, named as the report names them.
 
 // Open decodes an uncompressed core shard into an Engine.
-func Open(raw []byte) (*Engine, error) {
+func Open(raw []byte) (*Engine, error) { return OpenMarked(raw, nil) }
+
+// OpenMarked is Open calling step, when given, after each of its steps
+// ("decoded", "viewed", "indexed"): the page marks them on its start-up
+// timeline.
+func OpenMarked(raw []byte, step func(string)) (*Engine, error) {
+	if step == nil {
+		step = func(string) {}
+	}
 	s, err := shard.Decode(raw)
 	if err != nil {
 		return nil, &Error{Code: CodeInternal, Message: "core shard: " + err.Error()}
 	}
+	step("decoded")
 	c, err := catalog.Open(s)
 	if err != nil {
 		return nil, &Error{Code: CodeInternal, Message: "core shard: " + err.Error()}
 	}
-	return New(c)
+	step("viewed")
+	e, err := New(c)
+	step("indexed")
+	return e, err
 }
 
 // GiveEvidence names the evidence shard in Give.

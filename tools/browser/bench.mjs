@@ -122,6 +122,12 @@ for (let i = 0; i < loads; i++) {
   }
 }
 
+// steps turns a load's marks into the time each start-up step took, in
+// the order the page reached them.
+const steps = (marks) => {
+  const sorted = Object.entries(marks).sort((a, b) => a[1] - b[1]);
+  return Object.fromEntries(sorted.map(([name, at], k) => [name.replace(/^dsight:/, ""), at - (k ? sorted[k - 1][1] : 0)]));
+};
 const summarize = (xs) => ({ p50: +median(xs).toFixed(2), p95: +p95(xs).toFixed(2), max: +Math.max(...xs).toFixed(2) });
 const out = {
   requests: manifest.summary.counts?.requests ?? requests,
@@ -138,6 +144,8 @@ const out = {
   first_paint_ms: readies.map((r) => r.firstPaintMs),
   ready_ms: readies.map((r) => r.readyMs),
   ready_marks_last: readies.at(-1).marks,
+  // Each load's start-up split: the time from one mark to the next (ms).
+  startup_steps: readies.map((r) => steps(r.marks)),
   api_ms: Object.fromEntries(Object.entries(api).map(([k, v]) => [k, summarize(v)])),
   cpus: os.cpus().length,
   load_average: os.loadavg().map((x) => +x.toFixed(2)),

@@ -213,9 +213,12 @@ export function dropPrefetched(desc) {
 // registered window.dsightEngine. The wasm is compiled while it is still
 // being decompressed (instantiateStreaming over the gunzip stream), so the
 // two overlap instead of running one after the other.
-export async function startEngine(desc) {
+// onBytes, when given, is called once the engine's bytes are loaded, as
+// its compilation starts.
+export async function startEngine(desc, onBytes) {
   const gz = await loadParts(desc, { engine: true });
   performance.mark("dsight:wasm-bytes");
+  if (onBytes) onBytes();
   const go = new window.Go();
   const ready = new Promise((resolve) => {
     window.__dsightEngineReady = resolve;
@@ -233,6 +236,7 @@ export async function startEngine(desc) {
     window.traceExplorerError = new Error("dsight engine exited");
   });
   await ready;
+  performance.mark("dsight:go-started");
   const engine = window.dsightEngine;
   engineHash((bytes) => engine.sha256(bytes));
   for (const { part, bytes } of unverified.splice(0)) await verifyPart(part, bytes);

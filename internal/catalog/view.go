@@ -28,7 +28,7 @@ type Core struct {
 	// pieces (nil when it came whole); chunksMissing counts the others.
 	chunkHeld     []bool
 	chunksMissing int
-	ServerSpans      ServerSpans
+	ServerSpans   ServerSpans
 	// SpanChunks hold the evidence of ServerSpans; see ServerSpanChunk.
 	SpanChunks     []string
 	SpanChunkBytes []int64

@@ -24,11 +24,7 @@ type Core struct {
 	ServerChunks []string // deflated evidence chunks; see ServerChunk
 	// ServerChunkBytes are the chunks' inflated sizes.
 	ServerChunkBytes []int64
-	// chunkHeld marks the chunks attached when the evidence came in
-	// pieces (nil when it came whole); chunksMissing counts the others.
-	chunkHeld     []bool
-	chunksMissing int
-	ServerSpans   ServerSpans
+	ServerSpans      ServerSpans
 	// SpanChunks hold the evidence of ServerSpans; see ServerSpanChunk.
 	SpanChunks     []string
 	SpanChunkBytes []int64
@@ -43,6 +39,10 @@ type Core struct {
 	Profiles []ProfileRecord
 	// WorkerBindings index the evidence's worker bindings.
 	WorkerBindings WorkerBindings
+	// chunkHeld marks the chunks attached when the evidence came in
+	// pieces (nil when it came whole); chunksMissing counts the others.
+	chunkHeld     []bool
+	chunksMissing int
 }
 
 // Server is the request_server table: one row per request with server evidence.

@@ -1,5 +1,6 @@
 // A traced report's API opens only once its synchronous contract holds:
-// every part of the server evidence has been handed to the engine before
+// every evidence shard (each part of the server evidence) has been handed
+// to the engine, one give per shard as it arrives, before
 // window.traceExplorer exists, even when the last part arrives late, and
 // getLifecycle / getRequest then answer exactly as the CLI does for
 // requests whose evidence sits in the first chunks and in the last ones.
@@ -50,9 +51,24 @@ after(async () => {
 });
 
 // Records, for every payload script delivered, whether the API was already
-// open.
+// open, and every shard handed to the engine (give), in order with the
+// deliveries.
 function watchDeliveries() {
   window.__deliveries = [];
+  window.__gives = [];
+  let engine;
+  Object.defineProperty(window, "dsightEngine", {
+    configurable: true,
+    get: () => engine,
+    set: (api) => {
+      const give = api.give;
+      api.give = (name, bytes, ...rest) => {
+        window.__gives.push({ name, bytes: bytes.length, afterDeliveries: window.__deliveries.length });
+        return give(name, bytes, ...rest);
+      };
+      engine = api;
+    },
+  });
   let inner;
   Object.defineProperty(window, "__dsightShard", {
     configurable: true,
@@ -76,6 +92,17 @@ for (const mode of ["file", "http"]) {
         const d = deliveries.find((x) => x.id === p.id);
         assert.ok(d, `evidence part ${p.path} was never delivered`);
         assert.equal(d.apiOpen, false, `window.traceExplorer existed before evidence part ${p.path} was delivered`);
+      }
+      // The evidence is several independent shards, each handed to the
+      // engine as it arrives: over http the engine has taken the others
+      // before the late part is even delivered.
+      assert.ok(ev.shards.length >= 2, `the fixture's evidence should be several shards (it has ${ev.shards.length})`);
+      assert.deepEqual(ev.shards.flatMap((s) => s.parts.map((p) => p.id)), ev.parts.map((p) => p.id));
+      const gives = await page.evaluate(() => window.__gives.filter((g) => g.name === "evidence"));
+      assert.deepEqual(gives.map((g) => g.bytes).sort((a, b) => a - b), ev.shards.map((s) => s.decoded_bytes).sort((a, b) => a - b), "one give per evidence shard, of its bytes");
+      if (mode === "http") {
+        const lateAt = deliveries.findIndex((x) => x.id === ev.parts.at(-1).id);
+        assert.ok(gives.filter((g) => g.afterDeliveries <= lateAt).length >= ev.shards.length - 1, `the engine took the other evidence shards before the late part arrived: ${JSON.stringify({ gives, lateAt })}`);
       }
       for (const id of [...early, ...late]) {
         const got = await page.evaluate((id) => ({ lifecycle: traceExplorer.getLifecycle(id), request: traceExplorer.getRequest(id) }), id);

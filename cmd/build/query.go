@@ -339,8 +339,9 @@ func askLoading(e *query.Engine, core *catalog.Core, dir string, req wireRequest
 // answers evidence_pending — so the answer is the one a fully opened
 // report gives.
 func askLazy(e *query.Engine, rep *report.Lazy, req wireRequest) (json.RawMessage, error) {
-	if req.Op == "request" {
-		if err := rep.LoadEvidence(e); err != nil {
+	if id, ok := askedRequest(req); ok {
+		// One request's answer needs only the evidence shard holding it.
+		if err := rep.LoadEvidenceFor(e, id); err != nil {
 			return nil, err
 		}
 	}

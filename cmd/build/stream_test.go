@@ -21,10 +21,13 @@ import (
 // and of trace-data.sqlite. The page and engine files are left out: they
 // change with the page, not with how the build holds its evidence. The
 // core and store were re-pinned since for the in-flight family's
-// within-role stack marks and role labels; the evidence never changed.
+// within-role stack marks and role labels; the evidence was re-pinned
+// when it was split into independent evidence shards (report format 5:
+// the hash is over the shards' payloads in order), its chunks unchanged
+// (internal/report TestEvidenceShardsHoldTheWholeShardsChunks).
 var streamedReportGolden = struct{ core, evidence, store string }{
 	core:     "299ec7145f730bec5b40f50a2ae0a4b3c2e0ee08683b926da6984f6603221554",
-	evidence: "4e89180e5307527305ec3bd1dc2a4adad6c2f0eeb80e9ca3c29643cdbaf14d33",
+	evidence: "1b1566792d1b46c5fd22b643494fe1b782e3cb0653dfa305d9ff2fde1266b0ff",
 	store:    "265b036eeef547a5777ec19204b622178fda0e694d0e5d6e8e1e55c843dfe6e9",
 }
 

@@ -128,6 +128,9 @@ func inflate(s string, size int64) ([]byte, error) {
 
 // ServerChunk returns server evidence chunk k, inflated.
 func (c *Core) ServerChunk(k int) ([]byte, error) {
+	if !c.HasChunk(k) {
+		return nil, fmt.Errorf("stored server evidence chunk %d is not loaded yet", k)
+	}
 	return inflate(c.ServerChunks[k], c.ServerChunkBytes[k])
 }
 

@@ -39,6 +39,10 @@ type Core struct {
 	Profiles []ProfileRecord
 	// WorkerBindings index the evidence's worker bindings.
 	WorkerBindings WorkerBindings
+	// chunkHeld marks the chunks attached when the evidence came in
+	// pieces (nil when it came whole); chunksMissing counts the others.
+	chunkHeld     []bool
+	chunksMissing int
 }
 
 // Server is the request_server table: one row per request with server evidence.
@@ -206,8 +210,10 @@ func (c *Core) Dataset() *model.Dataset {
 	return d
 }
 
-// AttachEvidence adds the evidence shard's chunks to the core, checking
-// that every request's evidence lies in a chunk it holds.
+// AttachEvidence adds the evidence shard's chunks to the core: the whole
+// evidence, checking that every request's evidence lies in a chunk it
+// holds, or one piece of it (evidencepieces.go), checking that it belongs
+// to this core's chunks.
 func (c *Core) AttachEvidence(s *shard.Shard) error {
 	if s.Kind != EvidenceKind {
 		return fmt.Errorf("shard kind is %q, want %q", s.Kind, EvidenceKind)
@@ -221,18 +227,27 @@ func (c *Core) AttachEvidence(s *shard.Shard) error {
 	if o.err != nil {
 		return fmt.Errorf("evidence shard: %w", o.err)
 	}
+	if len(payload) != len(size) {
+		return fmt.Errorf("evidence shard: %d payloads, %d sizes", len(payload), len(size))
+	}
+	if t, ok := s.Table(TableEvidencePiece); ok {
+		return c.attachPiece(&o, t, payload, size)
+	}
 	for k, ch := range c.Server.Chunk {
 		if ch < 0 || ch >= int64(len(payload)) {
 			return fmt.Errorf("evidence shard: request %d's evidence is in chunk %d of %d", c.Server.Request[k], ch, len(payload))
 		}
 	}
 	c.ServerChunks, c.ServerChunkBytes = payload, size
+	c.chunkHeld, c.chunksMissing = nil, 0
 	return nil
 }
 
 // HasEvidence says whether the requests' server evidence can be read: the
-// run has none, or its evidence shard is attached.
-func (c *Core) HasEvidence() bool { return len(c.Server.Request) == 0 || c.ServerChunks != nil }
+// run has none, or its evidence shard (or every piece of it) is attached.
+func (c *Core) HasEvidence() bool {
+	return len(c.Server.Request) == 0 || (c.ServerChunks != nil && c.chunksMissing == 0)
+}
 
 // Open views a core shard as columns, checking every table and column the
 // readers rely on, and that the grouping indexes are in range.

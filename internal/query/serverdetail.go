@@ -124,7 +124,7 @@ func (e *Engine) detail(i int) (RequestDetail, error) {
 		return d, nil
 	}
 	e.chunkMu.Lock()
-	pending := !e.c.HasEvidence()
+	pending := !e.c.HasRequestEvidence(int(k))
 	e.chunkMu.Unlock()
 	if pending {
 		d.Lifecycle, d.EvidencePending = unavailableLifecycle(e.r.ID[i]), true

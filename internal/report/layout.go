@@ -17,8 +17,9 @@ const (
 	// evidence by path and line), and spans no request owns are stored as
 	// evidence chunks, not rendered JSON. 4: payload scripts are UTF-16LE
 	// in base 32768 (shard.Envelope16), which a page of format 3 cannot
-	// decode.
-	FormatVersion = 4
+	// decode. 5: the server evidence is several independent evidence
+	// shards (EvidenceEntry.Shards), each placing its chunks itself.
+	FormatVersion = 5
 )
 
 // Asset names the writer reads from the assets file system.
@@ -50,7 +51,24 @@ type Entry struct {
 	Core   model.Shard `json:"core"`
 	// Evidence holds the server evidence of traced requests; the page
 	// draws the timeline from the core before it has loaded.
-	Evidence *model.Shard `json:"evidence,omitempty"`
+	Evidence *EvidenceEntry `json:"evidence,omitempty"`
+}
+
+// EvidenceEntry describes the server evidence: as a whole (the embedded
+// descriptor: the pieces' payloads in order, their parts, their hash) and
+// as the independent evidence shards a reader loads one by one (Shards,
+// in chunk order; catalog.SplitEvidence).
+type EvidenceEntry struct {
+	model.Shard
+	Shards []EvidencePiece `json:"shards"`
+}
+
+// EvidencePiece is one evidence shard of a report: its descriptor and the
+// chunks it holds.
+type EvidencePiece struct {
+	model.Shard
+	FirstChunk int `json:"first_chunk"`
+	Chunks     int `json:"chunks"`
 }
 
 // EncodingIdentity is the model.Shard encoding of a payload stored as is,

@@ -2,7 +2,6 @@ package report
 
 import (
 	"github.com/dsight/dsight/internal/catalog"
-	"github.com/dsight/dsight/internal/model"
 	"github.com/dsight/dsight/internal/query"
 )
 
@@ -15,7 +14,7 @@ import (
 type Lazy struct {
 	Core     *catalog.Core
 	Dir      string
-	evidence *model.Shard // nil: the run has no server evidence
+	evidence *EvidenceEntry // nil: the run has no server evidence
 }
 
 // OpenLazy reads the manifest and the core shard of the report at path.
@@ -27,15 +26,12 @@ func OpenLazy(path string) (*Lazy, error) {
 	return &Lazy{Core: c, Dir: dir, evidence: m.Entry.Evidence}, nil
 }
 
-// LoadEvidence reads the evidence shard and attaches it to e (an engine
-// over l.Core); a report without one, or one attached already, is a no-op.
+// LoadEvidence reads the evidence shards and attaches them to e (an engine
+// over l.Core); a report without evidence, or one attached already, is a
+// no-op.
 func (l *Lazy) LoadEvidence(e *query.Engine) error {
-	if l.evidence == nil || l.Core.ServerChunks != nil {
+	if l.evidence == nil || l.Core.HasEvidence() {
 		return nil
 	}
-	ev, err := readEvidence(l.Dir, *l.evidence)
-	if err != nil {
-		return err
-	}
-	return e.AttachEvidence(ev)
+	return attachEvidence(l.Dir, l.evidence, e.AttachEvidence)
 }

@@ -18,11 +18,7 @@ func Open(path string) (*catalog.Core, error) {
 	if err != nil || m.Entry.Evidence == nil {
 		return c, err
 	}
-	ev, err := readEvidence(dir, *m.Entry.Evidence)
-	if err != nil {
-		return nil, err
-	}
-	if err := c.AttachEvidence(ev); err != nil {
+	if err := attachEvidence(dir, m.Entry.Evidence, c.AttachEvidence); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -71,19 +67,6 @@ func openCore(path string) (string, Manifest, *catalog.Core, error) {
 	}
 	c, err := catalog.Open(s)
 	return dir, m, c, err
-}
-
-// readEvidence reads and decodes the evidence shard sh.
-func readEvidence(dir string, sh model.Shard) (*shard.Shard, error) {
-	raw, err := readShard(dir, sh)
-	if err != nil {
-		return nil, fmt.Errorf("evidence shard: %w", err)
-	}
-	ev, err := shard.Decode(raw)
-	if err != nil {
-		return nil, fmt.Errorf("evidence shard: %w", err)
-	}
-	return ev, nil
 }
 
 // readShard reassembles a shard's payload from its parts, checking each

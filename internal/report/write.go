@@ -132,17 +132,11 @@ func render(d *model.Dataset, assets fs.FS, out *stageFiles, store StoreWriter) 
 		if err := checkChunkLimits(d, ev); err != nil {
 			return nil, err
 		}
-		raw, err := shard.Encode(ev)
+		sh, err := addEvidence(out, ev)
 		if err != nil {
-			// The joined server evidence is about 0.85 KB per traced
-			// request, which bounds the run size.
-			return nil, fmt.Errorf("encode server evidence: %w (the run has server evidence for %d requests; rebuild with --no-otel to keep client timing, bridges and bindings)", err, evidenceCount(d))
+			return nil, fmt.Errorf("encode server evidence: %w (the run has server evidence for %d requests)", err, evidenceCount(d))
 		}
-		sh, err := addStoredShard(out, raw)
-		if err != nil {
-			return nil, err
-		}
-		entry.Evidence = &sh
+		entry.Evidence = sh
 	}
 	view, err := catalog.Open(coreShard)
 	if err != nil {

@@ -69,7 +69,13 @@ for (let i = 0; i < loads; i++) {
     const { page, problems, readyAt } = await open(b.context, reportURL, { timeoutMs });
     if (problems.length) throw new Error(problems.join("\n"));
     const marks = await page.evaluate(() => Object.fromEntries(performance.getEntriesByType("mark").map((m) => [m.name, Math.round(m.startTime)])));
-    readies.push({ readyMs: Math.round(readyAt), firstPaintMs: marks["dsight:first-paint"] ?? Math.round(readyAt), marks });
+    // The evidence load's timing (loader.js newLoadTiming, summed over the
+    // evidence shards; main.js measures it).
+    const evidence = await page.evaluate(() => {
+      const m = performance.getEntriesByName("dsight:evidence-load")[0];
+      return m ? { wall_ms: Math.round(m.duration), ...Object.fromEntries(Object.entries(m.detail).map(([k, v]) => [k, Math.round(v)])) } : null;
+    });
+    readies.push({ readyMs: Math.round(readyAt), firstPaintMs: marks["dsight:first-paint"] ?? Math.round(readyAt), marks, evidence });
     if (i === loads - 1) {
       api = await page.evaluate((calls) => {
         const x = window.traceExplorer;
@@ -146,6 +152,7 @@ const out = {
   ready_marks_last: readies.at(-1).marks,
   // Each load's start-up split: the time from one mark to the next (ms).
   startup_steps: readies.map((r) => steps(r.marks)),
+  evidence_load: readies.map((r) => r.evidence),
   api_ms: Object.fromEntries(Object.entries(api).map(([k, v]) => [k, summarize(v)])),
   cpus: os.cpus().length,
   load_average: os.loadavg().map((x) => +x.toFixed(2)),

@@ -2,7 +2,8 @@
 // window.traceExplorer and announce readiness.
 
 import { $, h, clear } from "./dom.js";
-import { startEngine, loadShard } from "./loader.js";
+import { startEngine, loadShard, newLoadTiming } from "./loader.js";
+import { loadEvidenceShards } from "./evidenceload.js";
 import { attach, load, loadEvidence } from "./engine.js";
 import { View } from "./app.js";
 import { createAPI } from "./api.js";
@@ -56,9 +57,12 @@ async function boot() {
       $("loading").textContent = "Loading server evidence…";
       performance.mark("dsight:first-paint");
     }
-    loadEvidence(await loadShard(entry.evidence));
+    const timing = newLoadTiming();
+    const t0 = performance.now();
+    await loadEvidenceShards(entry.evidence, loadEvidence, timing);
     view.details.clear();
     performance.mark("dsight:evidence");
+    performance.measure("dsight:evidence-load", { start: t0, detail: timing });
   }
   restoreFromLocation(view, api);
   Object.defineProperty(window, "traceExplorer", { value: api, enumerable: true });

@@ -1,0 +1,106 @@
+package report
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+
+	"github.com/dsight/dsight/internal/catalog"
+	"github.com/dsight/dsight/internal/query"
+	"github.com/dsight/dsight/internal/shard"
+)
+
+// evidencePieceBudget is the chunk payload one evidence shard holds: about
+// one payload script (PartBytes), less room for the shard's own framing,
+// so that the page can hand the engine each script's evidence as it
+// arrives instead of waiting for all of it.
+const evidencePieceBudget = PartBytes - 1024
+
+// addEvidence stages the evidence shard ev as independent pieces
+// (catalog.SplitEvidence), each stored as is: its chunks are deflated one
+// by one already, and gzip over them saves about 1 % for a full pass of
+// compression work.
+func addEvidence(files *stageFiles, ev *shard.Shard) (*EvidenceEntry, error) {
+	pieces, err := catalog.SplitEvidence(ev, evidencePieceBudget)
+	if err != nil {
+		return nil, err
+	}
+	whole := sha256.New()
+	out := &EvidenceEntry{}
+	out.Encoding = EncodingIdentity
+	for _, p := range pieces {
+		raw, err := shard.Encode(p.Shard)
+		if err != nil {
+			return nil, err
+		}
+		sh := addCompressedShard(files, raw, len(raw))
+		sh.Encoding = EncodingIdentity
+		whole.Write(raw)
+		out.Bytes += sh.Bytes
+		out.DecodedBytes += sh.DecodedBytes
+		out.Parts = append(out.Parts, sh.Parts...)
+		out.Shards = append(out.Shards, EvidencePiece{Shard: sh, FirstChunk: p.First, Chunks: p.Chunks})
+	}
+	out.ID = hex.EncodeToString(whole.Sum(nil))
+	return out, files.err
+}
+
+// readEvidencePiece reads, verifies and decodes one evidence shard.
+func readEvidencePiece(dir string, p EvidencePiece) (*shard.Shard, error) {
+	raw, err := readShard(dir, p.Shard)
+	if err != nil {
+		return nil, fmt.Errorf("evidence shard %s: %w", p.ID, err)
+	}
+	s, err := shard.Decode(raw)
+	if err != nil {
+		return nil, fmt.Errorf("evidence shard %s: %w", p.ID, err)
+	}
+	return s, nil
+}
+
+// attachEvidence reads every piece of ev and hands it to attach.
+func attachEvidence(dir string, ev *EvidenceEntry, attach func(*shard.Shard) error) error {
+	if len(ev.Shards) == 0 {
+		return fmt.Errorf("evidence shard: the manifest lists no evidence shards")
+	}
+	for _, p := range ev.Shards {
+		s, err := readEvidencePiece(dir, p)
+		if err == nil {
+			err = attach(s)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// pieceOf is the evidence shard of ev holding chunk k.
+func pieceOf(ev *EvidenceEntry, k int) (EvidencePiece, bool) {
+	for _, p := range ev.Shards {
+		if k >= p.FirstChunk && k < p.FirstChunk+p.Chunks {
+			return p, true
+		}
+	}
+	return EvidencePiece{}, false
+}
+
+// LoadEvidenceFor attaches to e only the evidence shard holding request
+// id's evidence: a question about one request reads about a megabyte of
+// evidence, not all of it. A request without server evidence, or one
+// attached already, needs nothing.
+func (l *Lazy) LoadEvidenceFor(e *query.Engine, id string) error {
+	k, ok := e.EvidenceChunkOf(id)
+	if l.evidence == nil || !ok || l.Core.HasChunk(k) {
+		return nil
+	}
+	p, ok := pieceOf(l.evidence, k)
+	if !ok {
+		return fmt.Errorf("evidence shard: the manifest lists no evidence shard holding chunk %d", k)
+	}
+	s, err := readEvidencePiece(l.Dir, p)
+	if err != nil {
+		return err
+	}
+	return e.AttachEvidence(s)
+}

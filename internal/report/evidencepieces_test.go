@@ -1,0 +1,173 @@
+package report
+
+import (
+	"encoding/hex"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/dsight/dsight/internal/catalog"
+	"github.com/dsight/dsight/internal/model"
+	"github.com/dsight/dsight/internal/query"
+	"github.com/dsight/dsight/internal/shard"
+)
+
+// tracedDataset is n traced requests whose evidence barely deflates (a
+// random trace state per span), so that it fills several evidence shards.
+func tracedDataset(n int) *model.Dataset {
+	d := dataset("traced")
+	d.Meta.OTelEnabled = true
+	d.Requests = nil
+	rng := rand.New(rand.NewPCG(1, 2))
+	noise := make([]byte, 6000)
+	for i := range n {
+		start := d.Meta.OriginNS + int64(i)*1e6
+		id := fmt.Sprintf("r%05d", i)
+		d.Requests = append(d.Requests, model.Request{
+			ID: id, Session: "s", Agent: "s", StartNS: int64(i) * 1e6, EndNS: int64(i)*1e6 + 5e5, Status: "completed",
+			Evidence: model.Ref{Line: int64(i + 1)},
+			Server:   &model.RequestServer{Workers: []string{"decode-0"}, SpanCount: 1, Evidence: i},
+		})
+		for k := range noise {
+			noise[k] = byte(rng.Uint32())
+		}
+		d.Evidence = append(d.Evidence, model.RequestEvidence{
+			Client: model.ClientTiming{ID: id, StartNS: start, EndNS: start + 5e5, Evidence: model.LineRef{Path: "logs/profile_export.jsonl", Line: int64(i + 1)}},
+			Spans: []model.JoinedSpan{{Span: &model.Span{
+				TraceID: "t", SpanID: fmt.Sprintf("%016x", i), Name: "request.preprocessing", TraceState: hex.EncodeToString(noise),
+				StartNS: start, EndNS: start + 1e5, Ref: model.SpanRef{Path: "otel/traces.jsonl", Line: int64(i + 1)},
+			}, Join: model.JoinRequestID}},
+			Workers: []string{"decode-0"},
+		})
+	}
+	return d
+}
+
+// The server evidence is written as independent evidence shards of whole
+// chunks, one payload script each, that together hold exactly the chunks
+// of the one evidence shard reports of format 4 stored; a report opened
+// whole reads them all back.
+func TestEvidenceShardsHoldTheWholeShardsChunks(t *testing.T) {
+	d := tracedDataset(600)
+	dir := filepath.Join(t.TempDir(), "report")
+	m, err := Write(d, assets(t), dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := m.Entry.Evidence
+	if ev == nil || len(ev.Shards) < 3 {
+		t.Fatalf("evidence entry %+v: want several evidence shards", ev)
+	}
+	whole := catalog.EncodeEvidence(d)
+	wt, _ := whole.Table(catalog.TableServerChunks)
+	want, _ := wt.Column("payload")
+	var got []string
+	next, parts := 0, 0
+	for _, p := range ev.Shards {
+		if p.FirstChunk != next || p.Chunks < 1 {
+			t.Fatalf("evidence shard %s holds chunks %d+%d, want from %d", p.ID, p.FirstChunk, p.Chunks, next)
+		}
+		next += p.Chunks
+		if len(p.Parts) != 1 || p.Encoding != EncodingIdentity {
+			t.Errorf("evidence shard %s: %d parts, encoding %q; want one script stored as is", p.ID, len(p.Parts), p.Encoding)
+		}
+		parts += len(p.Parts)
+		s, err := readEvidencePiece(dir, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tb, _ := s.Table(catalog.TableServerChunks)
+		c, _ := tb.Column("payload")
+		got = append(got, c.Strings...)
+	}
+	if !reflect.DeepEqual(got, want.Strings) {
+		t.Fatalf("the evidence shards hold %d chunks that differ from the whole shard's %d", len(got), len(want.Strings))
+	}
+	if parts != len(ev.Parts) {
+		t.Errorf("the whole evidence lists %d parts, its shards %d", len(ev.Parts), parts)
+	}
+	core, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back := core.Dataset(); !reflect.DeepEqual(back.Evidence, d.Evidence) {
+		t.Fatal("Open(Write(d)) changed the server evidence")
+	}
+}
+
+// A one-request question reads only the evidence shard holding that
+// request: the other requests' evidence stays pending, and the answer is
+// the one a fully opened report gives.
+func TestLazyLoadsOnlyTheAskedRequestsEvidenceShard(t *testing.T) {
+	d := tracedDataset(600)
+	dir := filepath.Join(t.TempDir(), "report")
+	if _, err := Write(d, assets(t), dir, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	full, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fe, err := query.New(full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := OpenLazy(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := query.New(l.Core)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := d.Requests[len(d.Requests)-1].ID
+	if err := l.LoadEvidenceFor(e, last); err != nil {
+		t.Fatal(err)
+	}
+	if l.Core.HasEvidence() || l.Core.HasChunk(0) {
+		t.Fatal("asking about the last request loaded the first request's evidence shard too")
+	}
+	for _, q := range []string{`{"op":"request","args":{"id":"` + last + `"}}`, `{"op":"lifecycle","args":{"id":"` + last + `"}}`} {
+		if got, want := string(e.Handle([]byte(q))), string(fe.Handle([]byte(q))); got != want {
+			t.Fatalf("%s: lazily\n%s\nfully opened\n%s", q, got, want)
+		}
+	}
+	q := []byte(`{"op":"lifecycle","args":{"id":"` + d.Requests[0].ID + `"}}`)
+	if got := string(e.Handle(q)); !strings.Contains(got, `"code":"evidence_pending"`) {
+		t.Fatalf("the first request's lifecycle before its evidence shard: %s, want evidence_pending", got)
+	}
+	if err := l.LoadEvidence(e); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := string(e.Handle(q)), string(fe.Handle(q)); got != want {
+		t.Fatalf("after every evidence shard: %s, want %s", got, want)
+	}
+}
+
+// A piece of another report's evidence (its chunks placed among another
+// count) is refused, not attached.
+func TestEvidenceShardOfAnotherReportRefused(t *testing.T) {
+	small, large := tracedDataset(70), tracedDataset(600)
+	pieces, err := catalog.SplitEvidence(catalog.EncodeEvidence(large), evidencePieceBudget)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := catalog.Open(catalog.Encode(small))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := shard.Encode(pieces[0].Shard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := shard.Decode(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.AttachEvidence(s); err == nil {
+		t.Fatal("a piece of another report's evidence was attached")
+	}
+}

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"io"
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -25,8 +28,14 @@ func BenchmarkQueryCommand(b *testing.B) {
 		{"metric_families"},
 		{"sources", "--limit", "20"},
 		{"server_spans", "--limit", "20"},
+		{"requests", "--limit", "1000"},
+		{"iterations"},
+		{"metric_series", "--limit", "100"},
+		{"profiles"},
+		{"request", "--request", firstRequest(b, dir)},
+		{"lifecycle", "--request", firstRequest(b, dir)},
 	} {
-		b.Run(q[0], func(b *testing.B) {
+		b.Run(strings.Join(q[:min(len(q), 3)], "_"), func(b *testing.B) {
 			for range b.N {
 				if err := queryCmd(append([]string{dir}, q...), io.Discard); err != nil {
 					b.Fatal(err)
@@ -34,4 +43,21 @@ func BenchmarkQueryCommand(b *testing.B) {
 			}
 		})
 	}
+}
+
+// firstRequest is the id of the report's first request.
+func firstRequest(b *testing.B, dir string) string {
+	var out bytes.Buffer
+	if err := queryCmd([]string{dir, "requests", "--limit", "1"}, &out); err != nil {
+		b.Fatal(err)
+	}
+	var page struct {
+		Items []struct {
+			ID string `json:"id"`
+		} `json:"items"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &page); err != nil || len(page.Items) == 0 {
+		b.Fatalf("no first request: %v", err)
+	}
+	return page.Items[0].ID
 }

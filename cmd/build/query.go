@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/dsight/dsight/internal/catalog"
@@ -35,7 +36,14 @@ func queryCmd(args []string, stdout io.Writer) error {
 	if op := query.Lookup(req.Op); op != nil && op.Internal && !req.internal {
 		return refuseInternal(op)
 	}
-	rep, err := report.OpenLazy(path)
+	if req.cpuProfile != "" {
+		stop, err := startCPUProfile(req.cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
+	rep, err := report.OpenLazyTables(path, query.SkippedTables(req.Op, req.named()))
 	if err != nil {
 		return err
 	}
@@ -48,6 +56,8 @@ func queryCmd(args []string, stdout io.Writer) error {
 		return err
 	}
 	var b bytes.Buffer
+	// Indent's output is a little longer than its input: one buffer.
+	b.Grow(len(result) + len(result)/2 + 1)
 	if err := json.Indent(&b, result, "", "  "); err != nil {
 		return err
 	}
@@ -84,6 +94,9 @@ type wireRequest struct {
 	Op       string                     `json:"op"`
 	Args     map[string]json.RawMessage `json:"args"`
 	internal bool
+	// cpuProfile is the hidden --cpuprofile: where to write a CPU profile
+	// of the open and the answer (for slow-query reports).
+	cpuProfile string
 }
 
 // queryRequest parses `REPORT [KIND] [flags]` into the report path and the
@@ -99,6 +112,7 @@ func queryRequest(args []string, usage io.Writer) (string, wireRequest, error) {
 	// is JSON either way.
 	fs.Bool("json", false, "write a failure as a JSON record even on a terminal")
 	internal := fs.Bool("internal", false, "also answer the page's internal kinds")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the question to this file")
 	flags := queryFlags()
 	for _, f := range flags {
 		fs.Var(f, f.name, f.help)
@@ -116,7 +130,7 @@ func queryRequest(args []string, usage io.Writer) (string, wireRequest, error) {
 	if len(pos) < 1 || len(pos) > 2 {
 		return "", wireRequest{}, fmt.Errorf("%w: dsight query REPORT [KIND] [flags]", errUsage)
 	}
-	req := wireRequest{Op: "summary", Args: map[string]json.RawMessage{}, internal: *internal}
+	req := wireRequest{Op: "summary", Args: map[string]json.RawMessage{}, internal: *internal, cpuProfile: *cpuProfile}
 	if len(pos) == 2 {
 		req.Op = pos[1]
 	}
@@ -139,7 +153,10 @@ func queryRequest(args []string, usage io.Writer) (string, wireRequest, error) {
 	return pos[0], req, nil
 }
 
-var jsonNumber = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$`)
+// jsonNumber compiles on first use: most commands never parse a number flag.
+var jsonNumber = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$`)
+})
 
 // flagJSON turns flag text into the JSON value of an argument of type t.
 // Text that is not of that type is passed on as a string, which the
@@ -147,7 +164,7 @@ var jsonNumber = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9
 func flagJSON(t query.ArgType, text string) json.RawMessage {
 	str := func(s string) json.RawMessage { b, _ := json.Marshal(s); return b }
 	num := func(s string) json.RawMessage {
-		if jsonNumber.MatchString(s) {
+		if jsonNumber().MatchString(s) {
 			return json.RawMessage(s)
 		}
 		return str(s)
@@ -355,8 +372,26 @@ func askLazy(e *query.Engine, rep *report.Lazy, req wireRequest) (json.RawMessag
 	return result, err
 }
 
+// named is the set of arguments the question gives.
+func (r wireRequest) named() map[string]bool {
+	set := make(map[string]bool, len(r.Args))
+	for name := range r.Args {
+		set[name] = true
+	}
+	return set
+}
+
+// answerPrefix opens every answer Engine.Handle gives (its envelope is one
+// struct, ok first): the result is the bytes between it and the last brace,
+// which spares decoding a long answer only to find where it starts.
+const answerPrefix = `{"ok":true,"result":`
+
 func handle(e *query.Engine, req wireRequest) (json.RawMessage, error) {
 	body, _ := json.Marshal(req)
+	out := e.Handle(body)
+	if bytes.HasPrefix(out, []byte(answerPrefix)) && bytes.HasSuffix(out, []byte("}")) {
+		return out[len(answerPrefix) : len(out)-1], nil
+	}
 	var env struct {
 		OK     bool              `json:"ok"`
 		Result json.RawMessage   `json:"result"`
@@ -364,7 +399,7 @@ func handle(e *query.Engine, req wireRequest) (json.RawMessage, error) {
 		Error  string            `json:"error"`
 		Shards []query.ShardNeed `json:"shards"`
 	}
-	if err := json.Unmarshal(e.Handle(body), &env); err != nil {
+	if err := json.Unmarshal(out, &env); err != nil {
 		return nil, err
 	}
 	if !env.OK {

@@ -251,11 +251,16 @@ func (c *Core) HasEvidence() bool {
 
 // Open views a core shard as columns, checking every table and column the
 // readers rely on, and that the grouping indexes are in range.
-func Open(s *shard.Shard) (*Core, error) {
+func Open(s *shard.Shard) (*Core, error) { return OpenTables(s, nil) }
+
+// OpenTables is Open over a core decoded without some of its tables
+// (shard.DecodeTables): a table skipped names is read as absent, and the
+// Core holds nothing of it. A nil skipped is Open.
+func OpenTables(s *shard.Shard, skipped func(table string) bool) (*Core, error) {
 	if s.Kind != Kind {
 		return nil, fmt.Errorf("shard kind is %q, want %q", s.Kind, Kind)
 	}
-	o := opener{s: s}
+	o := opener{s: s, skipped: skipped}
 	c := &Core{Audit: model.Audit{}}
 
 	if t := o.table(TableMeta); t != nil {
@@ -381,10 +386,15 @@ func (c *Core) checkIndexes() error {
 type opener struct {
 	s   *shard.Shard
 	err error
+	// skipped names the tables left undecoded on purpose (OpenTables).
+	skipped func(table string) bool
 }
 
 func (o *opener) table(name string) *shard.Table {
 	t, ok := o.s.Table(name)
+	if !ok && o.skipped != nil && o.skipped(name) {
+		return nil
+	}
 	if !ok && o.err == nil {
 		o.err = fmt.Errorf("core shard lacks table %s", name)
 	}

@@ -25,7 +25,11 @@ func Open(path string) (*catalog.Core, error) {
 }
 
 // openCore reads the manifest and the core shard of the report at path.
-func openCore(path string) (string, Manifest, *catalog.Core, error) {
+func openCore(path string) (string, Manifest, *catalog.Core, error) { return openCoreTables(path, nil) }
+
+// openCoreTables is openCore decoding none of the core tables skipped
+// names (nil: every table).
+func openCoreTables(path string, skipped func(table string) bool) (string, Manifest, *catalog.Core, error) {
 	var m Manifest
 	dir := path
 	if st, err := os.Stat(path); err != nil {
@@ -61,11 +65,15 @@ func openCore(path string) (string, Manifest, *catalog.Core, error) {
 	if err != nil {
 		return "", m, nil, fmt.Errorf("core shard: %w", err)
 	}
-	s, err := shard.Decode(raw)
+	var keep func(string) bool
+	if skipped != nil {
+		keep = func(table string) bool { return !skipped(table) }
+	}
+	s, err := shard.DecodeTables(raw, keep)
 	if err != nil {
 		return "", m, nil, fmt.Errorf("core shard: %w", err)
 	}
-	c, err := catalog.Open(s)
+	c, err := catalog.OpenTables(s, skipped)
 	return dir, m, c, err
 }
 
@@ -87,17 +95,19 @@ func readShard(dir string, sh model.Shard) ([]byte, error) {
 		if len(payload)+p.Bytes > sh.Bytes {
 			return nil, fmt.Errorf("parts declare more than the shard's %d bytes", sh.Bytes)
 		}
-		id, part, err := shard.OpenPart(script)
+		// Each part decodes in place, after the ones before it.
+		start := len(payload)
+		id, grown, err := shard.AppendOpenPart(payload, script)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", file, err)
 		}
 		if id != p.ID {
 			return nil, fmt.Errorf("%s: content hash mismatch: it holds part %s, manifest expects %s", file, id, p.ID)
 		}
-		if len(part) != p.Bytes {
-			return nil, fmt.Errorf("%s holds %d bytes, manifest declares %d", file, len(part), p.Bytes)
+		if len(grown)-start != p.Bytes {
+			return nil, fmt.Errorf("%s holds %d bytes, manifest declares %d", file, len(grown)-start, p.Bytes)
 		}
-		payload = append(payload, part...)
+		payload = grown
 	}
 	if id := shard.ID(payload); id != sh.ID {
 		return nil, fmt.Errorf("content hash mismatch: parts assemble to %s, manifest expects %s", id, sh.ID)

@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"math"
 	"strings"
 )
@@ -31,26 +30,10 @@ func Decode(raw []byte) (*Shard, error) { return decode(raw, maxDecodedBytes) }
 // decode is Decode with a chosen memory budget; the fuzz target passes a
 // small one so that it explores instead of filling memory.
 func decode(raw []byte, budget int64) (*Shard, error) {
-	if len(raw) > maxRawBytes {
-		return nil, fmt.Errorf("%w: %d bytes exceeds the limit of %d", ErrCorrupt, len(raw), maxRawBytes)
-	}
-	if len(raw) < len(magic) || string(raw[:len(magic)]) != magic {
-		n := min(len(raw), len(magic))
-		return nil, fmt.Errorf("%w: not a dsight shard (starts with % x)", ErrCorrupt, raw[:n])
-	}
-	if len(raw) > len(magic) {
-		if v := raw[len(magic)]; v == 0 || v > FormatVersion {
-			return nil, fmt.Errorf("%w %d (this reader reads <= %d)", ErrUnsupportedVersion, v, FormatVersion)
-		}
-	}
-	if len(raw) < headerFixedBytes+trailerBytes {
-		return nil, fmt.Errorf("%w: truncated header (%d bytes)", ErrCorrupt, len(raw))
+	if err := checkFrame(raw); err != nil {
+		return nil, err
 	}
 	body := raw[:len(raw)-trailerBytes]
-	stored := binary.LittleEndian.Uint32(raw[len(body):])
-	if sum := crc32.Checksum(body, castagnoli); sum != stored {
-		return nil, fmt.Errorf("%w: checksum mismatch (stored %08x, computed %08x)", ErrCorrupt, stored, sum)
-	}
 	d := decoder{r: reader{b: body, off: headerFixedBytes}, budget: budget}
 	return d.shard()
 }

@@ -72,11 +72,39 @@ func DecodeBase32768(units []byte) ([]byte, error) {
 	if len(units)%2 != 0 {
 		return nil, errors.New("base 32768: odd byte count")
 	}
+	return AppendDecodeBase32768(make([]byte, 0, len(units)/2*unitBits/8+1), units)
+}
+
+// AppendDecodeBase32768 is DecodeBase32768 appending to out.
+func AppendDecodeBase32768(out, units []byte) ([]byte, error) {
+	if len(units)%2 != 0 {
+		return nil, errors.New("base 32768: odd byte count")
+	}
 	n := len(units) / 2
-	out := make([]byte, 0, n*unitBits/8+1)
+	i := 0
+	// Eight full units are 120 bits, 15 whole bytes: decoded a group at a
+	// time, never the last unit (it may be the short one).
+	for ; i+8 < n; i += 8 {
+		g := units[2*i : 2*i+16]
+		var hi, lo uint64
+		ok := true
+		for k := range 4 {
+			u := uint64(g[2*k]) | uint64(g[2*k+1])<<8 - unitBase
+			v := uint64(g[2*k+8]) | uint64(g[2*k+9])<<8 - unitBase
+			// Out of range (below the base it wraps): the loop below
+			// names the unit.
+			ok = ok && u < 1<<unitBits && v < 1<<unitBits
+			hi, lo = hi<<unitBits|u&(1<<unitBits-1), lo<<unitBits|v&(1<<unitBits-1)
+		}
+		if !ok {
+			break
+		}
+		out = append(out, byte(hi>>52), byte(hi>>44), byte(hi>>36), byte(hi>>28), byte(hi>>20), byte(hi>>12), byte(hi>>4),
+			byte(hi<<4)|byte(lo>>56), byte(lo>>48), byte(lo>>40), byte(lo>>32), byte(lo>>24), byte(lo>>16), byte(lo>>8), byte(lo))
+	}
 	var acc uint32
 	bits := 0
-	for i := 0; i < n; i++ {
+	for ; i < n; i++ {
 		u := uint32(units[2*i]) | uint32(units[2*i+1])<<8
 		switch {
 		case u >= unitBase && u < unitLimit:
@@ -137,10 +165,19 @@ func PartLen(n int) int { return max(EnvelopeLen(n), Envelope16Len(n)) }
 
 // OpenPart opens a part's script in either envelope (the dense one starts
 // with its byte order mark) and checks the id against the payload.
-func OpenPart(script []byte) (id string, gz []byte, err error) {
+func OpenPart(script []byte) (id string, gz []byte, err error) { return AppendOpenPart(nil, script) }
+
+// AppendOpenPart is OpenPart appending the payload to dst, so a reader
+// assembles a shard's parts in one buffer; the id is checked against the
+// bytes appended.
+func AppendOpenPart(dst, script []byte) (id string, out []byte, err error) {
 	rest, ok := bytes.CutPrefix(script, prefix16)
 	if !ok {
-		return OpenEnvelope(script)
+		id, gz, err := OpenEnvelope(script)
+		if err != nil || dst == nil {
+			return id, gz, err
+		}
+		return id, append(dst, gz...), nil
 	}
 	if len(rest) < 2*idLen+len(middle16) {
 		return "", nil, errors.New("open shard envelope: truncated id")
@@ -167,11 +204,12 @@ func OpenPart(script []byte) (id string, gz []byte, err error) {
 	if len(payload)/2*unitBits/8 > maxRawBytes {
 		return "", nil, fmt.Errorf("open shard envelope: payload exceeds %d bytes", maxRawBytes)
 	}
-	if gz, err = DecodeBase32768(payload); err != nil {
+	start := len(dst)
+	if out, err = AppendDecodeBase32768(dst, payload); err != nil {
 		return "", nil, fmt.Errorf("open shard envelope: payload: %w", err)
 	}
-	if got := ID(gz); got != id {
+	if got := ID(out[start:]); got != id {
 		return "", nil, fmt.Errorf("open shard envelope: content hash mismatch: id %s does not match the payload's sha256 %s", id, got)
 	}
-	return id, gz, nil
+	return id, out, nil
 }

@@ -3,6 +3,7 @@ package sourcename
 import (
 	"regexp"
 	"strconv"
+	"sync"
 
 	"github.com/dsight/dsight/internal/model"
 )
@@ -32,26 +33,32 @@ type Identity struct {
 // IsFrontend reports whether the name is a frontend capture.
 func (id Identity) IsFrontend() bool { return id.Role == model.RoleFrontend }
 
+// The patterns compile on first use: every dsight command links this
+// package, and only a build reads names.
 var (
-	workerName   = regexp.MustCompile(`^(?P<host>.+)_(?P<role>prefill|decode|agg|aggregated)_w(?P<index>\d+)(?:_e(?P<engine>\d+))?(?:_profile_(?:rank(?P<rank>\d+)|gpu(?P<gpus>[\d-]+)))?(?:_window(?P<window>\d+))?\.(?P<ext>out|sqlite)$`)
-	frontendName = regexp.MustCompile(`^(?P<host>.+)_frontend_(?P<index>\d+)(?:_window(?P<window>\d+))?\.(?P<ext>out|sqlite)$`)
+	workerName   = lazyRegexp(`^(?P<host>.+)_(?P<role>prefill|decode|agg|aggregated)_w(?P<index>\d+)(?:_e(?P<engine>\d+))?(?:_profile_(?:rank(?P<rank>\d+)|gpu(?P<gpus>[\d-]+)))?(?:_window(?P<window>\d+))?\.(?P<ext>out|sqlite)$`)
+	frontendName = lazyRegexp(`^(?P<host>.+)_frontend_(?P<index>\d+)(?:_window(?P<window>\d+))?\.(?P<ext>out|sqlite)$`)
 )
+
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 // Parse reads the identity recorded in a base name (no directory). It
 // reports false for names outside the grammar, and for numbers too large to
 // be an index, engine or rank.
 func Parse(base string) (Identity, bool) {
-	if m := workerName.FindStringSubmatch(base); m != nil {
+	if m := workerName().FindStringSubmatch(base); m != nil {
 		return worker(m)
 	}
-	if m := frontendName.FindStringSubmatch(base); m != nil {
+	if m := frontendName().FindStringSubmatch(base); m != nil {
 		return frontend(m)
 	}
 	return Identity{}, false
 }
 
 func worker(m []string) (Identity, bool) {
-	group := func(name string) string { return m[workerName.SubexpIndex(name)] }
+	group := func(name string) string { return m[workerName().SubexpIndex(name)] }
 	index, err := strconv.Atoi(group("index"))
 	if err != nil {
 		return Identity{}, false
@@ -76,7 +83,7 @@ func worker(m []string) (Identity, bool) {
 }
 
 func frontend(m []string) (Identity, bool) {
-	group := func(name string) string { return m[frontendName.SubexpIndex(name)] }
+	group := func(name string) string { return m[frontendName().SubexpIndex(name)] }
 	index, err := strconv.Atoi(group("index"))
 	if err != nil {
 		return Identity{}, false

@@ -39,6 +39,12 @@ type writer struct {
 	rows    map[string]int64
 	// sourceIDs maps a registered evidence path to its source id.
 	sourceIDs map[string]int
+	// NVTX state the bulk phase leaves for the tables SQLite writes after
+	// it: per profile, its threads' numbers; the nvtx_threads rows; the
+	// longest range of each duration class.
+	threads    []map[int64]int
+	threadRows [][6]any
+	durations  [][3]any
 }
 
 // source is an evidence path as (source id, NULL), or (NULL, path) when
@@ -64,23 +70,25 @@ func Write(path string, d *model.Dataset) (st Stats, err error) {
 			os.Remove(path + "-journal")
 		}
 	}()
-	conn, err := openRaw(path)
-	if err != nil {
-		return st, fmt.Errorf("sqlite store: %w", err)
-	}
-	defer conn.Close()
 	ctx := context.Background()
-	for _, p := range []string{"PRAGMA journal_mode=OFF", "PRAGMA synchronous=OFF", "PRAGMA locking_mode=EXCLUSIVE"} {
-		if _, err := conn.ExecContext(ctx, p, nil); err != nil {
-			return st, fmt.Errorf("sqlite store: %s: %w", p, err)
-		}
+	w := &writer{ctx: ctx, origin: d.Meta.OriginNS, rows: map[string]int64{}, sourceIDs: map[string]int{}}
+	for _, s := range d.Sources {
+		w.sourceIDs[s.Path] = s.ID
 	}
-	if st, err = write(ctx, conn, d); err != nil {
+	// SQLite creates the tables; the bulk tables' b-trees are then laid
+	// out straight into the file (btree.go); SQLite, reopened, writes
+	// every other table and the secondary indexes.
+	roots, err := w.open(path, func() error { return w.create() })
+	if err != nil {
 		return st, err
 	}
-	if err := conn.Close(); err != nil {
+	if err := w.writeBulk(path, roots, d); err != nil {
 		return st, fmt.Errorf("sqlite store: %w", err)
 	}
+	if _, err := w.open(path, func() error { return w.fill(d) }); err != nil {
+		return st, err
+	}
+	st.Rows = w.rows
 	fi, err := os.Stat(path)
 	if err != nil {
 		return st, err
@@ -95,23 +103,53 @@ type driverConn interface {
 	driver.ExecerContext
 }
 
-// write fills the store through the driver connection dc.
-func write(ctx context.Context, dc driverConn, d *model.Dataset) (Stats, error) {
-	var st Stats
-	w := &writer{ctx: ctx, dc: dc, origin: d.Meta.OriginNS, rows: map[string]int64{}, sourceIDs: map[string]int{}}
-	for _, s := range d.Sources {
-		w.sourceIDs[s.Path] = s.ID
+// open runs step on a new connection to the store at path and returns
+// the bulk tables' root pages as the schema then holds them.
+func (w *writer) open(path string, step func() error) (map[string]uint32, error) {
+	conn, err := openRaw(path)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite store: %w", err)
 	}
+	defer conn.Close()
+	for _, p := range []string{"PRAGMA journal_mode=OFF", "PRAGMA synchronous=OFF", "PRAGMA locking_mode=EXCLUSIVE"} {
+		if _, err := conn.ExecContext(w.ctx, p, nil); err != nil {
+			return nil, fmt.Errorf("sqlite store: %s: %w", p, err)
+		}
+	}
+	w.dc = conn
+	if err := step(); err != nil {
+		return nil, err
+	}
+	roots, err := conn.rootPages()
+	if err != nil {
+		return nil, fmt.Errorf("sqlite store: %w", err)
+	}
+	if err := conn.Close(); err != nil {
+		return nil, fmt.Errorf("sqlite store: %w", err)
+	}
+	return roots, nil
+}
+
+// create declares the store's tables, every one empty.
+func (w *writer) create() error {
 	if err := w.exec("PRAGMA user_version=" + strconv.Itoa(Version)); err != nil {
-		return st, err
+		return err
 	}
 	if err := w.exec("BEGIN"); err != nil {
-		return st, err
+		return err
 	}
 	for _, ddl := range tables {
 		if err := w.exec(ddl); err != nil {
-			return st, err
+			return err
 		}
+	}
+	return w.exec("COMMIT")
+}
+
+// fill writes every table but the bulk ones, then the secondary indexes.
+func (w *writer) fill(d *model.Dataset) error {
+	if err := w.exec("BEGIN"); err != nil {
+		return err
 	}
 	steps := []func(*model.Dataset) error{
 		w.meta, w.sources, w.requests, w.sessions, w.evidence, w.serverSpans,
@@ -119,19 +157,15 @@ func write(ctx context.Context, dc driverConn, d *model.Dataset) (Stats, error) 
 	}
 	for _, step := range steps {
 		if err := step(d); err != nil {
-			return st, fmt.Errorf("sqlite store: %w", err)
+			return fmt.Errorf("sqlite store: %w", err)
 		}
 	}
 	for _, ddl := range indexes {
 		if err := w.exec(ddl); err != nil {
-			return st, err
+			return err
 		}
 	}
-	if err := w.exec("COMMIT"); err != nil {
-		return st, err
-	}
-	st.Rows = w.rows
-	return st, nil
+	return w.exec("COMMIT")
 }
 
 func (w *writer) exec(q string) error {
@@ -454,7 +488,7 @@ func attr(sp *model.Span, key string) any {
 }
 
 func (w *writer) metrics(d *model.Dataset) error {
-	if err := w.table("metric_series", 23, func(ins *inserter) error {
+	return w.table("metric_series", 23, func(ins *inserter) error {
 		for _, m := range d.Metrics {
 			var labels any
 			if len(m.Labels) > 0 {
@@ -473,16 +507,6 @@ func (w *writer) metrics(d *model.Dataset) error {
 			}
 		}
 		return nil
-	}); err != nil {
-		return err
-	}
-	return w.table("metric_points", 4, func(ins *inserter) error {
-		for i := range d.Metrics {
-			if err := metricRows(&d.Metrics[i], ins); err != nil {
-				return fmt.Errorf("metric series %d (%s): %w", d.Metrics[i].ID, d.Metrics[i].Name, err)
-			}
-		}
-		return nil
 	})
 }
 
@@ -490,7 +514,7 @@ func (w *writer) metrics(d *model.Dataset) error {
 // internal/pyramid one exact chunk's time span at a time: a query over
 // (previous chunk's last time, this chunk's last time] returns each row
 // once, also when rows share a timestamp across a chunk boundary.
-func metricRows(m *model.MetricSeries, ins *inserter) error {
+func metricRows(m *model.MetricSeries, tree *bulkTree, r *record) error {
 	if m.Summary == nil {
 		return errors.New("no summary (the store is written from the build's dataset)")
 	}
@@ -529,11 +553,16 @@ func metricRows(m *model.MetricSeries, ins *inserter) error {
 				seq = 0
 			}
 			first, lastT = false, t
-			var value any
+			r.reset()
+			r.int(int64(m.ID))
+			r.real(relSeconds(t))
+			r.int(int64(seq))
 			if v.Valid[k] {
-				value = v.Values[k]
+				r.real(v.Values[k])
+			} else {
+				r.null()
 			}
-			if err := ins.add(m.ID, relSeconds(t), seq, value); err != nil {
+			if err := tree.add(r); err != nil {
 				return err
 			}
 		}

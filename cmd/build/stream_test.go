@@ -25,7 +25,7 @@ import (
 var streamedReportGolden = struct{ core, evidence, store string }{
 	core:     "299ec7145f730bec5b40f50a2ae0a4b3c2e0ee08683b926da6984f6603221554",
 	evidence: "4e89180e5307527305ec3bd1dc2a4adad6c2f0eeb80e9ca3c29643cdbaf14d33",
-	store:    "cb9c2f9d1fdbbe56515fc6630d9564fb8e6e918bdb566f53a73af5637f3bce80",
+	store:    "353986e0752e4032c795120e03babf0f4e659e9a13536075f28e841a36bbdb45",
 }
 
 // The build streams its server evidence; the report's shards and

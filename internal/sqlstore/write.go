@@ -152,7 +152,7 @@ func (w *writer) fill(d *model.Dataset) error {
 		return err
 	}
 	steps := []func(*model.Dataset) error{
-		w.meta, w.sources, w.requests, w.sessions, w.evidence, w.serverSpans,
+		w.meta, w.sources, w.requests, w.sessions, w.evidence,
 		w.metrics, w.profiles, w.iterations,
 	}
 	for _, step := range steps {
@@ -356,66 +356,6 @@ func (w *writer) sessions(d *model.Dataset) error {
 	})
 }
 
-// evidence writes, per request with server evidence, the workers that
-// served it, its bindings and its lifecycle stages (internal/lifecycle's
-// derivation, the one the engine answers with).
-func (w *writer) evidence(d *model.Dataset) error {
-	owner := make([]int, evidenceLen(d))
-	for i := range owner {
-		owner[i] = -1
-	}
-	for i := range d.Requests {
-		if s := d.Requests[i].Server; s != nil && s.Evidence >= 0 && s.Evidence < len(owner) {
-			owner[s.Evidence] = i
-		}
-	}
-	if err := w.table("request_workers", 2, func(ins *inserter) error {
-		for i := range d.Requests {
-			if s := d.Requests[i].Server; s != nil {
-				for _, wk := range uniq(s.Workers) {
-					if err := ins.add(wk, i); err != nil {
-						return err
-					}
-				}
-			}
-		}
-		return nil
-	}); err != nil {
-		return err
-	}
-	if err := w.table("worker_bindings", 12, func(ins *inserter) error {
-		return eachEvidence(d, func(k int, ev *model.RequestEvidence) error {
-			for n, b := range ev.Bindings {
-				src, path := w.source(b.Ref.Path)
-				if err := ins.add(owner[k], n, b.Worker, nonEmpty(b.Host), nonEmpty(b.Role), nonEmpty(b.ServerID), opt(b.Process),
-					nonEmpty(b.Basis), boolInt(b.Ambiguous), src, path, b.Ref.Line); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-	}); err != nil {
-		return err
-	}
-	return w.table("lifecycle_stages", 17, func(ins *inserter) error {
-		return eachEvidence(d, func(k int, ev *model.RequestEvidence) error {
-			if owner[k] < 0 || !lifecycle.Available(ev) {
-				return nil
-			}
-			l := lifecycle.Derive(ev)
-			for n, s := range l.Stages {
-				src, path := w.source(s.Evidence.Path)
-				if err := ins.add(owner[k], n, s.ID, s.Name, s.Kind, s.Row, s.Label, w.seconds(s.StartNS), w.seconds(s.EndNS),
-					s.Role, opt(s.Host), s.ToBoundary.Label, opt(s.SourceSpanID),
-					src, path, evidenceLine(s.Evidence), opt(s.Evidence.Ordinal)); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-	})
-}
-
 func evidenceLine(e lifecycle.Evidence) any {
 	if e.Path == "" {
 		return nil
@@ -433,51 +373,6 @@ func uniq(s []string) []string {
 		}
 	}
 	return out
-}
-
-// serverSpans writes every joined span (request set) and every span no
-// request owns (request NULL), in that order.
-func (w *writer) serverSpans(d *model.Dataset) error {
-	owner := map[int]int{}
-	for i := range d.Requests {
-		if s := d.Requests[i].Server; s != nil {
-			owner[s.Evidence] = i
-		}
-	}
-	n := 0
-	return w.table("server_spans", 22, func(ins *inserter) error {
-		one := func(req any, s *model.JoinedSpan) error {
-			sp := s.Span
-			service, _ := sp.Resource.ServiceName()
-			src, path := w.source(sp.Ref.Path)
-			err := ins.add(n, req, sp.TraceID, sp.SpanID, nonEmpty(sp.ParentSpanID), sp.Name, sp.Kind.String(), sp.Role(),
-				w.seconds(sp.StartNS), w.seconds(sp.EndNS), int64(sp.Status.Code), nonEmpty(sp.Status.Message),
-				nonEmpty(service), attr(sp, "dynamo.request.id"), attr(sp, "dynamo.process.epoch"),
-				nonEmpty(s.Join), nonEmpty(s.Worker), nonEmpty(s.WorkerBasis), src, path, sp.Ref.Line, sp.Ref.Ordinal)
-			n++
-			return err
-		}
-		if err := eachEvidence(d, func(k int, ev *model.RequestEvidence) error {
-			var req any
-			if i, ok := owner[k]; ok {
-				req = i
-			}
-			for j := range ev.Spans {
-				if err := one(req, &ev.Spans[j]); err != nil {
-					return err
-				}
-			}
-			return nil
-		}); err != nil {
-			return err
-		}
-		for j := range d.ServerSpans {
-			if err := one(nil, &d.ServerSpans[j]); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
 }
 
 func attr(sp *model.Span, key string) any {

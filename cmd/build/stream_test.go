@@ -25,7 +25,7 @@ import (
 var streamedReportGolden = struct{ core, evidence, store string }{
 	core:     "299ec7145f730bec5b40f50a2ae0a4b3c2e0ee08683b926da6984f6603221554",
 	evidence: "4e89180e5307527305ec3bd1dc2a4adad6c2f0eeb80e9ca3c29643cdbaf14d33",
-	store:    "353986e0752e4032c795120e03babf0f4e659e9a13536075f28e841a36bbdb45",
+	store:    "808cb4c2985e5951ccaebabad8daf8acf889264a76258533f23f667ff7e253b7",
 }
 
 // The build streams its server evidence; the report's shards and

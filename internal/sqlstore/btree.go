@@ -30,7 +30,7 @@ const (
 // bulk table holds: integers, 8-byte reals and NULL. key holds the first
 // keyCols values for the order check.
 type record struct {
-	types []byte // serial types, one byte each (all < 128)
+	types []byte // serial types, as varints
 	body  []byte
 	key   []float64
 	keyI  []int64
@@ -80,12 +80,29 @@ func (r *record) null() {
 	r.types = append(r.types, 0)
 }
 
-// bytes is the encoded record: header size, serial types, body. With at
-// most 126 columns the header size fits one varint byte.
+// text appends a string as UTF-8 text (serial type 13+2n), its bytes as
+// they are, as sqlite3_bind_text stores them.
+func (r *record) text(s string) {
+	r.key, r.keyI, r.isInt = append(r.key, math.NaN()), append(r.keyI, 0), append(r.isInt, false)
+	r.types = appendVarint(r.types, uint64(13+2*len(s)))
+	r.body = append(r.body, s...)
+}
+
+// bytes is the encoded record: header size, serial types, body.
 func (r *record) bytes() []byte {
-	r.out = append(r.out[:0], byte(1+len(r.types)))
+	h := len(r.types) + 1
+	for varintLen(uint64(h)) != h-len(r.types) {
+		h++
+	}
+	r.out = appendVarint(r.out[:0], uint64(h))
 	r.out = append(r.out, r.types...)
 	return append(r.out, r.body...)
+}
+
+// appendVarint appends v as SQLite's varint.
+func appendVarint(b []byte, v uint64) []byte {
+	var tmp [9]byte
+	return append(b, tmp[:putVarint(tmp[:], v)]...)
 }
 
 // compareKeys orders two rows' first n values numerically, as SQLite's

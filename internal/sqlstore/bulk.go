@@ -22,6 +22,7 @@ import (
 var bulkTables = map[string]int{
 	"metric_points": 3,
 	"nvtx_ranges":   4,
+	"server_spans":  0, // a rowid table (rowidTree)
 }
 
 // bulkFile appends bulk tables' pages to a store SQLite has created and
@@ -94,6 +95,25 @@ func (b *bulkFile) tree(table string) (*bulkTree, error) {
 		return nil, fmt.Errorf("no root page for %s", table)
 	}
 	return newBulkTree(b.out, b.f, b.pageSize, b.reserved, b.pages+1, root, bulkTables[table]), nil
+}
+
+// rowidTree starts a rowid table's b-tree after the file's last page.
+func (b *bulkFile) rowidTree(table string) (*rowidTree, error) {
+	root, ok := b.roots[table]
+	if !ok {
+		return nil, fmt.Errorf("no root page for %s", table)
+	}
+	return newRowidTree(b.out, b.f, b.pageSize, b.reserved, b.pages+1, root), nil
+}
+
+// doneRowid closes a rowid table's tree and counts its pages and rows.
+func (b *bulkFile) doneRowid(table string, t *rowidTree) error {
+	if err := t.close(); err != nil {
+		return fmt.Errorf("%s: %w", table, err)
+	}
+	b.pages = t.next - 1
+	b.rows[table] += t.rows
+	return nil
 }
 
 // done closes table's tree and counts its pages and rows.
@@ -182,6 +202,9 @@ func (w *writer) writeBulk(path string, roots map[string]uint32, d *model.Datase
 		}
 	}
 	if err := bf.done("metric_points", tree); err != nil {
+		return err
+	}
+	if err := w.serverSpans(d, bf); err != nil {
 		return err
 	}
 	return w.nvtxRanges(d, bf)

@@ -16,9 +16,9 @@ import (
 // bulkTree lays the table's index b-tree out bottom-up, page after page,
 // in the file format SQLite documents (https://sqlite.org/fileformat.html,
 // "B-tree Pages" and "Record Format"), and Write hands the finished tree
-// to the root page SQLite allocated when it created the table. The file
-// is then the one SQLite would hold after inserting the same rows, but
-// with every page full.
+// to the root page SQLite allocated when it created the table. The table
+// then reads as SQLite would have written it (the same rows, keys and
+// types); only its pages are full.
 
 // Index b-tree page types.
 const (

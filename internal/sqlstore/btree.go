@@ -336,8 +336,10 @@ func (t *bulkTree) insertAbove(level int, rec []byte, child uint32) error {
 
 // write sends a finished page out under the next page number.
 func (t *bulkTree) write(p *btreePage) (uint32, error) {
-	no := t.next
-	t.next++
+	no, err := allocPage(t.out, &t.next, t.pageSize)
+	if err != nil {
+		return 0, err
+	}
 	if _, err := t.out.Write(p.finish()); err != nil {
 		return 0, err
 	}
@@ -425,4 +427,31 @@ func readVarint(b []byte) (uint64, int) {
 		}
 	}
 	return v<<8 | uint64(b[8]), 9
+}
+
+// lockPage is the page holding the byte at offset 1 GiB, which SQLite
+// keeps for its file locks and never uses for data
+// (https://sqlite.org/fileformat.html, "The Lock-Byte Page").
+func lockPage(pageSize int) uint32 { return uint32(1<<30/pageSize) + 1 }
+
+// allocPage takes the next page number for a page about to be written
+// to out, past the lock-byte page, which is written empty.
+func allocPage(out io.Writer, next *uint32, pageSize int) (uint32, error) {
+	if *next == lockPage(pageSize) {
+		if _, err := out.Write(make([]byte, pageSize)); err != nil {
+			return 0, err
+		}
+		*next++
+	}
+	no := *next
+	*next++
+	return no, nil
+}
+
+// pageAfter is the number allocPage gives the page after no.
+func pageAfter(no uint32, pageSize int) uint32 {
+	if no+1 == lockPage(pageSize) {
+		return no + 2
+	}
+	return no + 1
 }

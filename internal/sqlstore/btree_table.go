@@ -96,8 +96,10 @@ func (p *tablePage) finish() []byte {
 }
 
 func (t *rowidTree) write(p *tablePage) (uint32, error) {
-	no := t.next
-	t.next++
+	no, err := allocPage(t.out, &t.next, t.pageSize)
+	if err != nil {
+		return 0, err
+	}
 	if _, err := t.out.Write(p.finish()); err != nil {
 		return 0, err
 	}
@@ -142,20 +144,25 @@ func (t *rowidTree) leafCell(rowid int64, rec []byte) ([]byte, error) {
 	}
 	cell = append(cell, rec[:local]...)
 	rest := rec[local:]
-	cell = binary.BigEndian.AppendUint32(cell, t.next)
-	for len(rest) > 0 {
+	for first := true; len(rest) > 0; first = false {
+		no, err := allocPage(t.out, &t.next, t.pageSize)
+		if err != nil {
+			return nil, err
+		}
+		if first {
+			cell = binary.BigEndian.AppendUint32(cell, no)
+		}
 		k := min(len(rest), u-4)
 		clear(t.ovfl)
 		var next uint32
 		if k < len(rest) {
-			next = t.next + 1
+			next = pageAfter(no, t.pageSize)
 		}
 		binary.BigEndian.PutUint32(t.ovfl, next)
 		copy(t.ovfl[4:], rest[:k])
 		if _, err := t.out.Write(t.ovfl); err != nil {
 			return nil, err
 		}
-		t.next++
 		rest = rest[k:]
 	}
 	return cell, nil

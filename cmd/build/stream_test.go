@@ -28,7 +28,7 @@ import (
 var streamedReportGolden = struct{ core, evidence, store string }{
 	core:     "299ec7145f730bec5b40f50a2ae0a4b3c2e0ee08683b926da6984f6603221554",
 	evidence: "1b1566792d1b46c5fd22b643494fe1b782e3cb0653dfa305d9ff2fde1266b0ff",
-	store:    "265b036eeef547a5777ec19204b622178fda0e694d0e5d6e8e1e55c843dfe6e9",
+	store:    "808cb4c2985e5951ccaebabad8daf8acf889264a76258533f23f667ff7e253b7",
 }
 
 // The build streams its server evidence; the report's shards and

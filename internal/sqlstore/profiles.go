@@ -40,69 +40,8 @@ func (w *writer) profiles(d *model.Dataset) error {
 	}); err != nil {
 		return err
 	}
-	// Threads are numbered per profile, in the order the profile lists
-	// them and then as ranges and samples first name them: a global thread
-	// id takes 8 bytes in every row, its number one or two.
-	threads := make([]map[int64]int, len(d.Profiles))
-	var threadRows [][6]any
-	threadOf := func(i int, gtid int64) int {
-		if k, ok := threads[i][gtid]; ok {
-			return k
-		}
-		k := len(threads[i])
-		threads[i][gtid] = k
-		threadRows = append(threadRows, [6]any{d.Profiles[i].ID, k, gtid, model.PID(gtid), model.TID(gtid), nil})
-		return k
-	}
-	for i := range d.Profiles {
-		threads[i] = map[int64]int{}
-		for _, th := range d.Profiles[i].Threads {
-			if _, seen := threads[i][th.GlobalTID]; !seen {
-				threadOf(i, th.GlobalTID)
-				threadRows[len(threadRows)-1][5] = opt(th.Name)
-			}
-		}
-	}
-	var durations [][3]any
-	if err := w.table("nvtx_ranges", 7, func(ins *inserter) error {
-		type row struct {
-			bucket     int
-			start, end float64
-			k          int
-		}
-		var rows []row
-		for i := range d.Profiles {
-			p := &d.Profiles[i]
-			rows = rows[:0]
-			longest := map[int]float64{}
-			for k, r := range p.Ranges {
-				start, end := w.seconds(p.UTCNS(r.StartNS)), w.seconds(p.UTCNS(r.EndNS))
-				b := DurationBucket(end - start)
-				longest[b] = max(longest[b], end-start)
-				rows = append(rows, row{b, start, end, k})
-			}
-			// In key order, so the table's pages fill up (a third smaller
-			// than inserting in start order across duration classes).
-			slices.SortFunc(rows, func(a, b row) int {
-				return cmp.Or(cmp.Compare(a.bucket, b.bucket), cmp.Compare(a.start, b.start),
-					cmp.Compare(p.Ranges[a.k].RowID, p.Ranges[b.k].RowID))
-			})
-			for _, x := range rows {
-				r := &p.Ranges[x.k]
-				if err := ins.add(p.ID, x.bucket, x.start, x.end, r.Name, threadOf(i, r.GlobalTID), r.RowID); err != nil {
-					return err
-				}
-			}
-			for _, b := range sortedKeys(longest) {
-				durations = append(durations, [3]any{p.ID, b, longest[b]})
-			}
-		}
-		return nil
-	}); err != nil {
-		return err
-	}
 	if err := w.table("nvtx_durations", 3, func(ins *inserter) error {
-		for _, r := range durations {
+		for _, r := range w.durations {
 			if err := ins.add(r[0], r[1], r[2]); err != nil {
 				return err
 			}
@@ -118,7 +57,7 @@ func (w *writer) profiles(d *model.Dataset) error {
 				continue
 			}
 			for k, s := range p.CPU.Samples {
-				if err := ins.add(p.ID, w.seconds(p.UTCNS(s.TimeNS)), k, threadOf(i, s.GlobalTID), s.Stack, s.ID); err != nil {
+				if err := ins.add(p.ID, w.seconds(p.UTCNS(s.TimeNS)), k, w.threadOf(d, i, s.GlobalTID), s.Stack, s.ID); err != nil {
 					return err
 				}
 			}
@@ -128,7 +67,7 @@ func (w *writer) profiles(d *model.Dataset) error {
 		return err
 	}
 	if err := w.table("nvtx_threads", 6, func(ins *inserter) error {
-		for _, r := range threadRows {
+		for _, r := range w.threadRows {
 			if err := ins.add(r[:]...); err != nil {
 				return err
 			}
@@ -156,6 +95,92 @@ func (w *writer) profiles(d *model.Dataset) error {
 		}
 		return nil
 	})
+}
+
+// threadOf numbers a profile's thread as it is first named: in the order
+// the profile lists its threads, then as ranges and samples name them. A
+// global thread id takes 8 bytes in every row, its number one or two.
+func (w *writer) threadOf(d *model.Dataset, i int, gtid int64) int {
+	if k, ok := w.threads[i][gtid]; ok {
+		return k
+	}
+	k := len(w.threads[i])
+	w.threads[i][gtid] = k
+	w.threadRows = append(w.threadRows, [6]any{d.Profiles[i].ID, k, gtid, model.PID(gtid), model.TID(gtid), nil})
+	return k
+}
+
+// nvtxRanges writes the nvtx_ranges b-tree, profile by profile in key
+// order, numbering threads and keeping each duration class's longest
+// range for the tables SQLite writes after it.
+func (w *writer) nvtxRanges(d *model.Dataset, bf *bulkFile) error {
+	w.threads = make([]map[int64]int, len(d.Profiles))
+	for i := range d.Profiles {
+		w.threads[i] = map[int64]int{}
+		for _, th := range d.Profiles[i].Threads {
+			if _, seen := w.threads[i][th.GlobalTID]; !seen {
+				w.threadOf(d, i, th.GlobalTID)
+				w.threadRows[len(w.threadRows)-1][5] = opt(th.Name)
+			}
+		}
+	}
+	tree, err := bf.tree("nvtx_ranges")
+	if err != nil {
+		return err
+	}
+	rec := bf.record()
+	type row struct {
+		bucket     int
+		start, end float64
+		k          int
+	}
+	var rows []row
+	for _, i := range byID(d.Profiles, func(p *model.Profile) int { return p.ID }) {
+		p := &d.Profiles[i]
+		rows = rows[:0]
+		longest := map[int]float64{}
+		for k, r := range p.Ranges {
+			start, end := w.seconds(p.UTCNS(r.StartNS)), w.seconds(p.UTCNS(r.EndNS))
+			b := DurationBucket(end - start)
+			longest[b] = max(longest[b], end-start)
+			rows = append(rows, row{b, start, end, k})
+		}
+		// In key order: the b-tree is laid out from sorted rows.
+		slices.SortFunc(rows, func(a, b row) int {
+			return cmp.Or(cmp.Compare(a.bucket, b.bucket), cmp.Compare(a.start, b.start),
+				cmp.Compare(p.Ranges[a.k].RowID, p.Ranges[b.k].RowID))
+		})
+		for _, x := range rows {
+			r := &p.Ranges[x.k]
+			// Key columns first, then the others in declared order.
+			rec.reset()
+			rec.int(int64(p.ID))
+			rec.int(int64(x.bucket))
+			rec.real(x.start)
+			rec.int(r.RowID)
+			rec.real(x.end)
+			rec.int(int64(r.Name))
+			rec.int(int64(w.threadOf(d, i, r.GlobalTID)))
+			if err := tree.add(rec); err != nil {
+				return fmt.Errorf("profile %s: %w", p.File, err)
+			}
+		}
+		for _, b := range sortedKeys(longest) {
+			w.durations = append(w.durations, [3]any{p.ID, b, longest[b]})
+		}
+	}
+	return bf.done("nvtx_ranges", tree)
+}
+
+// byID is the positions of s in ascending id order, the order a bulk
+// table's key needs.
+func byID[T any](s []T, id func(*T) int) []int {
+	out := make([]int, len(s))
+	for i := range out {
+		out[i] = i
+	}
+	slices.SortStableFunc(out, func(a, b int) int { return cmp.Compare(id(&s[a]), id(&s[b])) })
+	return out
 }
 
 // DurationBucket is an NVTX range's duration class, ceil(log2(max(d, 1 ns)))

@@ -39,6 +39,12 @@ type writer struct {
 	rows    map[string]int64
 	// sourceIDs maps a registered evidence path to its source id.
 	sourceIDs map[string]int
+	// NVTX state the bulk phase leaves for the tables SQLite writes after
+	// it: per profile, its threads' numbers; the nvtx_threads rows; the
+	// longest range of each duration class.
+	threads    []map[int64]int
+	threadRows [][6]any
+	durations  [][3]any
 }
 
 // source is an evidence path as (source id, NULL), or (NULL, path) when
@@ -64,23 +70,25 @@ func Write(path string, d *model.Dataset) (st Stats, err error) {
 			os.Remove(path + "-journal")
 		}
 	}()
-	conn, err := openRaw(path)
-	if err != nil {
-		return st, fmt.Errorf("sqlite store: %w", err)
-	}
-	defer conn.Close()
 	ctx := context.Background()
-	for _, p := range []string{"PRAGMA journal_mode=OFF", "PRAGMA synchronous=OFF", "PRAGMA locking_mode=EXCLUSIVE"} {
-		if _, err := conn.ExecContext(ctx, p, nil); err != nil {
-			return st, fmt.Errorf("sqlite store: %s: %w", p, err)
-		}
+	w := &writer{ctx: ctx, origin: d.Meta.OriginNS, rows: map[string]int64{}, sourceIDs: map[string]int{}}
+	for _, s := range d.Sources {
+		w.sourceIDs[s.Path] = s.ID
 	}
-	if st, err = write(ctx, conn, d); err != nil {
+	// SQLite creates the tables; the bulk tables' b-trees are then laid
+	// out straight into the file (btree.go); SQLite, reopened, writes
+	// every other table and the secondary indexes.
+	roots, err := w.open(path, func() error { return w.create() })
+	if err != nil {
 		return st, err
 	}
-	if err := conn.Close(); err != nil {
+	if err := w.writeBulk(path, roots, d); err != nil {
 		return st, fmt.Errorf("sqlite store: %w", err)
 	}
+	if _, err := w.open(path, func() error { return w.fill(d) }); err != nil {
+		return st, err
+	}
+	st.Rows = w.rows
 	fi, err := os.Stat(path)
 	if err != nil {
 		return st, err
@@ -95,43 +103,69 @@ type driverConn interface {
 	driver.ExecerContext
 }
 
-// write fills the store through the driver connection dc.
-func write(ctx context.Context, dc driverConn, d *model.Dataset) (Stats, error) {
-	var st Stats
-	w := &writer{ctx: ctx, dc: dc, origin: d.Meta.OriginNS, rows: map[string]int64{}, sourceIDs: map[string]int{}}
-	for _, s := range d.Sources {
-		w.sourceIDs[s.Path] = s.ID
+// open runs step on a new connection to the store at path and returns
+// the bulk tables' root pages as the schema then holds them.
+func (w *writer) open(path string, step func() error) (map[string]uint32, error) {
+	conn, err := openRaw(path)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite store: %w", err)
 	}
+	defer conn.Close()
+	for _, p := range []string{"PRAGMA journal_mode=OFF", "PRAGMA synchronous=OFF", "PRAGMA locking_mode=EXCLUSIVE"} {
+		if _, err := conn.ExecContext(w.ctx, p, nil); err != nil {
+			return nil, fmt.Errorf("sqlite store: %s: %w", p, err)
+		}
+	}
+	w.dc = conn
+	if err := step(); err != nil {
+		return nil, err
+	}
+	roots, err := conn.rootPages()
+	if err != nil {
+		return nil, fmt.Errorf("sqlite store: %w", err)
+	}
+	if err := conn.Close(); err != nil {
+		return nil, fmt.Errorf("sqlite store: %w", err)
+	}
+	return roots, nil
+}
+
+// create declares the store's tables, every one empty.
+func (w *writer) create() error {
 	if err := w.exec("PRAGMA user_version=" + strconv.Itoa(Version)); err != nil {
-		return st, err
+		return err
 	}
 	if err := w.exec("BEGIN"); err != nil {
-		return st, err
+		return err
 	}
 	for _, ddl := range tables {
 		if err := w.exec(ddl); err != nil {
-			return st, err
+			return err
 		}
 	}
+	return w.exec("COMMIT")
+}
+
+// fill writes every table but the bulk ones, then the secondary indexes.
+func (w *writer) fill(d *model.Dataset) error {
+	if err := w.exec("BEGIN"); err != nil {
+		return err
+	}
 	steps := []func(*model.Dataset) error{
-		w.meta, w.sources, w.requests, w.sessions, w.evidence, w.serverSpans,
+		w.meta, w.sources, w.requests, w.sessions, w.evidence,
 		w.metrics, w.profiles, w.iterations,
 	}
 	for _, step := range steps {
 		if err := step(d); err != nil {
-			return st, fmt.Errorf("sqlite store: %w", err)
+			return fmt.Errorf("sqlite store: %w", err)
 		}
 	}
 	for _, ddl := range indexes {
 		if err := w.exec(ddl); err != nil {
-			return st, err
+			return err
 		}
 	}
-	if err := w.exec("COMMIT"); err != nil {
-		return st, err
-	}
-	st.Rows = w.rows
-	return st, nil
+	return w.exec("COMMIT")
 }
 
 func (w *writer) exec(q string) error {
@@ -322,66 +356,6 @@ func (w *writer) sessions(d *model.Dataset) error {
 	})
 }
 
-// evidence writes, per request with server evidence, the workers that
-// served it, its bindings and its lifecycle stages (internal/lifecycle's
-// derivation, the one the engine answers with).
-func (w *writer) evidence(d *model.Dataset) error {
-	owner := make([]int, evidenceLen(d))
-	for i := range owner {
-		owner[i] = -1
-	}
-	for i := range d.Requests {
-		if s := d.Requests[i].Server; s != nil && s.Evidence >= 0 && s.Evidence < len(owner) {
-			owner[s.Evidence] = i
-		}
-	}
-	if err := w.table("request_workers", 2, func(ins *inserter) error {
-		for i := range d.Requests {
-			if s := d.Requests[i].Server; s != nil {
-				for _, wk := range uniq(s.Workers) {
-					if err := ins.add(wk, i); err != nil {
-						return err
-					}
-				}
-			}
-		}
-		return nil
-	}); err != nil {
-		return err
-	}
-	if err := w.table("worker_bindings", 12, func(ins *inserter) error {
-		return eachEvidence(d, func(k int, ev *model.RequestEvidence) error {
-			for n, b := range ev.Bindings {
-				src, path := w.source(b.Ref.Path)
-				if err := ins.add(owner[k], n, b.Worker, nonEmpty(b.Host), nonEmpty(b.Role), nonEmpty(b.ServerID), opt(b.Process),
-					nonEmpty(b.Basis), boolInt(b.Ambiguous), src, path, b.Ref.Line); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-	}); err != nil {
-		return err
-	}
-	return w.table("lifecycle_stages", 17, func(ins *inserter) error {
-		return eachEvidence(d, func(k int, ev *model.RequestEvidence) error {
-			if owner[k] < 0 || !lifecycle.Available(ev) {
-				return nil
-			}
-			l := lifecycle.Derive(ev)
-			for n, s := range l.Stages {
-				src, path := w.source(s.Evidence.Path)
-				if err := ins.add(owner[k], n, s.ID, s.Name, s.Kind, s.Row, s.Label, w.seconds(s.StartNS), w.seconds(s.EndNS),
-					s.Role, opt(s.Host), s.ToBoundary.Label, opt(s.SourceSpanID),
-					src, path, evidenceLine(s.Evidence), opt(s.Evidence.Ordinal)); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-	})
-}
-
 func evidenceLine(e lifecycle.Evidence) any {
 	if e.Path == "" {
 		return nil
@@ -401,51 +375,6 @@ func uniq(s []string) []string {
 	return out
 }
 
-// serverSpans writes every joined span (request set) and every span no
-// request owns (request NULL), in that order.
-func (w *writer) serverSpans(d *model.Dataset) error {
-	owner := map[int]int{}
-	for i := range d.Requests {
-		if s := d.Requests[i].Server; s != nil {
-			owner[s.Evidence] = i
-		}
-	}
-	n := 0
-	return w.table("server_spans", 22, func(ins *inserter) error {
-		one := func(req any, s *model.JoinedSpan) error {
-			sp := s.Span
-			service, _ := sp.Resource.ServiceName()
-			src, path := w.source(sp.Ref.Path)
-			err := ins.add(n, req, sp.TraceID, sp.SpanID, nonEmpty(sp.ParentSpanID), sp.Name, sp.Kind.String(), sp.Role(),
-				w.seconds(sp.StartNS), w.seconds(sp.EndNS), int64(sp.Status.Code), nonEmpty(sp.Status.Message),
-				nonEmpty(service), attr(sp, "dynamo.request.id"), attr(sp, "dynamo.process.epoch"),
-				nonEmpty(s.Join), nonEmpty(s.Worker), nonEmpty(s.WorkerBasis), src, path, sp.Ref.Line, sp.Ref.Ordinal)
-			n++
-			return err
-		}
-		if err := eachEvidence(d, func(k int, ev *model.RequestEvidence) error {
-			var req any
-			if i, ok := owner[k]; ok {
-				req = i
-			}
-			for j := range ev.Spans {
-				if err := one(req, &ev.Spans[j]); err != nil {
-					return err
-				}
-			}
-			return nil
-		}); err != nil {
-			return err
-		}
-		for j := range d.ServerSpans {
-			if err := one(nil, &d.ServerSpans[j]); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-}
-
 func attr(sp *model.Span, key string) any {
 	if s, ok := sp.Attrs.String(key); ok {
 		return s
@@ -454,7 +383,7 @@ func attr(sp *model.Span, key string) any {
 }
 
 func (w *writer) metrics(d *model.Dataset) error {
-	if err := w.table("metric_series", 23, func(ins *inserter) error {
+	return w.table("metric_series", 23, func(ins *inserter) error {
 		for _, m := range d.Metrics {
 			var labels any
 			if len(m.Labels) > 0 {
@@ -473,16 +402,6 @@ func (w *writer) metrics(d *model.Dataset) error {
 			}
 		}
 		return nil
-	}); err != nil {
-		return err
-	}
-	return w.table("metric_points", 4, func(ins *inserter) error {
-		for i := range d.Metrics {
-			if err := metricRows(&d.Metrics[i], ins); err != nil {
-				return fmt.Errorf("metric series %d (%s): %w", d.Metrics[i].ID, d.Metrics[i].Name, err)
-			}
-		}
-		return nil
 	})
 }
 
@@ -490,7 +409,7 @@ func (w *writer) metrics(d *model.Dataset) error {
 // internal/pyramid one exact chunk's time span at a time: a query over
 // (previous chunk's last time, this chunk's last time] returns each row
 // once, also when rows share a timestamp across a chunk boundary.
-func metricRows(m *model.MetricSeries, ins *inserter) error {
+func metricRows(m *model.MetricSeries, tree *bulkTree, r *record) error {
 	if m.Summary == nil {
 		return errors.New("no summary (the store is written from the build's dataset)")
 	}
@@ -529,11 +448,16 @@ func metricRows(m *model.MetricSeries, ins *inserter) error {
 				seq = 0
 			}
 			first, lastT = false, t
-			var value any
+			r.reset()
+			r.int(int64(m.ID))
+			r.real(relSeconds(t))
+			r.int(int64(seq))
 			if v.Valid[k] {
-				value = v.Values[k]
+				r.real(v.Values[k])
+			} else {
+				r.null()
 			}
-			if err := ins.add(m.ID, relSeconds(t), seq, value); err != nil {
+			if err := tree.add(r); err != nil {
 				return err
 			}
 		}

@@ -91,8 +91,7 @@ type spillStore struct {
 	blocks    int64 // blocks written
 	infos     []*tachometer.SeriesInfo
 	series    []spilledSeries
-	done      bool         // the read has ended and w is flushed
-	m         spillMapping // the file, mapped once the read has ended (spillmap.go)
+	done      bool // the read has ended and w is flushed
 	// pending is the capacity of all pending blocks; a sweep runs when it
 	// passes sweepAt, and the next when it grew by sweepBytes more.
 	pending, sweepAt, sweepBytes int
@@ -329,7 +328,6 @@ func (s *spillStore) endRead() error {
 		return fmt.Errorf("metric spill: %w", err)
 	}
 	s.w, s.done = nil, true
-	s.m = mapSpill(s.f, s.blocks*int64(s.blockSize))
 	return nil
 }
 
@@ -363,8 +361,8 @@ func (s *spillStore) load(i int, sc *loadScratch) ([]int64, []float64, error) {
 		}
 		return nil
 	}
-	// Blocks written one after another are read as one run: from the
-	// mapping when there is one, else with one ReadAt.
+	// Blocks written one after another are read as one run, with one
+	// ReadAt.
 	for b := 0; b < len(ss.blocks); {
 		run := 1
 		for b+run < len(ss.blocks) && ss.blocks[b+run] == ss.blocks[b]+uint32(run) {
@@ -383,9 +381,6 @@ func (s *spillStore) load(i int, sc *loadScratch) ([]int64, []float64, error) {
 				return nil, nil, err
 			}
 		}
-		if s.m.data != nil {
-			dropPages(raw) // read once: keep the resident set to the run at hand
-		}
 		b += run
 	}
 	if len(ss.pending) > 0 {
@@ -402,12 +397,9 @@ func (s *spillStore) load(i int, sc *loadScratch) ([]int64, []float64, error) {
 	return times, values, nil
 }
 
-// readRun returns n consecutive blocks from block first on: the mapped
-// bytes themselves, or a copy read into sc.raw.
+// readRun reads n consecutive blocks from block first on into sc.raw, which
+// holds one run at a time rather than the whole series.
 func (s *spillStore) readRun(first uint32, n int, sc *loadScratch) ([]byte, error) {
-	if s.m.data != nil {
-		return s.m.blocks(first, n, s.blockSize)
-	}
 	raw := grow(&sc.raw, n*s.blockSize)
 	if _, err := s.f.ReadAt(raw, int64(first)*int64(s.blockSize)); err != nil {
 		return nil, fmt.Errorf("metric spill: %w", err)
@@ -428,10 +420,7 @@ func (s *spillStore) close() error {
 	if s.w != nil {
 		s.w.Flush() // stops its goroutine; a read that failed needs no more
 	}
-	err := s.m.close()
-	if cerr := s.f.Close(); err == nil {
-		err = cerr
-	}
+	err := s.f.Close()
 	if s.dir != "" {
 		if rerr := os.RemoveAll(s.dir); err == nil {
 			err = rerr

@@ -18,7 +18,7 @@ func (keptSpill) release(int) {}
 
 // BenchmarkSummarizeCapture times the second pass of a capture read alone:
 // every series of a 2,000,000-sample capture loaded from the spill
-// (mapped), summarized, encoded and compressed, on one goroutine and on one
+// (read back per run of blocks), summarized, encoded and compressed, on one goroutine and on one
 // per core. The results are the same either way (the output keeps series
 // order); the ratio of the two is what the workers buy on this machine.
 func BenchmarkSummarizeCapture(b *testing.B) {

@@ -160,6 +160,7 @@ type captureSummary struct {
 	sourceIDs []int
 	desc      map[string]tachometer.Description
 	distinct  map[string]map[string]bool
+	workers   int // summarizing goroutines; 0: one per core
 }
 
 // all summarizes every series, on as many goroutines as there are cores;
@@ -171,7 +172,11 @@ func (cs *captureSummary) all() ([]*built, error) {
 	var next atomic.Int64
 	var failed atomic.Bool
 	var wg sync.WaitGroup
-	for range max(1, min(runtime.GOMAXPROCS(0), len(cs.infos))) {
+	workers := cs.workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	for range max(1, min(workers, len(cs.infos))) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

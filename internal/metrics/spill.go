@@ -1,7 +1,6 @@
 package metrics
 
 import (
-	"bufio"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -87,7 +86,7 @@ type loadScratch struct {
 type spillStore struct {
 	dir       string
 	f         *os.File
-	w         *bufio.Writer
+	w         *spillWriter // spillwriter.go
 	blockSize int
 	blocks    int64 // blocks written
 	infos     []*tachometer.SeriesInfo
@@ -224,7 +223,7 @@ func newSpillStore(blockSize int) (*spillStore, error) {
 	if os.Remove(f.Name()) == nil && os.Remove(dir) == nil {
 		dir = ""
 	}
-	return &spillStore{dir: dir, f: f, w: bufio.NewWriterSize(f, 1<<20), blockSize: blockSize, sweepAt: spillSweepBytes, sweepBytes: spillSweepBytes}, nil
+	return &spillStore{dir: dir, f: f, w: newSpillWriter(f, 1<<20), blockSize: blockSize, sweepAt: spillSweepBytes, sweepBytes: spillSweepBytes}, nil
 }
 
 func (s *spillStore) Series(info *tachometer.SeriesInfo) error {
@@ -337,25 +336,6 @@ func (s *spillStore) load(i int, sc *loadScratch) ([]int64, []float64, error) {
 		return nil, nil, errors.New("metric spill: load before the read ended")
 	}
 	ss := &s.series[i]
-	total := len(ss.blocks) * s.blockSize
-	if cap(sc.raw) < total {
-		sc.raw = make([]byte, total)
-	}
-	raw := sc.raw[:total]
-	// Blocks written one after another are read in one call.
-	off := 0
-	for k := 0; k < len(ss.blocks); {
-		run := 1
-		for k+run < len(ss.blocks) && ss.blocks[k+run] == ss.blocks[k]+uint32(run) {
-			run++
-		}
-		n := run * s.blockSize
-		if _, err := s.f.ReadAt(raw[off:off+n], int64(ss.blocks[k])*int64(s.blockSize)); err != nil {
-			return nil, nil, fmt.Errorf("metric spill: %w", err)
-		}
-		off += n
-		k += run
-	}
 	times, values := grow(&sc.times, ss.n), grow(&sc.values, ss.n)
 	sources, rows := grow(&sc.sources, ss.n), grow(&sc.rows, ss.n)
 	sc.sources, sc.rows = sources, rows // their length is what capture reads
@@ -381,14 +361,27 @@ func (s *spillStore) load(i int, sc *loadScratch) ([]int64, []float64, error) {
 		}
 		return nil
 	}
-	for b := 0; b < total; b += s.blockSize {
-		used := int(binary.LittleEndian.Uint16(raw[b:]))
-		if used < spillHeader || used > s.blockSize {
-			return nil, nil, fmt.Errorf("metric spill: series %d has a block of %d bytes", i, used)
+	// Blocks written one after another are read as one run, with one
+	// ReadAt.
+	for b := 0; b < len(ss.blocks); {
+		run := 1
+		for b+run < len(ss.blocks) && ss.blocks[b+run] == ss.blocks[b]+uint32(run) {
+			run++
 		}
-		if err := decode(raw[b+spillHeader : b+used]); err != nil {
+		raw, err := s.readRun(ss.blocks[b], run, sc)
+		if err != nil {
 			return nil, nil, err
 		}
+		for off := 0; off < len(raw); off += s.blockSize {
+			used := int(binary.LittleEndian.Uint16(raw[off:]))
+			if used < spillHeader || used > s.blockSize {
+				return nil, nil, fmt.Errorf("metric spill: series %d has a block of %d bytes", i, used)
+			}
+			if err := decode(raw[off+spillHeader : off+used]); err != nil {
+				return nil, nil, err
+			}
+		}
+		b += run
 	}
 	if len(ss.pending) > 0 {
 		if err := decode(ss.pending[spillHeader:]); err != nil {
@@ -404,6 +397,16 @@ func (s *spillStore) load(i int, sc *loadScratch) ([]int64, []float64, error) {
 	return times, values, nil
 }
 
+// readRun reads n consecutive blocks from block first on into sc.raw, which
+// holds one run at a time rather than the whole series.
+func (s *spillStore) readRun(first uint32, n int, sc *loadScratch) ([]byte, error) {
+	raw := grow(&sc.raw, n*s.blockSize)
+	if _, err := s.f.ReadAt(raw, int64(first)*int64(s.blockSize)); err != nil {
+		return nil, fmt.Errorf("metric spill: %w", err)
+	}
+	return raw, nil
+}
+
 // release touches series i alone: the pending-bytes count is the read's,
 // and summaries release series on several goroutines at once.
 func (s *spillStore) release(i int) {
@@ -413,6 +416,9 @@ func (s *spillStore) release(i int) {
 func (s *spillStore) close() error {
 	if s.f == nil {
 		return nil
+	}
+	if s.w != nil {
+		s.w.Flush() // stops its goroutine; a read that failed needs no more
 	}
 	err := s.f.Close()
 	if s.dir != "" {

@@ -17,8 +17,9 @@ const (
 	// evidence by path and line), and spans no request owns are stored as
 	// evidence chunks, not rendered JSON. 4: payload scripts are UTF-16LE
 	// in base 32768 (shard.Envelope16), which a page of format 3 cannot
-	// decode.
-	FormatVersion = 4
+	// decode. 5: neighbouring Nsight range chunks share one pack script
+	// (shard.Pack16), which a reader of format 4 would refuse as damaged.
+	FormatVersion = 5
 )
 
 // Asset names the writer reads from the assets file system.

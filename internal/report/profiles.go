@@ -6,6 +6,7 @@ import (
 	"github.com/dsight/dsight/internal/catalog"
 	"github.com/dsight/dsight/internal/model"
 	"github.com/dsight/dsight/internal/query"
+	"github.com/dsight/dsight/internal/shard"
 )
 
 // addProfileShards writes each profile's ranges as detail shards of
@@ -25,13 +26,16 @@ func addProfileShards(files *stageFiles, d *model.Dataset) (*model.Dataset, erro
 			return nil, err
 		}
 		p.Chunks = make([]model.ProfileChunk, len(chunks))
+		pk := &packer{files: files} // neighbouring chunks share a script (packs.go)
 		for k, c := range chunks {
-			sh, err := addShard(files, c.Raw)
+			gz, err := shard.Compress(c.Raw)
 			if err != nil {
 				return nil, fmt.Errorf("profile %s chunk %d: %w", p.File, k, err)
 			}
-			p.Chunks[k] = model.ProfileChunk{Shard: sh, Rows: c.Rows, MinStartNS: c.MinStartNS, MaxStartNS: c.MaxStartNS, MaxEndNS: c.MaxEnd}
+			p.Chunks[k] = model.ProfileChunk{Rows: c.Rows, MinStartNS: c.MinStartNS, MaxStartNS: c.MaxStartNS, MaxEndNS: c.MaxEnd}
+			pk.add(gz, len(c.Raw), &p.Chunks[k].Shard)
 		}
+		pk.flush()
 		raw, err := catalog.CPUPayload(&p, d.Meta.OriginNS)
 		if err != nil {
 			return nil, fmt.Errorf("profile %s CPU samples: %w", p.File, err)
@@ -52,12 +56,20 @@ func addProfileShards(files *stageFiles, d *model.Dataset) (*model.Dataset, erro
 // shards_needed answer from the report at dir and hands them over, as the
 // page does with its detail scripts.
 func LoadDetailShards(eng *query.Engine, dir string, needs []query.ShardNeed) error {
+	packs := &packReader{dir: dir}
 	for _, need := range needs {
 		parts := make([]model.ShardPart, len(need.Parts))
 		for k, p := range need.Parts {
-			parts[k] = model.ShardPart{ID: p.ID, Path: p.Path, Bytes: p.Bytes}
+			parts[k] = model.ShardPart{ID: p.ID, Path: p.Path, Bytes: p.Bytes, Pack: p.Pack}
 		}
-		raw, err := readShard(dir, model.Shard{ID: need.ID, Bytes: need.Bytes, Parts: parts, DecodedBytes: need.DecodedBytes})
+		sh := model.Shard{ID: need.ID, Bytes: need.Bytes, Parts: parts, DecodedBytes: need.DecodedBytes}
+		var raw []byte
+		var err error
+		if isPacked(sh) {
+			raw, err = packs.readPackedShard(sh)
+		} else {
+			raw, err = readShard(dir, sh)
+		}
 		if err != nil {
 			return fmt.Errorf("detail shard %s: %w", need.ID, err)
 		}

@@ -21,8 +21,8 @@ import (
 // names the pack and says so (model.ShardPart.Pack). A chunk larger than
 // PackBytes keeps scripts of its own.
 const (
-	PackBytes = 256 << 10
-	PackParts = 256
+	PackBytes = 512 << 10
+	PackParts = 64
 )
 
 // packer gathers a profile's compressed chunks into packs, in order.

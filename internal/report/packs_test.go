@@ -19,7 +19,7 @@ import (
 func TestPackerSplitsByBytesAndParts(t *testing.T) {
 	files := &stageFiles{mem: map[string][]byte{}}
 	pk := &packer{files: files}
-	sizes := []int{100 << 10, 100 << 10, 100 << 10, PackBytes + 1, 10}
+	sizes := []int{PackBytes * 2 / 5, PackBytes * 2 / 5, PackBytes * 2 / 5, PackBytes + 1, 10}
 	for range PackParts + 1 {
 		sizes = append(sizes, 3)
 	}

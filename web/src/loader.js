@@ -36,21 +36,53 @@ function loadScriptOnce(url, id) {
         resolve(b64);
       },
     });
+    runScript(url).then(
+      () => {
+        if (!delivered) {
+          pending.delete(id);
+          reject(new Error(`${url} did not deliver shard ${id}; the report files are out of step (rebuild or republish them together).`));
+        }
+      },
+      () => {
+        pending.delete(id);
+        reject(new Error(`Could not load ${url}: publish index.html together with its detail/ directory.`));
+      },
+    );
+  });
+}
+
+// runScript runs the script at url once however many parts wait for it (a
+// pack, shard.Pack16, delivers several: every waiter registered before it
+// runs gets its part), and removes the element once it has run: its
+// payload has been handed over, and a long session would otherwise keep
+// thousands of elements and their source text.
+const running = new Map(); // url → promise of the script having run
+let scriptsRun = 0;
+function runScript(url) {
+  let p = running.get(url);
+  if (p) return p;
+  p = new Promise((resolve, reject) => {
     const s = document.createElement("script");
     s.src = url;
     s.async = true;
-    s.onload = () => {
-      if (!delivered) {
-        pending.delete(id);
-        reject(new Error(`${url} did not deliver shard ${id}; the report files are out of step (rebuild or republish them together).`));
-      }
+    const done = (ok) => {
+      running.delete(url);
+      s.remove();
+      scriptsRun++;
+      ok ? resolve() : reject();
     };
-    s.onerror = () => {
-      pending.delete(id);
-      reject(new Error(`Could not load ${url}: publish index.html together with its detail/ directory.`));
-    };
+    s.onload = () => done(true);
+    s.onerror = () => done(false);
     document.head.appendChild(s);
   });
+  running.set(url, p);
+  return p;
+}
+
+// scriptStatus counts the payload scripts run so far and those still in
+// the document (none once each has run).
+export function scriptStatus() {
+  return { scriptsRun, scriptsInDocument: running.size };
 }
 
 // payloadBytes decodes a payload script's text: base 32768 as the writer
@@ -202,6 +234,14 @@ export async function prefetchParts(desc) {
   const parts = await loadParts(desc);
   desc.parts.forEach((p, k) => prefetched.set(p.id, parts[k]));
   return parts.reduce((n, b) => n + b.length, 0);
+}
+
+// prefetchedPayload is a prefetched gzip shard's payload, its parts
+// joined, or null when a part is not held.
+export function prefetchedPayload(desc) {
+  const parts = desc.parts.map((p) => prefetched.get(p.id));
+  if (desc.encoding || parts.some((p) => !p)) return null;
+  return parts.length === 1 ? parts[0] : concat(parts);
 }
 
 // dropPrefetched forgets a shard's prefetched parts.

@@ -9,6 +9,7 @@ import { isBase32768, base32768ToBytes } from "./base32768.js";
 const pending = new Map();
 
 window.__dsightShard = function (id, base64) {
+  if (document.currentScript) ran.add(document.currentScript);
   const waiter = pending.get(id);
   if (waiter) waiter.resolve(base64);
 };
@@ -56,33 +57,37 @@ function loadScriptOnce(url, id) {
 // runs gets its part), and removes the element once it has run: its
 // payload has been handed over, and a long session would otherwise keep
 // thousands of elements and their source text.
-const running = new Map(); // url → promise of the script having run
-let scriptsRun = 0;
+// A script that has run (called __dsightShard) but not yet fired its load
+// event can deliver nothing more: a part asked for then needs a new one.
+const running = new Map(); // url → {p: promise of the script having run, el}
+const ran = new WeakSet();
+let scriptsLoaded = 0;
 function runScript(url) {
-  let p = running.get(url);
-  if (p) return p;
-  p = new Promise((resolve, reject) => {
-    const s = document.createElement("script");
+  const r = running.get(url);
+  if (r && !ran.has(r.el)) return r.p;
+  const s = document.createElement("script");
+  const p = new Promise((resolve, reject) => {
     s.src = url;
     s.async = true;
+    s.dataset.dsightPayload = "";
     const done = (ok) => {
-      running.delete(url);
+      if (running.get(url)?.el === s) running.delete(url);
       s.remove();
-      scriptsRun++;
       ok ? resolve() : reject();
     };
     s.onload = () => done(true);
     s.onerror = () => done(false);
-    document.head.appendChild(s);
   });
-  running.set(url, p);
+  running.set(url, { p, el: s });
+  document.head.appendChild(s);
+  scriptsLoaded++;
   return p;
 }
 
-// scriptStatus counts the payload scripts run so far and those still in
-// the document (none once each has run).
+// scriptStatus counts the payload scripts loaded so far and those still in
+// the document (none once each has run and fired its load event).
 export function scriptStatus() {
-  return { scriptsRun, scriptsInDocument: running.size };
+  return { scriptsLoaded, scriptsInDocument: document.querySelectorAll("script[data-dsight-payload]").length };
 }
 
 // payloadBytes decodes a payload script's text: base 32768 as the writer

@@ -146,6 +146,9 @@ type ShardPart struct {
 	ID    string `json:"id"` // sha256 of this slice, also its file name
 	Path  string `json:"path"`
 	Bytes int    `json:"bytes"`
+	// Pack says the script at Path is a pack (shard.Pack16) holding this
+	// part among its neighbours' (docs/format/shard.md).
+	Pack bool `json:"pack,omitempty"`
 }
 
 // Blob is a payload a build holds until the report writer copies it, so

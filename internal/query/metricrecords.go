@@ -128,6 +128,7 @@ type ShardPartRecord struct {
 	ID    string `json:"id"`
 	Path  string `json:"path"`
 	Bytes int    `json:"bytes"`
+	Pack  bool   `json:"pack,omitempty"` // the script is a pack of several parts
 }
 
 func metricShardRecord(s *model.MetricShard) *MetricShardRecord {
@@ -146,7 +147,7 @@ func shardParts(parts []model.ShardPart) []ShardPartRecord {
 	}
 	out := make([]ShardPartRecord, len(parts))
 	for k, p := range parts {
-		out[k] = ShardPartRecord{ID: p.ID, Path: p.Path, Bytes: p.Bytes}
+		out[k] = ShardPartRecord{ID: p.ID, Path: p.Path, Bytes: p.Bytes, Pack: p.Pack}
 	}
 	return out
 }

@@ -203,6 +203,9 @@ func init() {
 		{Name: "detail_cache", Help: "the Nsight detail shards the engine holds and its budget; given a budget, sets it first", Internal: true,
 			Args: []Arg{arg("max_bytes", help("detail cache budget in decoded bytes"))},
 			run:  func(e *Engine, a Args) (any, error) { return e.detailCacheOp(a) }},
+		{Name: "detail_spare", Help: "marks a detail shard the idle prefetch gave as spare: the first to go when the cache needs room", Internal: true,
+			Args: []Arg{arg("id", help("detail shard id"))},
+			run:  func(e *Engine, a Args) (any, error) { return e.detailSpare(a) }},
 		{Name: "ops", Help: "this table: every operation with its arguments", Internal: true,
 			run: func(e *Engine, a Args) (any, error) { return table, nil }},
 	}

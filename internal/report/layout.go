@@ -18,7 +18,9 @@ const (
 	// evidence chunks, not rendered JSON. 4: payload scripts are UTF-16LE
 	// in base 32768 (shard.Envelope16), which a page of format 3 cannot
 	// decode. 5: the server evidence is several independent evidence
-	// shards (EvidenceEntry.Shards), each placing its chunks itself.
+	// shards (EvidenceEntry.Shards), each placing its chunks itself, and
+	// neighbouring Nsight range chunks share one pack script
+	// (shard.Pack16), which a reader of format 4 would refuse as damaged.
 	FormatVersion = 5
 )
 

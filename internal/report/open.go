@@ -83,6 +83,9 @@ func readShard(dir string, sh model.Shard) ([]byte, error) {
 	if len(sh.Parts) == 0 {
 		return nil, errNoParts
 	}
+	if isPacked(sh) {
+		return (&packReader{dir: dir}).readPackedShard(sh)
+	}
 	if sh.Bytes < 0 || sh.Bytes > len(sh.Parts)*PartBytes {
 		return nil, fmt.Errorf("shard declares %d bytes in %d parts of at most %d", sh.Bytes, len(sh.Parts), PartBytes)
 	}

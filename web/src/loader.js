@@ -9,6 +9,7 @@ import { isBase32768, base32768ToBytes } from "./base32768.js";
 const pending = new Map();
 
 window.__dsightShard = function (id, base64) {
+  if (document.currentScript) ran.add(document.currentScript);
   const waiter = pending.get(id);
   if (waiter) waiter.resolve(base64);
 };
@@ -36,21 +37,57 @@ function loadScriptOnce(url, id) {
         resolve(b64);
       },
     });
-    const s = document.createElement("script");
+    runScript(url).then(
+      () => {
+        if (!delivered) {
+          pending.delete(id);
+          reject(new Error(`${url} did not deliver shard ${id}; the report files are out of step (rebuild or republish them together).`));
+        }
+      },
+      () => {
+        pending.delete(id);
+        reject(new Error(`Could not load ${url}: publish index.html together with its detail/ directory.`));
+      },
+    );
+  });
+}
+
+// runScript runs the script at url once however many parts wait for it (a
+// pack, shard.Pack16, delivers several: every waiter registered before it
+// runs gets its part), and removes the element once it has run: its
+// payload has been handed over, and a long session would otherwise keep
+// thousands of elements and their source text.
+// A script that has run (called __dsightShard) but not yet fired its load
+// event can deliver nothing more: a part asked for then needs a new one.
+const running = new Map(); // url → {p: promise of the script having run, el}
+const ran = new WeakSet();
+let scriptsLoaded = 0;
+function runScript(url) {
+  const r = running.get(url);
+  if (r && !ran.has(r.el)) return r.p;
+  const s = document.createElement("script");
+  const p = new Promise((resolve, reject) => {
     s.src = url;
     s.async = true;
-    s.onload = () => {
-      if (!delivered) {
-        pending.delete(id);
-        reject(new Error(`${url} did not deliver shard ${id}; the report files are out of step (rebuild or republish them together).`));
-      }
+    s.dataset.dsightPayload = "";
+    const done = (ok) => {
+      if (running.get(url)?.el === s) running.delete(url);
+      s.remove();
+      ok ? resolve() : reject();
     };
-    s.onerror = () => {
-      pending.delete(id);
-      reject(new Error(`Could not load ${url}: publish index.html together with its detail/ directory.`));
-    };
-    document.head.appendChild(s);
+    s.onload = () => done(true);
+    s.onerror = () => done(false);
   });
+  running.set(url, { p, el: s });
+  document.head.appendChild(s);
+  scriptsLoaded++;
+  return p;
+}
+
+// scriptStatus counts the payload scripts loaded so far and those still in
+// the document (none once each has run and fired its load event).
+export function scriptStatus() {
+  return { scriptsLoaded, scriptsInDocument: document.querySelectorAll("script[data-dsight-payload]").length };
 }
 
 // payloadBytes decodes a payload script's text: base 32768 as the writer
@@ -202,6 +239,14 @@ export async function prefetchParts(desc) {
   const parts = await loadParts(desc);
   desc.parts.forEach((p, k) => prefetched.set(p.id, parts[k]));
   return parts.reduce((n, b) => n + b.length, 0);
+}
+
+// prefetchedPayload is a prefetched gzip shard's payload, its parts
+// joined, or null when a part is not held.
+export function prefetchedPayload(desc) {
+  const parts = desc.parts.map((p) => prefetched.get(p.id));
+  if (desc.encoding || parts.some((p) => !p)) return null;
+  return parts.length === 1 ? parts[0] : concat(parts);
 }
 
 // dropPrefetched forgets a shard's prefetched parts.

@@ -4,7 +4,7 @@
 // bounded by decoded bytes (detail_cache; detailDataStatus()).
 
 import { ask, askBytes, loadShard as give, loadGzipShard } from "./engine.js";
-import { loadShard as fetchShard, loadCompressed } from "./loader.js";
+import { loadShard as fetchShard, loadCompressed, scriptStatus } from "./loader.js";
 import { prefetchPause, prefetchStatus } from "./nsightprefetch.js";
 
 // Each round loads every shard the answer named, so two rounds suffice;
@@ -109,5 +109,5 @@ export function browserNsys(answer) {
 }
 
 export function detailDataStatus() {
-  return { ...ask("detail_cache", {}), pendingLoads: loads.pending, cancelledLoads: loads.cancelled, prefetch: prefetchStatus() };
+  return { ...ask("detail_cache", {}), pendingLoads: loads.pending, cancelledLoads: loads.cancelled, ...scriptStatus(), prefetch: prefetchStatus() };
 }

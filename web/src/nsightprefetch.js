@@ -1,18 +1,19 @@
 // Idle prefetch of the Nsight detail shards. While a profile is shown, the
 // page's idle time fetches the compressed payloads of its chunks nearest
 // the view (the engine's nsys_prefetch names them, nearest first), verifies
-// them and keeps them, still compressed, under their own byte budget:
-// nothing is inflated or handed to the engine, so the engine's detail
-// cache (detailDataStatus().cachedChunks) counts only what views asked
-// for. A later zoom to a window never viewed then loads no script: it only
-// inflates and decodes. A view change or a load a view waits for cancels
+// them and keeps them, still compressed, under their own byte budget; a
+// pack script (shard.Pack16) brings all its planned neighbours at once.
+// What was fetched is then handed to the engine as spare shards, within
+// its decoded-cache budget less room for the views (decodeSoon below). A
+// later zoom to a window never viewed then loads no script: near the view
+// it only answers, farther off it inflates and decodes. A view change or a load a view waits for cancels
 // the prefetch (the next view's idle time resumes it around the new
 // window); a load a question waits for, and input of any kind, pause it
 // for a moment. It only listens,
 // passively, and never handles an input itself.
 
-import { ask } from "./engine.js";
-import { prefetchParts, dropPrefetched } from "./loader.js";
+import { ask, loadGzipShard } from "./engine.js";
+import { prefetchParts, prefetchedPayload, dropPrefetched } from "./loader.js";
 
 // PREFETCH_MAX_BYTES bounds the compressed payload bytes held ahead of
 // need (reported by detailDataStatus().prefetch). 16 MiB holds every chunk
@@ -42,7 +43,7 @@ const IN_FLIGHT = 4;
 const INPUT_PAUSE_MS = 250;
 
 const held = new Map(); // shard id → {desc, bytes}
-const st = { gen: 0, bytes: 0, fetched: 0, cancelled: 0, running: false, handle: null, pausedUntil: 0, failed: 0 };
+const st = { gen: 0, bytes: 0, fetched: 0, decoded: 0, cancelled: 0, running: false, handle: null, pausedUntil: 0, failed: 0 };
 
 const idle = (fn) => (typeof requestIdleCallback === "function" ? requestIdleCallback(fn) : setTimeout(fn, 50));
 const unidle = (h) => (typeof cancelIdleCallback === "function" ? cancelIdleCallback(h) : clearTimeout(h));
@@ -82,6 +83,7 @@ export function prefetchCancel() {
   st.handle = null;
   if (st.running) st.cancelled++;
   st.running = false;
+  decodeQueue.length = 0;
   st.gen++;
 }
 
@@ -120,6 +122,10 @@ function plan(gen, profiles, from, to) {
     return false;
   };
   const todo = want.filter((d) => !held.has(d.id));
+  // Chunks held from an earlier plan are handed to the engine first.
+  decodeQueue.length = 0;
+  decodeQueue.push(...want.filter((d) => held.has(d.id)));
+  decodeSoon();
   st.running = todo.length > 0;
   const step = async () => {
     st.handle = null;
@@ -128,14 +134,24 @@ function plan(gen, profiles, from, to) {
       st.handle = idle(step);
       return;
     }
+    // Up to IN_FLIGHT scripts, each with every planned chunk it holds: a
+    // pack (shard.Pack16) delivers its neighbours in the same script.
     const batch = [];
-    let room = false;
-    while (batch.length < IN_FLIGHT && todo.length) {
-      const d = todo[0];
-      const planned = batch.reduce((n, b) => n + b.bytes, 0);
+    const scripts = new Set();
+    let planned = 0;
+    let room = true;
+    for (let i = 0; i < todo.length; ) {
+      const d = todo[i];
+      const script = d.parts[0]?.pack ? d.parts[0].path : d.id;
+      if (!scripts.has(script) && scripts.size >= IN_FLIGHT) {
+        i++;
+        continue;
+      }
       while (st.bytes + planned + d.bytes > maxBytes() && evict());
-      if ((room = st.bytes + planned + d.bytes <= maxBytes())) batch.push(todo.shift());
-      else break;
+      if (!(room = st.bytes + planned + d.bytes <= maxBytes())) break;
+      batch.push(...todo.splice(i, 1));
+      scripts.add(script);
+      planned += d.bytes;
     }
     if (!batch.length) {
       st.running = false;
@@ -150,6 +166,7 @@ function plan(gen, profiles, from, to) {
             st.bytes += bytes;
             st.fetched++;
           }
+          decodeQueue.push(d);
         } catch {
           st.failed++; // the view's own load will report it
         }
@@ -157,14 +174,57 @@ function plan(gen, profiles, from, to) {
     );
     if (!room) todo.length = 0; // the budget is full
     if (gen === st.gen) st.handle = idle(step);
+    decodeSoon();
   };
   st.handle = idle(step);
 }
 
+// The chunks fetched are also handed to the engine in idle time, nearest
+// first, as spare shards (detail_spare: the first to go when the cache
+// needs room, internal/query/detailspare.go), while the engine's decoded
+// cache keeps VIEW_ROOM_BYTES of its budget free for the views' own
+// chunks: a zoom into them then only answers, as a warm one does.
+const VIEW_ROOM_BYTES = 8 << 20;
+// An idle period gives chunks while it has this many ms left.
+const DECODE_MIN_IDLE_MS = 3;
+const decodeQueue = [];
+let decoding = null;
+
+// decodeSoon works through decodeQueue in idle periods (a cancelled
+// prefetch empties it).
+function decodeSoon() {
+  if (decoding !== null || !decodeQueue.length) return;
+  decoding = idle((deadline) => {
+    decoding = null;
+    if (performance.now() < st.pausedUntil) return decodeSoon();
+    const left = () => (typeof deadline?.timeRemaining === "function" ? deadline.timeRemaining() : DECODE_MIN_IDLE_MS + 1);
+    while (decodeQueue.length && left() > DECODE_MIN_IDLE_MS) {
+      const d = decodeQueue.shift();
+      const h = held.get(d.id);
+      if (!h) continue;
+      try {
+        const cache = ask("detail_cache", {});
+        if (cache.decodedBytes + VIEW_ROOM_BYTES > cache.maxDecodedBytes) {
+          decodeQueue.length = 0; // full: the rest stay compressed
+          break;
+        }
+        const gz = prefetchedPayload(d);
+        if (!gz) continue;
+        loadGzipShard(d.id, gz);
+        ask("detail_spare", { id: d.id });
+        st.decoded++;
+      } catch {
+        st.failed++; // a view's own load will name the shard again
+      }
+    }
+    decodeSoon();
+  });
+}
+
 // prefetchStatus is detailDataStatus().prefetch: the compressed chunks
-// held ahead of need, their bytes and budget, whether a prefetch is
-// under way, and counts of chunks fetched, prefetches cancelled and
-// fetches failed.
+// held ahead of need, their bytes and budget, whether a prefetch (or its
+// handing over) is under way, and counts of chunks fetched, chunks handed
+// to the engine as spare, prefetches cancelled and fetches failed.
 export function prefetchStatus() {
-  return { chunks: held.size, bytes: st.bytes, maxBytes: maxBytes(), running: st.running, fetchedChunks: st.fetched, cancelled: st.cancelled, failed: st.failed };
+  return { chunks: held.size, bytes: st.bytes, maxBytes: maxBytes(), running: st.running || decoding !== null, fetchedChunks: st.fetched, decodedChunks: st.decoded, cancelled: st.cancelled, failed: st.failed };
 }

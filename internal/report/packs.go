@@ -1,0 +1,148 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/dsight/dsight/internal/model"
+	"github.com/dsight/dsight/internal/shard"
+)
+
+// A page opened from file:// pays one script load (~17 ms) per detail
+// script, and the Nsight range chunks are small (2–40 KB of gzip for
+// generated profiles): a zoom across a few chunks spent most of its frame
+// waiting for scripts. So the chunks of a profile are written in packs
+// (shard.Pack16): neighbouring chunks, adjacent in time, share one script
+// of up to PackBytes of payload and PackParts chunks. Each chunk stays its
+// own shard, named and verified by its own hash; only its one part's path
+// names the pack and says so (model.ShardPart.Pack). A chunk larger than
+// PackBytes keeps scripts of its own.
+const (
+	PackBytes = 512 << 10
+	PackParts = 64
+)
+
+// packer gathers a profile's compressed chunks into packs, in order.
+type packer struct {
+	files   *stageFiles
+	ids     []string
+	gzs     [][]byte
+	n       int
+	members []*model.Shard
+}
+
+// add stores chunk gz (decodedBytes long inflated) and returns its shard;
+// the shard's part path is set when its pack is written (flush).
+func (pk *packer) add(gz []byte, decodedBytes int, sh *model.Shard) {
+	*sh = model.Shard{ID: shard.ID(gz), Bytes: len(gz), DecodedBytes: decodedBytes}
+	if len(gz) > PackBytes {
+		pk.flush() // packs hold neighbours only
+		*sh = addCompressedShard(pk.files, gz, decodedBytes)
+		return
+	}
+	if pk.n+len(gz) > PackBytes || len(pk.ids) == PackParts {
+		pk.flush()
+	}
+	pk.ids, pk.gzs, pk.n = append(pk.ids, sh.ID), append(pk.gzs, gz), pk.n+len(gz)
+	pk.members = append(pk.members, sh)
+}
+
+// flush writes the pack gathered so far, named by the SHA-256 of its
+// members' payloads in order.
+func (pk *packer) flush() {
+	if len(pk.ids) == 0 {
+		return
+	}
+	p := path.Join(DetailDir, shard.ID(bytes.Join(pk.gzs, nil))+".js")
+	pk.files.put(p, shard.Pack16(pk.ids, pk.gzs))
+	for _, sh := range pk.members {
+		sh.Parts = []model.ShardPart{{ID: sh.ID, Path: p, Bytes: sh.Bytes, Pack: true}}
+	}
+	pk.ids, pk.gzs, pk.n, pk.members = nil, nil, 0, nil
+}
+
+// packFile resolves a pack part's path inside the report at dir, refusing
+// anything but detail/<64 hex digits>.js.
+func packFile(dir string, p model.ShardPart) (string, error) {
+	name, ok := strings.CutPrefix(p.Path, DetailDir+"/")
+	id, isJS := strings.CutSuffix(name, ".js")
+	if !ok || !isJS || len(id) != 64 || strings.Trim(id, "0123456789abcdef") != "" {
+		return "", fmt.Errorf("pack path %q is not %s/<sha256>.js inside the report; refusing to read it", p.Path, DetailDir)
+	}
+	if p.Bytes < 0 || p.Bytes > PackBytes {
+		return "", fmt.Errorf("packed part %s declares %d bytes, outside 0..%d", p.ID, p.Bytes, PackBytes)
+	}
+	return filepath.Join(dir, DetailDir, id+".js"), nil
+}
+
+// packReader opens pack scripts once each for a run of reads (a CLI
+// question over a broad range reads many chunks of one pack).
+type packReader struct {
+	dir   string
+	packs map[string]map[string][]byte // pack path → part id → payload
+}
+
+// part returns the payload of packed part p, checked against its id and
+// declared size.
+func (r *packReader) part(p model.ShardPart) ([]byte, error) {
+	parts, ok := r.packs[p.Path]
+	if !ok {
+		file, err := packFile(r.dir, p)
+		if err != nil {
+			return nil, err
+		}
+		script, err := readBounded(file, int64(shard.Pack16MaxLen(PackParts, PackBytes)))
+		if err != nil {
+			return nil, err
+		}
+		ids, gzs, err := shard.OpenPack16(script)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", file, err)
+		}
+		parts = make(map[string][]byte, len(ids))
+		for k, id := range ids {
+			parts[id] = gzs[k]
+		}
+		if r.packs == nil {
+			r.packs = map[string]map[string][]byte{}
+		}
+		r.packs[p.Path] = parts
+	}
+	gz, ok := parts[p.ID]
+	if !ok {
+		return nil, fmt.Errorf("%s does not hold part %s; the report files are out of step", p.Path, p.ID)
+	}
+	if len(gz) != p.Bytes {
+		return nil, fmt.Errorf("%s holds %d bytes of part %s, manifest declares %d", p.Path, len(gz), p.ID, p.Bytes)
+	}
+	return gz, nil
+}
+
+// readPackedShard reads a shard whose one part is packed: the payload is
+// that part, so its hash is the shard's.
+func (r *packReader) readPackedShard(sh model.Shard) ([]byte, error) {
+	if len(sh.Parts) != 1 || sh.Parts[0].ID != sh.ID {
+		return nil, fmt.Errorf("a packed shard has exactly one part named as the shard, not %d", len(sh.Parts))
+	}
+	gz, err := r.part(sh.Parts[0])
+	if err != nil {
+		return nil, err
+	}
+	if sh.Encoding != "" {
+		return nil, fmt.Errorf("unknown packed shard encoding %q", sh.Encoding)
+	}
+	raw, err := shard.Decompress(gz)
+	if err != nil {
+		return nil, err
+	}
+	if len(raw) != sh.DecodedBytes {
+		return nil, fmt.Errorf("decoded %d bytes, manifest expects %d", len(raw), sh.DecodedBytes)
+	}
+	return raw, nil
+}
+
+// isPacked says whether a shard's payload is a packed part.
+func isPacked(sh model.Shard) bool { return len(sh.Parts) > 0 && sh.Parts[0].Pack }

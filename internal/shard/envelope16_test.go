@@ -54,11 +54,11 @@ func TestEnvelope16(t *testing.T) {
 		u[i] = uint16(script[2+2*i]) | uint16(script[3+2*i])<<8
 	}
 	text := string(utf16.Decode(u))
-	if !utf8.ValidString(text) || !strings.HasPrefix(text, `__dsightShard("`+id+`","`) || !strings.HasSuffix(text, "\");\n") {
+	if !utf8.ValidString(text) || !strings.HasPrefix(text, `__dsightShard("`+id+`",function(){/*`) || !strings.HasSuffix(text, "*/});\n") {
 		t.Fatalf("unexpected script %.120q", text)
 	}
-	body := text[len(`__dsightShard("`+id+`","`) : len(text)-len("\");\n")]
-	if strings.ContainsAny(body, "\"\\\n\r\u2028\u2029<>") {
+	body := text[len(`__dsightShard("`+id+`",function(){/*`) : len(text)-len("*/});\n")]
+	if strings.ContainsAny(body, "\"\\\n\r\u2028\u2029<>") || strings.Contains(body, "*/") {
 		t.Fatal("the payload holds a character that could end the literal or the script")
 	}
 	gotID, got, err := OpenPart(script)

@@ -10,7 +10,7 @@ import (
 // the byte order mark once, then for each part the line Envelope16 writes
 // after its mark,
 //
-//	BOM __dsightShard("<id1>","<base 32768>");\n__dsightShard("<id2>",…);\n …
+//	BOM __dsightShard("<id1>",function(){/*<base 32768>*/});\n__dsightShard("<id2>",…);\n …
 //
 // A page opened from file:// pays a script load (~17 ms) per file, so
 // neighbouring small shards (the Nsight range chunks, a few KB each) share
@@ -109,11 +109,11 @@ func scanPack16(script []byte, fn func(id string, units []byte) (more bool, err 
 		if rest, ok = bytes.CutPrefix(rest[2*idLen:], middle16); !ok {
 			return errors.New("open shard pack: malformed separator after id")
 		}
-		// The payload's units are all U+3000 or above: the first `"` at an
+		// The payload's units are all U+3000 or above: the first `*` at an
 		// even offset ends it.
 		end := -1
 		for i := 0; i+1 < len(rest); i += 2 {
-			if rest[i] == '"' && rest[i+1] == 0 {
+			if rest[i] == '*' && rest[i+1] == 0 {
 				end = i
 				break
 			}
@@ -123,7 +123,7 @@ func scanPack16(script []byte, fn func(id string, units []byte) (more bool, err 
 		}
 		units := rest[:end]
 		if rest, ok = bytes.CutPrefix(rest[end:], suffix16); !ok {
-			return errors.New("open shard pack: missing \");\\n ending")
+			return errors.New("open shard pack: missing */});\\n ending")
 		}
 		if total += len(units) / 2 * unitBits / 8; total > maxRawBytes {
 			return fmt.Errorf("open shard pack: payloads exceed %d bytes", maxRawBytes)

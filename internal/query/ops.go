@@ -106,7 +106,7 @@ func init() {
 			run: func(e *Engine, a Args) (any, error) { return e.Summary(), nil }},
 		{Name: "requests", Help: "requests overlapping the range that pass the filters, in start order",
 			Args: withArgs(requestFilters, arg("offset"), arg("limit")),
-			run:  func(e *Engine, a Args) (any, error) { return e.requests(a) }},
+			run:  func(e *Engine, a Args) (any, error) { return e.requestPage(a) }},
 		{Name: "request", Help: "one request with its server records and lifecycle",
 			Args: []Arg{arg("id", requestID)},
 			run:  func(e *Engine, a Args) (any, error) { return e.request(a.ID) }},

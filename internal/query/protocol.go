@@ -81,7 +81,8 @@ func (e *Engine) Handle(req []byte) []byte {
 
 // AppendAnswer answers one JSON-encoded Request. A binary operation's
 // answer is appended to dst and binary is true; any other answer, and
-// every failure, is a JSON envelope as Handle returns. Reusing dst spares
+// every failure, is a JSON envelope as Handle returns (appended to dst
+// when the answer writes itself, see requestsjson.go). Reusing dst spares
 // a caller that copies each answer out (the wasm adapter) a fresh buffer
 // per zoom.
 func (e *Engine) AppendAnswer(dst, req []byte) (out []byte, binary bool) {
@@ -105,6 +106,12 @@ func (e *Engine) AppendAnswer(dst, req []byte) (out []byte, binary bool) {
 	result, runErr := e.do(op, a)
 	if runErr != nil {
 		return failure(runErr), false
+	}
+	if w, ok := result.(jsonAppender); ok {
+		if out, ok := appendEnvelope(dst, w); ok {
+			return out, false
+		}
+		result = w.fallback()
 	}
 	b, merr := json.Marshal(envelope{OK: true, Result: result})
 	if merr != nil {

@@ -240,7 +240,7 @@ func splitList(s string) []string {
 // (Dataset.StreamedEvidence): its shard is returned as is.
 func EncodeEvidence(d *model.Dataset) *shard.Shard {
 	if s, ok := d.StreamedEvidence.(*StreamedEvidence); ok && len(d.Evidence) == 0 {
-		return s.Shard()
+		return s.Shard() // read back whole: the report writer takes it piece by piece instead
 	}
 	if len(d.Evidence) == 0 {
 		return nil

@@ -21,6 +21,9 @@ type chunkDeflater struct {
 	tokens  chan struct{}
 	wg      sync.WaitGroup
 	writers sync.Pool
+	// spill, when set, takes each deflated chunk as it is finished, and
+	// its slot keeps only where the bytes lie.
+	spill *evidenceSpill
 }
 
 // add queues w's chunk; its slot is filled when it is deflated.
@@ -47,6 +50,13 @@ func (d *chunkDeflater) add(w *EvidenceWriter) {
 		fw.Write(raw)
 		fw.Close()
 		d.writers.Put(fw)
+		if d.spill != nil {
+			if at, err := d.spill.put(buf.Bytes()); err == nil {
+				*slot = chunk{size: int64(len(raw)), spilled: true, at: at, stored: int64(buf.Len())}
+				return
+			}
+			// A chunk the disk refused is held instead: the build goes on.
+		}
 		*slot = chunk{deflated: buf.String(), size: int64(len(raw))}
 	}()
 }

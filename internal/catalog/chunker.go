@@ -12,6 +12,12 @@ import (
 // The shard it gives is the one EncodeEvidence gives for the same records
 // in the same order.
 type EvidenceChunks struct {
+	// SpillDir, when set, is where the finished chunks are kept on disk
+	// (evidenceSpill; the system temp dir when empty). Hold, when set,
+	// keeps them in memory instead.
+	SpillDir string
+	Hold     bool
+
 	w      *EvidenceWriter
 	chunks []chunk
 	n      int
@@ -36,6 +42,9 @@ func (e *EvidenceChunks) Add(r *model.RequestEvidence) int {
 	}
 	if e.w == nil {
 		e.w = NewEvidenceWriter()
+	}
+	if e.n == 0 && !e.Hold && e.deflate.spill == nil {
+		e.deflate.spill = newEvidenceSpill(e.SpillDir)
 	}
 	e.w.AddRequest(r)
 	e.bindings.add(r.Bindings)
@@ -69,14 +78,41 @@ func (e *EvidenceChunks) flush() {
 // Shard finishes the last chunk and returns the evidence shard; nil when
 // no request was added. Nothing may be added after it: a request's chunk
 // is its index / EvidencePerChunk.
+//
+// Spilled chunks are read back into the shard: a build that streams its
+// evidence takes it piece by piece from Stream instead.
 func (e *EvidenceChunks) Shard() *shard.Shard {
+	e.finish()
+	if e.n == 0 {
+		return nil
+	}
+	sh, err := wholeShard(e.chunks, e.deflate.spill)
+	if err != nil {
+		// The spill was written by this process a moment ago; failing to
+		// read it back is the disk failing under the build.
+		panic(err)
+	}
+	return sh
+}
+
+// finish deflates the last chunk and waits for every chunk.
+func (e *EvidenceChunks) finish() {
 	e.flush()
 	if !e.done {
 		e.chunks = e.deflate.wait()
 	}
 	e.done = true
-	if e.n == 0 {
-		return nil
+}
+
+// wholeShard is the evidence shard of chunks, every payload read back.
+func wholeShard(chunks []chunk, spill *evidenceSpill) (*shard.Shard, error) {
+	held := make([]chunk, len(chunks))
+	for k, ch := range chunks {
+		p, err := spill.payload(ch)
+		if err != nil {
+			return nil, err
+		}
+		held[k] = chunk{deflated: p, size: ch.size}
 	}
-	return &shard.Shard{Kind: EvidenceKind, Tables: []shard.Table{chunkTable(TableServerChunks, e.chunks)}}
+	return &shard.Shard{Kind: EvidenceKind, Tables: []shard.Table{chunkTable(TableServerChunks, held)}}, nil
 }

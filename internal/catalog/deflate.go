@@ -27,6 +27,10 @@ const EvidencePerChunk = 64
 type chunk struct {
 	deflated string
 	size     int64
+	// spilled says the deflated bytes are in the build's evidenceSpill
+	// (stored bytes at offset at), not in deflated.
+	spilled    bool
+	at, stored int64
 }
 
 // encodeChunks encodes n records, EvidencePerChunk to a chunk, and

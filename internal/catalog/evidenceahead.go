@@ -26,7 +26,7 @@ func (s *StreamedEvidence) decodeAhead() (next <-chan decodedChunk, stop func())
 	go func() {
 		defer close(done)
 		for c, ch := range s.chunks {
-			d := decodeChunkRecords(c, ch)
+			d := decodeChunkRecords(c, ch, s.spill)
 			select {
 			case out <- d:
 			case <-quit:
@@ -40,8 +40,12 @@ func (s *StreamedEvidence) decodeAhead() (next <-chan decodedChunk, stop func())
 	return out, func() { close(quit); <-done }
 }
 
-func decodeChunkRecords(c int, ch chunk) decodedChunk {
-	raw, err := inflate(ch.deflated, ch.size)
+func decodeChunkRecords(c int, ch chunk, spill *evidenceSpill) decodedChunk {
+	p, err := spill.payload(ch)
+	if err != nil {
+		return decodedChunk{err: fmt.Errorf("server evidence chunk %d: %w", c, err)}
+	}
+	raw, err := inflate(p, ch.size)
 	if err != nil {
 		return decodedChunk{err: err}
 	}

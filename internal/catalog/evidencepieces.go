@@ -51,16 +51,28 @@ func SplitEvidence(s *shard.Shard, budget int) ([]EvidencePiece, error) {
 		return nil, fmt.Errorf("evidence shard: %w", o.err)
 	}
 	var pieces []EvidencePiece
-	for first := 0; first < len(payload); {
-		end, n := first, 0
-		for end < len(payload) && (end == first || n+len(payload[end])+pieceRowOverhead <= budget) {
-			n += len(payload[end]) + pieceRowOverhead
-			end++
-		}
+	for _, b := range pieceBounds(len(payload), func(k int) int { return len(payload[k]) }, budget) {
+		first, end := b[0], b[1]
 		pieces = append(pieces, EvidencePiece{Shard: pieceShard(payload[first:end], size[first:end], first, len(payload)), First: first, Chunks: end - first})
-		first = end
 	}
 	return pieces, nil
+}
+
+// pieceBounds cuts n chunks, chunk k's payload size(k) bytes long, into
+// runs [first, end) as SplitEvidence does; a streamed build cuts its
+// chunks by the same rule before it reads them back (StreamedEvidence.EachPiece).
+func pieceBounds(n int, size func(k int) int, budget int) [][2]int {
+	var out [][2]int
+	for first := 0; first < n; {
+		end, used := first, 0
+		for end < n && (end == first || used+size(end)+pieceRowOverhead <= budget) {
+			used += size(end) + pieceRowOverhead
+			end++
+		}
+		out = append(out, [2]int{first, end})
+		first = end
+	}
+	return out
 }
 
 func pieceShard(payload []string, size []int64, first, total int) *shard.Shard {

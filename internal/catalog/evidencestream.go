@@ -8,21 +8,22 @@ import (
 )
 
 // StreamedEvidence is what EvidenceChunks encoded, as a
-// model.EvidenceStream: the report writer takes its shard as is, and the
-// SQL store reads the records back one chunk at a time, so neither needs
-// the records held.
+// model.EvidenceStream: the report writer takes its shards one at a time
+// (EachPiece), and the SQL store reads the records back one chunk at a
+// time, so neither needs the records held, nor, when the chunks were
+// spilled, their payloads.
 type StreamedEvidence struct {
 	chunks   []chunk
+	spill    *evidenceSpill
 	n        int
-	sh       *shard.Shard
 	bindings *bindingIndex
 	roles    []model.WorkerRole
 }
 
 // Stream finishes the chunks (as Shard does) and returns them as a stream.
 func (e *EvidenceChunks) Stream() *StreamedEvidence {
-	sh := e.Shard()
-	return &StreamedEvidence{chunks: e.chunks, n: e.n, sh: sh, bindings: &e.bindings, roles: e.roles}
+	e.finish()
+	return &StreamedEvidence{chunks: e.chunks, spill: e.deflate.spill, n: e.n, bindings: &e.bindings, roles: e.roles}
 }
 
 // Len is the number of requests with evidence.
@@ -32,8 +33,61 @@ func (s *StreamedEvidence) Len() int { return s.n }
 // model.WorkerRoleLister.
 func (s *StreamedEvidence) WorkerRoles() []model.WorkerRole { return s.roles }
 
-// Shard is the evidence shard; nil when no request has evidence.
-func (s *StreamedEvidence) Shard() *shard.Shard { return s.sh }
+// Shard is the whole evidence shard, every chunk read back (see
+// EvidenceChunks.Shard); nil when no request has evidence. The report
+// writer uses EachPiece, which holds one evidence shard at a time.
+func (s *StreamedEvidence) Shard() *shard.Shard {
+	if s.n == 0 {
+		return nil
+	}
+	sh, err := wholeShard(s.chunks, s.spill)
+	if err != nil {
+		panic(err)
+	}
+	return sh
+}
+
+// ChunkOverLimit is ChunkOverLimit of the stream's shard, read from the
+// chunks' descriptors.
+func (s *StreamedEvidence) ChunkOverLimit() (k int, size int64, over bool) {
+	for k, ch := range s.chunks {
+		if ch.size > MaxChunkBytes {
+			return k, ch.size, true
+		}
+	}
+	return 0, 0, false
+}
+
+// HeldBytes is how many bytes of deflated payload the stream holds in
+// memory (not spilled).
+func (s *StreamedEvidence) HeldBytes() int64 {
+	var n int64
+	for _, ch := range s.chunks {
+		n += int64(len(ch.deflated))
+	}
+	return n
+}
+
+// EachPiece calls f with each evidence shard SplitEvidence cuts the
+// stream's shard into for budget, in order, reading only that shard's
+// chunks back: the shards are the same, byte for byte.
+func (s *StreamedEvidence) EachPiece(budget int, f func(EvidencePiece) error) error {
+	for _, b := range pieceBounds(len(s.chunks), func(k int) int { return chunkLen(s.chunks[k]) }, budget) {
+		payload, size := make([]string, b[1]-b[0]), make([]int64, b[1]-b[0])
+		for k := range payload {
+			ch := s.chunks[b[0]+k]
+			p, err := s.spill.payload(ch)
+			if err != nil {
+				return err
+			}
+			payload[k], size[k] = p, ch.size
+		}
+		if err := f(EvidencePiece{Shard: pieceShard(payload, size, b[0], len(s.chunks)), First: b[0], Chunks: b[1] - b[0]}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // Each decodes the chunks in order and calls f with each request's
 // evidence, the records a reader of the report decodes.

@@ -163,10 +163,8 @@ func (res *Result) joinStreamed(d *model.Dataset, ev *serverEvidence, requests [
 		d.Audit["clients_with_lifecycle"] += available
 	}
 	stream := chunks.Stream()
-	if sh := stream.Shard(); sh != nil {
-		if _, k, size, over := catalog.ChunkOverLimit(sh); over {
-			return catalog.ChunkLimitError(k, size, bigs[k].span, bigs[k].bytes)
-		}
+	if k, size, over := stream.ChunkOverLimit(); over {
+		return catalog.ChunkLimitError(k, size, bigs[k].span, bigs[k].bytes)
 	}
 	d.StreamedEvidence = stream
 	d.ServerSpans = joined.ServerSpans

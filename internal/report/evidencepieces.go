@@ -25,13 +25,41 @@ func addEvidence(files *stageFiles, ev *shard.Shard) (*EvidenceEntry, error) {
 	if err != nil {
 		return nil, err
 	}
+	return addEvidencePieces(files, func(f func(catalog.EvidencePiece) error) error {
+		for _, p := range pieces {
+			if err := f(p); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// pieceStream is evidence the import encoded as it joined
+// (catalog.StreamedEvidence): it hands over its evidence shards one at a
+// time, read back from where the build keeps them.
+type pieceStream interface {
+	EachPiece(budget int, f func(catalog.EvidencePiece) error) error
+}
+
+// addStreamedEvidence stages s's evidence shards as addEvidence stages the
+// whole shard's, byte for byte, each written as soon as it is cut and
+// dropped: the writer holds one evidence shard, not the run's evidence.
+func addStreamedEvidence(files *stageFiles, s pieceStream) (*EvidenceEntry, error) {
+	return addEvidencePieces(files, func(f func(catalog.EvidencePiece) error) error {
+		return s.EachPiece(evidencePieceBudget, f)
+	})
+}
+
+// addEvidencePieces stages each piece each gives, in order.
+func addEvidencePieces(files *stageFiles, each func(func(catalog.EvidencePiece) error) error) (*EvidenceEntry, error) {
 	whole := sha256.New()
 	out := &EvidenceEntry{}
 	out.Encoding = EncodingIdentity
-	for _, p := range pieces {
+	if err := each(func(p catalog.EvidencePiece) error {
 		raw, err := shard.Encode(p.Shard)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		sh := addCompressedShard(files, raw, len(raw))
 		sh.Encoding = EncodingIdentity
@@ -40,6 +68,9 @@ func addEvidence(files *stageFiles, ev *shard.Shard) (*EvidenceEntry, error) {
 		out.DecodedBytes += sh.DecodedBytes
 		out.Parts = append(out.Parts, sh.Parts...)
 		out.Shards = append(out.Shards, EvidencePiece{Shard: sh, FirstChunk: p.First, Chunks: p.Chunks})
+		return nil
+	}); err != nil {
+		return nil, err
 	}
 	out.ID = hex.EncodeToString(whole.Sum(nil))
 	return out, files.err

@@ -128,7 +128,17 @@ func render(d *model.Dataset, assets fs.FS, out *stageFiles, store StoreWriter) 
 		return nil, err
 	}
 	entry := Entry{Engine: engine, Core: core}
-	if ev := evidenceShard(d); ev != nil {
+	if s, ok := d.StreamedEvidence.(pieceStream); ok && len(d.Evidence) == 0 {
+		// The import checked each chunk against the readers' bound as it
+		// encoded it.
+		if d.StreamedEvidence.Len() > 0 {
+			sh, err := addStreamedEvidence(out, s)
+			if err != nil {
+				return nil, fmt.Errorf("encode server evidence: %w (the run has server evidence for %d requests)", err, evidenceCount(d))
+			}
+			entry.Evidence = sh
+		}
+	} else if ev := evidenceShard(d); ev != nil {
 		if err := checkChunkLimits(d, ev); err != nil {
 			return nil, err
 		}

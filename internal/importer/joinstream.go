@@ -94,7 +94,7 @@ func (res *Result) joinStreamed(d *model.Dataset, ev *serverEvidence, requests [
 	}
 	st.AttachWorkerLogs()
 
-	var chunks catalog.EvidenceChunks
+	chunks := catalog.EvidenceChunks{SpillDir: ev.spillDir} // the deflated chunks wait beside the spans (--spill-dir)
 	var bigs []bigSpan // by chunk
 	decode := newDecodeCounter(&in)
 	var available int64

@@ -94,8 +94,9 @@ func (res *Result) joinStreamed(d *model.Dataset, ev *serverEvidence, requests [
 	}
 	st.AttachWorkerLogs()
 
-	chunks := catalog.EvidenceChunks{SpillDir: ev.spillDir} // the deflated chunks wait beside the spans (--spill-dir)
-	var bigs []bigSpan                                      // by chunk
+	// The deflated chunks wait on disk beside the spans (--spill-dir).
+	chunks := catalog.EvidenceChunks{SpillDir: ev.spillDir}
+	var bigs []bigSpan // by chunk
 	decode := newDecodeCounter(&in)
 	var available int64
 	if err := inOrder(buckets, readAhead(), owned.Read, func(b int, spans []model.Span) error {

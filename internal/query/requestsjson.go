@@ -271,7 +271,8 @@ func appendJSONFloat(dst []byte, f float64, ok *bool) []byte {
 
 const hexDigits = "0123456789abcdef"
 
-// appendQuoted writes s quoted as encoding/json does by default:
+// appendQuoted writes s quoted as encoding/json does by default (every
+// hand-written answer uses it: the request list, span attributes):
 // control characters, quote and backslash escaped, <, > and & as \u00XX
 // (so an answer is safe inside HTML), U+2028 and U+2029 escaped, and each
 // byte of invalid UTF-8 as \ufffd.

@@ -287,7 +287,7 @@ func AnyValueJSON(b []byte, v model.Value) []byte {
 	switch v.Kind() {
 	case model.KindString:
 		s, _ := v.Str()
-		b = appendJSONString(append(b, `{"stringValue":`...), s)
+		b = appendQuoted(append(b, `{"stringValue":`...), s)
 	case model.KindInt:
 		n, _ := v.Int()
 		b = append(strconv.AppendInt(append(b, `{"intValue":"`...), n, 10), '"')
@@ -336,15 +336,10 @@ func AttributesJSON(b []byte, a model.Attributes) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONString(append(b, `{"key":`...), kv.Key)
+		b = appendQuoted(append(b, `{"key":`...), kv.Key)
 		b = append(AnyValueJSON(append(b, `,"value":`...), kv.Value), '}')
 	}
 	return append(b, ']')
-}
-
-func appendJSONString(b []byte, s string) []byte {
-	e, _ := json.Marshal(s) // a string always marshals
-	return append(b, e...)
 }
 
 func nonEmpty(s string) *string {

@@ -1,0 +1,74 @@
+package sqlstore
+
+import (
+	"cmp"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"testing"
+
+	"github.com/dsight/dsight/internal/model"
+)
+
+// nvtxDataset is one Nsight profile of n ranges shaped like an engine's
+// export: starts ascending with some repeated, durations spread over eight
+// decades (so over ~27 duration classes), eight threads, twelve names,
+// rowids not in start order. The ranges are in the model's order (start,
+// end descending, rowid).
+func nvtxDataset(n int, seed uint64) *model.Dataset {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	rs := make([]model.NVTXRange, n)
+	t := int64(0)
+	for k := range rs {
+		if rng.IntN(8) != 0 { // one start in eight repeats the previous one
+			t += 1 + rng.Int64N(2_000)
+		}
+		d := int64(1) << rng.IntN(27)
+		d += rng.Int64N(d)
+		rs[k] = model.NVTXRange{StartNS: t, EndNS: t + d, GlobalTID: 7<<24 | int64(100+rng.IntN(8)),
+			RowID: int64(n - k + rng.IntN(3)*n), Name: int32(rng.IntN(12))}
+	}
+	sortRanges(rs)
+	names := make([]string, 12)
+	for i := range names {
+		names[i] = "range " + strconv.Itoa(i)
+	}
+	return &model.Dataset{
+		Meta: model.Meta{Job: "j", OriginNS: 1_000_000_000_000, DurationNS: t + 1<<28, Phase: "profiling"},
+		Profiles: []model.Profile{{ID: 0, File: "p.sqlite", Worker: "decode-0", EpochNS: 1_000_000_000_000, Names: names,
+			Threads: []model.ProfileThread{{GlobalTID: 7<<24 | 100}, {GlobalTID: 7<<24 | 101}}, Ranges: rs}},
+	}
+}
+
+// BenchmarkNVTXStore writes the store of one profile of 1,000,000 NVTX
+// ranges (DSIGHT_BENCH_RANGES to change it): the NVTX table's b-tree is
+// nearly all of it. B/op and allocs/op are the numbers to compare on a
+// shared machine.
+//
+//	go test -run '^$' -bench NVTXStore -benchmem ./internal/sqlstore
+func BenchmarkNVTXStore(b *testing.B) {
+	n := 1_000_000
+	if s := os.Getenv("DSIGHT_BENCH_RANGES"); s != "" {
+		n, _ = strconv.Atoi(s)
+	}
+	d := nvtxDataset(n, 1)
+	dir := b.TempDir()
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		p := filepath.Join(dir, strconv.Itoa(i)+".sqlite")
+		if _, err := Write(p, d); err != nil {
+			b.Fatal(err)
+		}
+		os.Remove(p)
+	}
+	b.ReportMetric(float64(n), "ranges")
+}
+
+// sortRanges puts ranges in the model's order: start, end descending, rowid.
+func sortRanges(rs []model.NVTXRange) {
+	slices.SortFunc(rs, func(a, b model.NVTXRange) int {
+		return cmp.Or(cmp.Compare(a.StartNS, b.StartNS), cmp.Compare(b.EndNS, a.EndNS), cmp.Compare(a.RowID, b.RowID))
+	})
+}

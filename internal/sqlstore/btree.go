@@ -96,7 +96,10 @@ func (r *record) bytes() []byte {
 	}
 	r.out = appendVarint(r.out[:0], uint64(h))
 	r.out = append(r.out, r.types...)
-	return append(r.out, r.body...)
+	// Kept in r.out, so the next row reuses the room: returning the
+	// append alone allocated once per row.
+	r.out = append(r.out, r.body...)
+	return r.out
 }
 
 // appendVarint appends v as SQLite's varint.

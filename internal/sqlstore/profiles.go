@@ -129,45 +129,33 @@ func (w *writer) nvtxRanges(d *model.Dataset, bf *bulkFile) error {
 		return err
 	}
 	rec := bf.record()
-	type row struct {
-		bucket     int
-		start, end float64
-		k          int
-	}
-	var rows []row
+	var order nvtxOrder
+	var threads threadIndex
 	for _, i := range byID(d.Profiles, func(p *model.Profile) int { return p.ID }) {
 		p := &d.Profiles[i]
-		rows = rows[:0]
-		longest := map[int]float64{}
-		for k, r := range p.Ranges {
-			start, end := w.seconds(p.UTCNS(r.StartNS)), w.seconds(p.UTCNS(r.EndNS))
-			b := DurationBucket(end - start)
-			longest[b] = max(longest[b], end-start)
-			rows = append(rows, row{b, start, end, k})
-		}
 		// In key order: the b-tree is laid out from sorted rows.
-		slices.SortFunc(rows, func(a, b row) int {
-			return cmp.Or(cmp.Compare(a.bucket, b.bucket), cmp.Compare(a.start, b.start),
-				cmp.Compare(p.Ranges[a.k].RowID, p.Ranges[b.k].RowID))
-		})
-		for _, x := range rows {
-			r := &p.Ranges[x.k]
+		perm, err := order.build(w, p)
+		if err != nil {
+			return fmt.Errorf("profile %s: %w", p.File, err)
+		}
+		threads.reset(w.threads[i])
+		for _, k := range perm {
+			r := &p.Ranges[k]
+			start, end := w.rangeSeconds(p, int(k))
 			// Key columns first, then the others in declared order.
 			rec.reset()
 			rec.int(int64(p.ID))
-			rec.int(int64(x.bucket))
-			rec.real(x.start)
+			rec.int(int64(order.bucket[k]))
+			rec.real(start)
 			rec.int(r.RowID)
-			rec.real(x.end)
+			rec.real(end)
 			rec.int(int64(r.Name))
-			rec.int(int64(w.threadOf(d, i, r.GlobalTID)))
+			rec.int(int64(threads.of(w, d, i, r.GlobalTID)))
 			if err := tree.add(rec); err != nil {
 				return fmt.Errorf("profile %s: %w", p.File, err)
 			}
 		}
-		for _, b := range sortedKeys(longest) {
-			w.durations = append(w.durations, [3]any{p.ID, b, longest[b]})
-		}
+		w.durations = order.durations(p.ID, w.durations)
 	}
 	return bf.done("nvtx_ranges", tree)
 }

@@ -128,7 +128,7 @@ func (w *writer) nvtxRanges(d *model.Dataset, bf *bulkFile) error {
 	if err != nil {
 		return err
 	}
-	rec := bf.record()
+	row := nvtxRow{intSmall: bf.intSmall}
 	var order nvtxOrder
 	var threads threadIndex
 	for _, i := range byID(d.Profiles, func(p *model.Profile) int { return p.ID }) {
@@ -143,15 +143,12 @@ func (w *writer) nvtxRanges(d *model.Dataset, bf *bulkFile) error {
 			r := &p.Ranges[k]
 			start, end := w.rangeSeconds(p, int(k))
 			// Key columns first, then the others in declared order.
-			rec.reset()
-			rec.int(int64(p.ID))
-			rec.int(int64(order.bucket[k]))
-			rec.real(start)
-			rec.int(r.RowID)
-			rec.real(end)
-			rec.int(int64(r.Name))
-			rec.int(int64(threads.of(w, d, i, r.GlobalTID)))
-			if err := tree.add(rec); err != nil {
+			rec, err := row.encode(nvtxKey{int64(p.ID), int64(order.bucket[k]), start, r.RowID}, end,
+				int64(r.Name), int64(threads.of(w, d, i, r.GlobalTID)))
+			if err == nil {
+				err = tree.addOrdered(rec)
+			}
+			if err != nil {
 				return fmt.Errorf("profile %s: %w", p.File, err)
 			}
 		}

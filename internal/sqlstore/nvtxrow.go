@@ -28,9 +28,18 @@ type nvtxKey struct {
 	rowid   int64
 }
 
+// compare orders keys as SQLite does (no NaN reaches it). cmp.Or would
+// compare all four columns every row; the start alone decides most.
 func (a nvtxKey) compare(b nvtxKey) int {
-	return cmp.Or(cmp.Compare(a.profile, b.profile), cmp.Compare(a.bucket, b.bucket),
-		cmp.Compare(a.start, b.start), cmp.Compare(a.rowid, b.rowid))
+	switch {
+	case a.profile != b.profile:
+		return cmp.Compare(a.profile, b.profile)
+	case a.bucket != b.bucket:
+		return cmp.Compare(a.bucket, b.bucket)
+	case a.start != b.start:
+		return cmp.Compare(a.start, b.start)
+	}
+	return cmp.Compare(a.rowid, b.rowid)
 }
 
 // encode is the row's record, valid until the next encode; the key must
@@ -79,10 +88,9 @@ func (e *nvtxRow) int(b []byte, at int, v int64) []byte {
 		typ, n = 6, 8
 	}
 	b[at] = typ
-	for i := n - 1; i >= 0; i-- {
-		b = append(b, byte(v>>(8*i)))
-	}
-	return b
+	var be [8]byte
+	binary.BigEndian.PutUint64(be[:], uint64(v))
+	return append(b, be[8-n:]...)
 }
 
 func real64(b []byte, at int, v float64) []byte {

@@ -19,14 +19,17 @@ import (
 // parameter's name first) and strings are bound from the Go string itself
 // (the driver copies each one into a C allocation and frees it after the
 // step). Measured at scale 10, binding was over a third of the write's CPU.
+//
+// Strings are copied into one C buffer a statement keeps (textArena): SQLite
+// may only be handed C memory, since the library reads every pointer it is
+// given back from a uintptr, which Go allows for memory outside its heap
+// only (go test -race, whose pointer checks are on, stops at the first Go
+// string SQLite reads).
 type rawConn struct {
 	tls *libc.TLS
 	db  uintptr
 }
 
-// emptyText is what an empty string is bound from: a NULL pointer would
-// bind SQL NULL.
-var emptyText = [1]byte{}
 
 func openRaw(path string) (*rawConn, error) {
 	tls := libc.NewTLS()
@@ -88,7 +91,7 @@ func (c *rawConn) PrepareContext(_ context.Context, query string) (driver.Stmt, 
 	if st == 0 {
 		return nil, errors.New("sqlite store: empty statement")
 	}
-	return &rawStmt{c: c, st: st}, nil
+	return &rawStmt{c: c, st: st, text: textArena{tls: c.tls}}, nil
 }
 
 // ExecContext runs query: through sqlite3_exec (every statement in it)
@@ -117,9 +120,9 @@ func (c *rawConn) ExecContext(ctx context.Context, query string, args []driver.N
 type rawStmt struct {
 	c  *rawConn
 	st uintptr
-	// held keeps the strings bound SQLITE_STATIC alive until the next
-	// execution rebinds them.
-	held []driver.NamedValue
+	// text holds the bytes of the strings bound SQLITE_STATIC until the
+	// next execution rebinds them.
+	text textArena
 }
 
 func (s *rawStmt) Close() error {
@@ -127,7 +130,8 @@ func (s *rawStmt) Close() error {
 		return nil
 	}
 	rc := sqlite3.Xsqlite3_finalize(s.c.tls, s.st)
-	s.st, s.held = 0, nil
+	s.st = 0
+	s.text.free()
 	if rc != sqlite3.SQLITE_OK {
 		return s.c.errorf(rc)
 	}
@@ -151,6 +155,9 @@ func (s *rawStmt) Query([]driver.Value) (driver.Rows, error) {
 // ExecContext binds args by position and steps the statement once.
 func (s *rawStmt) ExecContext(_ context.Context, args []driver.NamedValue) (driver.Result, error) {
 	tls, st := s.c.tls, s.st
+	if err := s.text.fit(args); err != nil {
+		return nil, err
+	}
 	for i, a := range args {
 		k := int32(i + 1)
 		var rc int32
@@ -168,13 +175,9 @@ func (s *rawStmt) ExecContext(_ context.Context, args []driver.NamedValue) (driv
 			}
 			rc = sqlite3.Xsqlite3_bind_int64(tls, st, k, n)
 		case string:
-			p := uintptr(unsafe.Pointer(&emptyText[0]))
-			if len(v) > 0 {
-				p = uintptr(unsafe.Pointer(unsafe.StringData(v)))
-			}
 			// SQLITE_STATIC (0): SQLite reads the bytes while it steps;
-			// s.held keeps them alive until then.
-			rc = sqlite3.Xsqlite3_bind_text(tls, st, k, p, int32(len(v)), 0)
+			// the arena keeps them until the next execution.
+			rc = sqlite3.Xsqlite3_bind_text(tls, st, k, s.text.put(v), int32(len(v)), 0)
 		default:
 			return nil, fmt.Errorf("sqlite store: no SQL value for %T", v)
 		}
@@ -182,7 +185,6 @@ func (s *rawStmt) ExecContext(_ context.Context, args []driver.NamedValue) (driv
 			return nil, s.c.errorf(rc)
 		}
 	}
-	s.held = args
 	rc := sqlite3.Xsqlite3_step(tls, st)
 	if rrc := sqlite3.Xsqlite3_reset(tls, st); rc == sqlite3.SQLITE_DONE || rc == sqlite3.SQLITE_ROW {
 		rc = rrc

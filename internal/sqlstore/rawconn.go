@@ -30,7 +30,6 @@ type rawConn struct {
 	db  uintptr
 }
 
-
 func openRaw(path string) (*rawConn, error) {
 	tls := libc.NewTLS()
 	c := &rawConn{tls: tls}

@@ -1,6 +1,9 @@
 package shard
 
-import "encoding/hex"
+import (
+	"encoding/hex"
+	"unsafe"
+)
 
 // uuidBytes is a UUID's binary size; its canonical text is 36 characters.
 const uuidBytes = 16
@@ -69,7 +72,12 @@ func formatUUIDs(packed []byte, n int) []string {
 			j += 2
 		}
 	}
-	all := string(text)
+	if n == 0 {
+		return []string{}
+	}
+	// text is written only above: the strings can share its bytes rather
+	// than a copy (3.6 MB for 100,000 ids, made on the page's one thread).
+	all := unsafe.String(&text[0], len(text))
 	out := make([]string, n)
 	for k := range out {
 		out[k] = all[k*36 : k*36+36]

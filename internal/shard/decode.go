@@ -227,6 +227,14 @@ func (d *decoder) ints(c *Column, enc Encoding, rows, present int) error {
 	// The hot loop of most shards: varints are read straight from the
 	// slice, which the compiler inlines, rather than through d.uvarint.
 	b, off := d.r.b, d.r.off
+	if c.Valid == nil {
+		end, n := denseVarints(c.Ints, b, off, delta)
+		d.r.off = end
+		if n <= 0 {
+			return d.fail("value: %v", varintError(n))
+		}
+		return nil
+	}
 	for i := range c.Ints {
 		if c.Valid != nil && !c.Valid[i] {
 			continue
@@ -391,6 +399,10 @@ func (d *decoder) indexes(c *Column, dict []string, rows, present int) error {
 	}
 	c.Strings = make([]string, rows)
 	b, off := d.r.b, d.r.off
+	if c.Valid == nil && len(dict) <= 0x80 && rows <= len(b)-off && denseIndexes(c.Strings, dict, b[off:off+rows]) {
+		d.r.off = off + rows
+		return nil
+	}
 	for i := range c.Strings {
 		if c.Valid != nil && !c.Valid[i] {
 			continue

@@ -56,21 +56,9 @@ func appendUUID(p []byte, s string) []byte {
 // formatUUIDs turns n packed binary UUIDs into their canonical text, backed
 // by one string so decoding a million ids costs one allocation.
 func formatUUIDs(packed []byte, n int) []string {
-	const digits = "0123456789abcdef"
 	text := make([]byte, 36*n)
 	for k := range n {
-		b, t := packed[k*uuidBytes:k*uuidBytes+uuidBytes], text[k*36:k*36+36]
-		// One pass over the 16 bytes, a dash before bytes 4, 6, 8 and 10:
-		// five hex.Encode calls per id were most of a core's id decoding.
-		j := 0
-		for i, c := range b {
-			if i == 4 || i == 6 || i == 8 || i == 10 {
-				t[j] = '-'
-				j++
-			}
-			t[j], t[j+1] = digits[c>>4], digits[c&15]
-			j += 2
-		}
+		formatUUID(text[k*36:k*36+36], packed[k*uuidBytes:k*uuidBytes+uuidBytes])
 	}
 	if n == 0 {
 		return []string{}

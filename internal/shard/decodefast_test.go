@@ -62,6 +62,22 @@ func TestDecodeFastPathsRoundTrip(t *testing.T) {
 			cols = append(cols, c)
 		}
 	}
+	for _, nulls := range []bool{false, true} {
+		c := Column{Name: fmt.Sprint("b", nulls), Type: Bool, Bools: make([]bool, rows)}
+		if nulls {
+			c.Valid = make([]bool, rows)
+		}
+		for i := range rows {
+			if nulls && r.IntN(5) == 0 {
+				continue
+			}
+			if nulls {
+				c.Valid[i] = true
+			}
+			c.Bools[i] = r.IntN(2) == 0
+		}
+		cols = append(cols, c)
+	}
 	s := &Shard{Kind: "k", Tables: []Table{{Name: "t", Rows: rows, Columns: cols}}}
 	raw, err := Encode(s)
 	if err != nil {
@@ -73,7 +89,7 @@ func TestDecodeFastPathsRoundTrip(t *testing.T) {
 	}
 	for k, want := range cols {
 		c := got.Tables[0].Columns[k]
-		if !reflect.DeepEqual(c.Strings, want.Strings) || !reflect.DeepEqual(c.Ints, want.Ints) || !reflect.DeepEqual(c.Valid, want.Valid) {
+		if !reflect.DeepEqual(c.Strings, want.Strings) || !reflect.DeepEqual(c.Ints, want.Ints) || !reflect.DeepEqual(c.Bools, want.Bools) || !reflect.DeepEqual(c.Valid, want.Valid) {
 			t.Errorf("column %s does not round-trip", want.Name)
 		}
 	}
@@ -112,6 +128,29 @@ func TestFormatUUIDEveryByte(t *testing.T) {
 		want := fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 		if got != want {
 			t.Fatalf("got %s want %s", got, want)
+		}
+	}
+}
+
+// expandBits gives each bit, and the count set, at every length around
+// its eight-at-a-time step.
+func TestExpandBits(t *testing.T) {
+	b := []byte{0x01, 0x80, 0xff, 0x00, 0x5a, 0xa5, 0x3c, 0xc3, 0x81, 0x7e}
+	for n := 0; n <= 8*len(b); n++ {
+		out := make([]bool, n)
+		set := expandBits(out, b)
+		want := 0
+		for i := range n {
+			bit := b[i/8]>>(i%8)&1 == 1
+			if out[i] != bit {
+				t.Fatalf("n=%d bit %d: %v", n, i, out[i])
+			}
+			if bit {
+				want++
+			}
+		}
+		if set != want {
+			t.Fatalf("n=%d: %d set, want %d", n, set, want)
 		}
 	}
 }

@@ -9,12 +9,12 @@
 //	handle(request: string, into?: Uint8Array) → string | number | Uint8Array
 //	give(name: string, bytes: Uint8Array, encoding?: "gzip") → string
 //	sha256(bytes: Uint8Array) → string (lowercase hex)
+//	settle() → undefined (the page is ready: the collector is back on)
 package main
 
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"runtime/debug"
 	"syscall/js"
 
 	"github.com/dsight/dsight/internal/query"
@@ -28,6 +28,7 @@ func main() {
 	api.Set("handle", js.FuncOf(handle))
 	api.Set("give", js.FuncOf(give))
 	api.Set("sha256", js.FuncOf(sum256))
+	api.Set("settle", js.FuncOf(settle))
 	js.Global().Set("dsightEngine", api)
 	if ready := js.Global().Get("__dsightEngineReady"); ready.Type() == js.TypeFunction {
 		ready.Invoke()
@@ -63,10 +64,14 @@ func give(_ js.Value, args []js.Value) any {
 		// while it decodes (the heap doubling from a few MB to ~50 on 100,000
 		// requests) would mark and sweep what it cannot free, on the page's
 		// one thread. One collection after it, at most, instead.
-		gc := debug.SetGCPercent(-1)
+		// It stays off through the page's first render (settle turns it
+		// back on): restored at once, its heap goal would still be the few
+		// MB before the core, so the next allocation would start marking
+		// all ~50 MB inside the first render.
+		collectorOff()
 		e, err := query.OpenMarked(raw, mark)
-		debug.SetGCPercent(gc)
 		if err != nil {
+			settle(js.Value{}, nil)
 			return string(query.Failure(err))
 		}
 		engine = e

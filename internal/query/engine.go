@@ -96,9 +96,11 @@ func New(c *catalog.Core) (*Engine, error) {
 		}
 	}
 	for k := 1; k < r.N; k++ {
-		if r.ID[r.ByID[k]] == r.ID[r.ByID[k-1]] {
+		// One comparison a row, not an equality test and then an order
+		// test: this loop is most of New on the page (100,000 ids).
+		if c := strings.Compare(r.ID[r.ByID[k]], r.ID[r.ByID[k-1]]); c == 0 {
 			return nil, fmt.Errorf("duplicate request id %q", r.ID[r.ByID[k]])
-		} else if r.ID[r.ByID[k]] < r.ID[r.ByID[k-1]] {
+		} else if c < 0 {
 			return nil, fmt.Errorf("request id order is not sorted at %q", r.ID[r.ByID[k]])
 		}
 	}

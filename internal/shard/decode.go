@@ -179,14 +179,8 @@ func (d *decoder) payload(c *Column, enc Encoding, rows int) error {
 	case validNone:
 		c.Valid = make([]bool, rows)
 	case validBitmap:
-		if c.Valid, err = d.bitmap(rows, "validity bitmap"); err != nil {
+		if c.Valid, present, err = d.bitmapSet(rows, "validity bitmap"); err != nil {
 			return err
-		}
-		present = 0
-		for _, ok := range c.Valid {
-			if ok {
-				present++
-			}
 		}
 	}
 	switch c.Type {
@@ -227,6 +221,14 @@ func (d *decoder) ints(c *Column, enc Encoding, rows, present int) error {
 	// The hot loop of most shards: varints are read straight from the
 	// slice, which the compiler inlines, rather than through d.uvarint.
 	b, off := d.r.b, d.r.off
+	if c.Valid == nil {
+		end, n := denseVarints(c.Ints, b, off, delta)
+		d.r.off = end
+		if n <= 0 {
+			return d.fail("value: %v", varintError(n))
+		}
+		return nil
+	}
 	for i := range c.Ints {
 		if c.Valid != nil && !c.Valid[i] {
 			continue
@@ -391,6 +393,10 @@ func (d *decoder) indexes(c *Column, dict []string, rows, present int) error {
 	}
 	c.Strings = make([]string, rows)
 	b, off := d.r.b, d.r.off
+	if len(dict) <= 0x80 && denseIndexes(c.Strings, dict, c.Valid, b[off:off+present]) {
+		d.r.off = off + present
+		return nil
+	}
 	for i := range c.Strings {
 		if c.Valid != nil && !c.Valid[i] {
 			continue
@@ -434,19 +440,22 @@ func (d *decoder) bools(c *Column, rows, present int) error {
 // bitmap reads n bits, least significant first, and rejects set padding bits
 // so that every bitmap has exactly one encoding.
 func (d *decoder) bitmap(n int, what string) ([]bool, error) {
+	out, _, err := d.bitmapSet(n, what)
+	return out, err
+}
+
+// bitmapSet is bitmap also counting the bits set.
+func (d *decoder) bitmapSet(n int, what string) ([]bool, int, error) {
 	size := (n + 7) / 8
 	b, err := d.r.take(size)
 	if err != nil {
-		return nil, d.fail("truncated %s: %d bytes needed, %d remain", what, size, d.r.remaining())
+		return nil, 0, d.fail("truncated %s: %d bytes needed, %d remain", what, size, d.r.remaining())
 	}
 	if n&7 != 0 && b[size-1]>>(n&7) != 0 {
-		return nil, d.fail("%s has padding bits set", what)
+		return nil, 0, d.fail("%s has padding bits set", what)
 	}
 	out := make([]bool, n)
-	for i := range out {
-		out[i] = b[i>>3]&(1<<(i&7)) != 0
-	}
-	return out, nil
+	return out, expandBits(out, b), nil
 }
 
 func (d *decoder) uvarint(what string) (uint64, error) {

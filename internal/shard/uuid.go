@@ -1,6 +1,9 @@
 package shard
 
-import "encoding/hex"
+import (
+	"encoding/hex"
+	"unsafe"
+)
 
 // uuidBytes is a UUID's binary size; its canonical text is 36 characters.
 const uuidBytes = 16
@@ -53,23 +56,16 @@ func appendUUID(p []byte, s string) []byte {
 // formatUUIDs turns n packed binary UUIDs into their canonical text, backed
 // by one string so decoding a million ids costs one allocation.
 func formatUUIDs(packed []byte, n int) []string {
-	const digits = "0123456789abcdef"
 	text := make([]byte, 36*n)
 	for k := range n {
-		b, t := packed[k*uuidBytes:k*uuidBytes+uuidBytes], text[k*36:k*36+36]
-		// One pass over the 16 bytes, a dash before bytes 4, 6, 8 and 10:
-		// five hex.Encode calls per id were most of a core's id decoding.
-		j := 0
-		for i, c := range b {
-			if i == 4 || i == 6 || i == 8 || i == 10 {
-				t[j] = '-'
-				j++
-			}
-			t[j], t[j+1] = digits[c>>4], digits[c&15]
-			j += 2
-		}
+		formatUUID(text[k*36:k*36+36], packed[k*uuidBytes:k*uuidBytes+uuidBytes])
 	}
-	all := string(text)
+	if n == 0 {
+		return []string{}
+	}
+	// text is written only above: the strings can share its bytes rather
+	// than a copy (3.6 MB for 100,000 ids, made on the page's one thread).
+	all := unsafe.String(&text[0], len(text))
 	out := make([]string, n)
 	for k := range out {
 		out[k] = all[k*36 : k*36+36]

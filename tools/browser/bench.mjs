@@ -75,7 +75,12 @@ for (let i = 0; i < loads; i++) {
       const m = performance.getEntriesByName("dsight:evidence-load")[0];
       return m ? { wall_ms: Math.round(m.duration), ...Object.fromEntries(Object.entries(m.detail).map(([k, v]) => [k, Math.round(v)])) } : null;
     });
-    readies.push({ readyMs: Math.round(readyAt), firstPaintMs: marks["dsight:first-paint"] ?? Math.round(readyAt), marks, evidence });
+    // The core's load, as the evidence's (main.js dsight:core-load).
+    const core = await page.evaluate(() => {
+      const m = performance.getEntriesByName("dsight:core-load")[0];
+      return m ? { wall_ms: Math.round(m.duration), ...Object.fromEntries(Object.entries(m.detail).map(([k, v]) => [k, Math.round(v)])) } : null;
+    });
+    readies.push({ readyMs: Math.round(readyAt), firstPaintMs: marks["dsight:first-paint"] ?? Math.round(readyAt), marks, evidence, core });
     if (i === loads - 1) {
       api = await page.evaluate((calls) => {
         const x = window.traceExplorer;
@@ -153,6 +158,7 @@ const out = {
   // Each load's start-up split: the time from one mark to the next (ms).
   startup_steps: readies.map((r) => steps(r.marks)),
   evidence_load: readies.map((r) => r.evidence),
+  core_load: readies.map((r) => r.core),
   api_ms: Object.fromEntries(Object.entries(api).map(([k, v]) => [k, summarize(v)])),
   cpus: os.cpus().length,
   load_average: os.loadavg().map((x) => +x.toFixed(2)),

@@ -9,16 +9,67 @@ export function isBase32768(text) {
   return text.length > 0 && text.charCodeAt(0) >= 0x3000;
 }
 
-export function base32768ToBytes(text) {
+// base32768Length is the number of bytes text decodes to.
+export function base32768Length(text) {
   const n = text.length;
   const last = n ? text.charCodeAt(n - 1) : 0;
   const tail = last >= 0xb000 && last < 0xb080;
-  const out = new Uint8Array(Math.floor(((n - (tail ? 1 : 0)) * 15 + (tail ? 7 : 0)) / 8));
+  return Math.floor(((n - (tail ? 1 : 0)) * 15 + (tail ? 7 : 0)) / 8);
+}
+
+export function base32768ToBytes(text) {
+  const out = new Uint8Array(base32768Length(text));
+  base32768Into(text, out, 0);
+  return out;
+}
+
+// base32768Into decodes text into out from offset at (out has room for
+// base32768Length(text) bytes there) and returns that length. A page
+// decodes a shard's parts straight into the shard's one buffer, instead
+// of into one array per part joined afterwards.
+export function base32768Into(text, out, at) {
+  const n = text.length;
+  const size = base32768Length(text);
+  const last = n ? text.charCodeAt(n - 1) : 0;
+  const tail = last >= 0xb000 && last < 0xb080;
   const full = tail ? n - 1 : n;
+  // Eight units are 120 bits, fifteen whole bytes: a group is decoded with
+  // fixed shifts and one range check, no branch per unit. This loop is
+  // most of a payload's decoding on the page's one thread (7.5 MB for a
+  // 100,000-request core).
+  const groups = full >> 3;
+  let o = at;
+  let i = 0;
+  for (let g = 0; g < groups; g++, i += 8) {
+    const v0 = text.charCodeAt(i) - 0x3000;
+    const v1 = text.charCodeAt(i + 1) - 0x3000;
+    const v2 = text.charCodeAt(i + 2) - 0x3000;
+    const v3 = text.charCodeAt(i + 3) - 0x3000;
+    const v4 = text.charCodeAt(i + 4) - 0x3000;
+    const v5 = text.charCodeAt(i + 5) - 0x3000;
+    const v6 = text.charCodeAt(i + 6) - 0x3000;
+    const v7 = text.charCodeAt(i + 7) - 0x3000;
+    if ((v0 | v1 | v2 | v3 | v4 | v5 | v6 | v7) & ~0x7fff) break; // the unit loop below names it
+    out[o] = v0 >> 7;
+    out[o + 1] = ((v0 << 1) | (v1 >> 14)) & 255;
+    out[o + 2] = v1 >> 6;
+    out[o + 3] = ((v1 << 2) | (v2 >> 13)) & 255;
+    out[o + 4] = v2 >> 5;
+    out[o + 5] = ((v2 << 3) | (v3 >> 12)) & 255;
+    out[o + 6] = v3 >> 4;
+    out[o + 7] = ((v3 << 4) | (v4 >> 11)) & 255;
+    out[o + 8] = v4 >> 3;
+    out[o + 9] = ((v4 << 5) | (v5 >> 10)) & 255;
+    out[o + 10] = v5 >> 2;
+    out[o + 11] = ((v5 << 6) | (v6 >> 9)) & 255;
+    out[o + 12] = v6 >> 1;
+    out[o + 13] = ((v6 << 7) | (v7 >> 8)) & 255;
+    out[o + 14] = v7; // a Uint8Array keeps the low byte
+    o += 15;
+  }
   let acc = 0;
   let bits = 0;
-  let o = 0;
-  for (let i = 0; i < full; i++) {
+  for (; i < full; i++) {
     const v = text.charCodeAt(i) - 0x3000;
     if (v >>> 0 > 0x7fff) throw new Error(`character ${i} is not base 32768`);
     acc = (acc << 15) | v;
@@ -35,6 +86,6 @@ export function base32768ToBytes(text) {
     bits += 7;
     if (bits >= 8) out[o++] = (acc >>> (bits - 8)) & 255;
   }
-  if (o !== out.length) throw new Error(`decoded ${o} bytes, expected ${out.length}`);
-  return out;
+  if (o - at !== size) throw new Error(`decoded ${o - at} bytes, expected ${size}`);
+  return size;
 }

@@ -16,6 +16,12 @@ export function load(bytes) {
   return unwrap(engine.give("core", bytes));
 }
 
+// settle tells the engine the page is ready (wasm/collector.go): its
+// collector, off since the core came in, is back on.
+export function settle() {
+  if (engine && typeof engine.settle === "function") engine.settle();
+}
+
 export function ask(op, args) {
   return unwrap(engine.handle(request(op, args)));
 }

@@ -4,7 +4,7 @@
 // text). The same files work from
 // any static host. A registry keyed by id lets several loads run at once.
 
-import { isBase32768, base32768ToBytes } from "./base32768.js";
+import { isBase32768, base32768ToBytes, base32768Into, base32768Length } from "./base32768.js";
 
 const pending = new Map();
 
@@ -103,9 +103,15 @@ export function scriptStatus() {
 }
 
 // payloadBytes decodes a payload script's text: base 32768 as the writer
-// writes it, or base64 as reports of format 3 did.
-function payloadBytes(text) {
-  return isBase32768(text) ? base32768ToBytes(text) : base64ToBytes(text);
+// writes it, or base64 as reports of format 3 did. Given into (a view of
+// the part's place in its shard's one buffer, when the parts' sizes are
+// known), base 32768 is decoded there and that view returned.
+function payloadBytes(text, into = null) {
+  if (!isBase32768(text)) return base64ToBytes(text);
+  if (!into) return base32768ToBytes(text);
+  if (base32768Length(text) !== into.length) throw new Error(`${base32768Length(text)} bytes, the manifest says ${into.length}`);
+  base32768Into(text, into, 0);
+  return into;
 }
 
 // base64ToBytes decodes a payload handed over as base64.
@@ -131,8 +137,11 @@ const PARTS_IN_FLIGHT = 6;
 // timing, when given, sums each step's milliseconds over the parts
 // (script: waiting for the script to run; decode: base 32768 to bytes;
 // verify: the SHA-256 check; held: parts a prefetch already held).
-async function loadParts(desc, { engine = false, timing = null } = {}) {
+// With whole, a buffer of the parts' summed sizes (identity shards: see
+// wholeBuffer), each part is decoded straight into its place there.
+async function loadParts(desc, { engine = false, timing = null, whole = null } = {}) {
   const out = new Array(desc.parts.length);
+  const starts = whole ? partStarts(desc) : null;
   let next = 0;
   const worker = async () => {
     while (next < desc.parts.length) {
@@ -150,7 +159,7 @@ async function loadParts(desc, { engine = false, timing = null } = {}) {
       t = performance.now();
       let bytes;
       try {
-        bytes = payloadBytes(b64);
+        bytes = payloadBytes(b64, whole && whole.subarray(starts[k], starts[k] + p.bytes));
       } catch (err) {
         throw new Error(`${p.path}: damaged payload (${err.message}); republish the report's detail/ directory`);
       }
@@ -190,6 +199,32 @@ async function verifyPart(p, bytes) {
   if (got !== p.id) throw new Error(`content hash mismatch: ${p.path} holds a payload whose SHA-256 is ${got}, not ${p.id}; republish the report's detail/ directory`);
 }
 
+// partStarts is each part's offset in its shard.
+function partStarts(desc) {
+  const starts = [];
+  let at = 0;
+  for (const p of desc.parts) {
+    starts.push(at);
+    at += p.bytes;
+  }
+  return starts;
+}
+
+// wholeBuffer is the one buffer an identity shard's parts decode into,
+// when the descriptor states every part's size and they add up to the
+// shard's: a 7.5 MB core is then neither decoded part by part into arrays
+// of its own nor copied again to be joined. Otherwise null (concat).
+function wholeBuffer(desc) {
+  if (desc.encoding !== "identity" || desc.parts.length < 2) return null;
+  let n = 0;
+  for (const p of desc.parts) {
+    if (!Number.isInteger(p.bytes) || p.bytes < 0) return null;
+    n += p.bytes;
+  }
+  if (desc.decoded_bytes !== undefined && n !== desc.decoded_bytes) return null;
+  return new Uint8Array(n);
+}
+
 // concat joins a stored (identity-encoded) shard's parts.
 function concat(parts) {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
@@ -207,10 +242,12 @@ function concat(parts) {
 // engine, whose decoder checks every column's CRC). A shard gzip could not
 // shrink is stored as is ("identity") and needs no inflating.
 export async function loadShard(desc, timing = null) {
-  const parts = await loadParts(desc, { timing });
+  const whole = wholeBuffer(desc);
+  const parts = await loadParts(desc, { timing, whole });
   const t = performance.now();
   let bytes;
-  if (desc.encoding === "identity") bytes = parts.length === 1 ? parts[0] : concat(parts);
+  if (whole && parts.every((p) => p.buffer === whole.buffer)) bytes = whole;
+  else if (desc.encoding === "identity") bytes = parts.length === 1 ? parts[0] : concat(parts);
   else if (!desc.encoding) {
     try {
       bytes = await gunzip(parts);

@@ -4,7 +4,7 @@
 import { $, h, clear } from "./dom.js";
 import { startEngine, loadShard, newLoadTiming } from "./loader.js";
 import { loadEvidenceShards } from "./evidenceload.js";
-import { attach, load, loadEvidence } from "./engine.js";
+import { attach, load, loadEvidence, settle } from "./engine.js";
 import { View } from "./app.js";
 import { createAPI } from "./api.js";
 import { rehearseZooms } from "./rehearse.js";
@@ -29,12 +29,16 @@ async function boot() {
   // thread) then runs while the core's parts load, instead of after them.
   let engineBytes;
   const compiling = new Promise((resolve) => (engineBytes = resolve));
-  const loading = Promise.all([startEngine(entry.engine, engineBytes), compiling.then(() => loadShard(entry.core)).then(markCoreBytes)]);
+  const coreTiming = newLoadTiming();
+  const coreStart = compiling.then(() => performance.now());
+  const core = compiling.then(() => loadShard(entry.core, coreTiming)).then(markCoreBytes);
+  core.then(async () => performance.measure("dsight:core-load", { start: await coreStart, detail: coreTiming }), () => {});
+  const loading = Promise.all([startEngine(entry.engine, engineBytes), core]);
   const early = drawFirstChart(bootRecord.first_chart);
-  const [engine, core] = await loading;
+  const [engine, coreBytes] = await loading;
   performance.mark("dsight:engine");
   attach(engine);
-  const summary = load(core);
+  const summary = load(coreBytes);
   performance.mark("dsight:core");
   const view = new View(summary);
   view.earlyChart = early;
@@ -57,6 +61,7 @@ async function boot() {
       $("loading").textContent = "Loading server evidence…";
       performance.mark("dsight:first-paint");
     }
+    settle(); // the evidence's buffers come and go: the collector is wanted
     const timing = newLoadTiming();
     const t0 = performance.now();
     await loadEvidenceShards(entry.evidence, loadEvidence, timing);
@@ -69,6 +74,7 @@ async function boot() {
   $("loading").hidden = true;
   view.render();
   performance.mark("dsight:ready");
+  setTimeout(settle, 0); // after the first render, outside its task
   window.dispatchEvent(new CustomEvent("trace-explorer:ready", { detail: { version: api.version } }));
   const renders = view.renders; // the user's first action ends the rehearsal, even before it starts
   view.metricsRendering.then(() => rehearseZooms(view, renders), () => {});
@@ -227,6 +233,7 @@ function wireLaneDrag(view, guard) {
 // start boots the page; index.js calls it once the chart library is exposed.
 export function start() {
   boot().catch((err) => {
+    settle(); // a start-up that failed half way leaves no collector off
     window.traceExplorerError = err;
     $("loading").hidden = true;
     showError(err);

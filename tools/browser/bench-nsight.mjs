@@ -187,14 +187,9 @@ try {
     for (const k of ["script_ms", "decode_ms", "verify_ms", "inflate_ms", "give_ms"]) parts[k] = stats(z.parts.map((m) => m[k]));
     parts.shards_loaded = z.parts.reduce((n, m) => n + m.shards, 0);
     parts.parts_prefetched = z.parts.reduce((n, m) => n + m.held, 0);
-    parts.parts_from_neighbours = z.parts.reduce((n, m) => n + (m.neighbours ?? 0), 0);
-    // The zooms that waited for a payload script, apart: the others found
-    // their chunks held, prefetched or delivered by an earlier pack.
-    const scripted = z.withFrame.filter((_, k) => z.parts[k].script_ms > 0);
-    const withScript = { zooms: scripted.length, ...(scripted.length ? stats(scripted) : {}) };
-    return { exact: `${z.exact}/${zooms}`, mean_rows: z.meanRows, mean_rects: z.meanRects, answer_ms: stats(z.answer), with_frame_ms: stats(z.withFrame), with_frame_script_ms: withScript, select_range_ms: stats(z.select), shard_load_ms: stats(z.load), shard_load_parts: parts, draw_ms: stats(z.draw) };
+    return { exact: `${z.exact}/${zooms}`, mean_rows: z.meanRows, mean_rects: z.meanRects, answer_ms: stats(z.answer), with_frame_ms: stats(z.withFrame), select_range_ms: stats(z.select), shard_load_ms: stats(z.load), shard_load_parts: parts, draw_ms: stats(z.draw) };
   };
-  out.zoom_cold = { prefetch: "off (?nsight-prefetch-bytes=0): chunks load at zoom time, from their pack script or the neighbours an earlier one delivered (loader.js)", ...zoomStats(got.cold) };
+  out.zoom_cold = { prefetch: "off (?nsight-prefetch-bytes=0): every chunk's scripts load at zoom time", ...zoomStats(got.cold) };
   out.zoom_warm = zoomStats(got.warm);
   out.engine_repeat_ms = { calls: repeats, min: q(got.repeat, 0), ...stats(got.repeat) };
   out.queryNsys_ms = stats(got.nsys);

@@ -16,46 +16,7 @@ window.__dsightShard = function (id, payload) {
   if (document.currentScript) ran.add(document.currentScript);
   const waiter = pending.get(id);
   if (waiter) waiter.resolve(typeof payload === "function" ? commentText(payload) : payload);
-  else keepNeighbour(id, payload);
 };
-
-// A pack script (shard.Pack16) delivers every part it holds, and a zoom
-// waits for one or two of them: the rest, a chunk's neighbours in time,
-// are what the next zoom nearby asks for. They are kept as bytes (not
-// yet verified: loadParts checks them as it does a script's), the oldest
-// going first past NEIGHBOUR_MAX_BYTES, and reported by scriptStatus().
-// A zoom near the last then runs no script, prefetch or not.
-export const NEIGHBOUR_MAX_BYTES = 4 << 20;
-const neighbours = new Map(); // part id → bytes
-let neighbourBytes = 0;
-
-function keepNeighbour(id, payload) {
-  if (neighbours.has(id) || prefetched.has(id)) return;
-  let bytes;
-  try {
-    bytes = payloadBytes(typeof payload === "function" ? commentText(payload) : payload);
-  } catch {
-    return; // a damaged part: its own load reports it
-  }
-  if (bytes.length > NEIGHBOUR_MAX_BYTES) return;
-  for (const [old, b] of neighbours) {
-    if (neighbourBytes + bytes.length <= NEIGHBOUR_MAX_BYTES) break;
-    neighbours.delete(old);
-    neighbourBytes -= b.length;
-  }
-  neighbours.set(id, bytes);
-  neighbourBytes += bytes.length;
-}
-
-// takeNeighbour hands over a kept part's bytes, forgetting them.
-function takeNeighbour(id) {
-  const b = neighbours.get(id);
-  if (b) {
-    neighbours.delete(id);
-    neighbourBytes -= b.length;
-  }
-  return b;
-}
 
 function commentText(fn) {
   const src = Function.prototype.toString.call(fn);
@@ -113,7 +74,6 @@ function loadScriptOnce(url, id) {
 const running = new Map(); // url → {p: promise of the script having run, el}
 const ran = new WeakSet();
 let scriptsLoaded = 0;
-let neighboursUsed = 0; // parts taken from the kept neighbours
 function runScript(url) {
   const r = running.get(url);
   if (r && !ran.has(r.el)) return r.p;
@@ -139,11 +99,7 @@ function runScript(url) {
 // scriptStatus counts the payload scripts loaded so far and those still in
 // the document (none once each has run and fired its load event).
 export function scriptStatus() {
-  return {
-    scriptsLoaded,
-    scriptsInDocument: document.querySelectorAll("script[data-dsight-payload]").length,
-    neighbours: { parts: neighbours.size, bytes: neighbourBytes, maxBytes: NEIGHBOUR_MAX_BYTES, used: neighboursUsed },
-  };
+  return { scriptsLoaded, scriptsInDocument: document.querySelectorAll("script[data-dsight-payload]").length };
 }
 
 // payloadBytes decodes a payload script's text: base 32768 as the writer
@@ -174,8 +130,7 @@ const PARTS_IN_FLIGHT = 6;
 
 // timing, when given, sums each step's milliseconds over the parts
 // (script: waiting for the script to run; decode: base 32768 to bytes;
-// verify: the SHA-256 check; held: parts a prefetch already held;
-// neighbours: parts an earlier pack script delivered, kept).
+// verify: the SHA-256 check; held: parts a prefetch already held).
 async function loadParts(desc, { engine = false, timing = null } = {}) {
   const out = new Array(desc.parts.length);
   let next = 0;
@@ -190,21 +145,16 @@ async function loadParts(desc, { engine = false, timing = null } = {}) {
         continue;
       }
       let t = performance.now();
-      let bytes = takeNeighbour(p.id);
-      if (bytes) {
-        neighboursUsed++;
-        if (timing) timing.neighbours++;
-      } else {
-        const b64 = await loadScript(p.path, p.id);
-        if (timing) timing.script_ms += performance.now() - t;
-        t = performance.now();
-        try {
-          bytes = payloadBytes(b64);
-        } catch (err) {
-          throw new Error(`${p.path}: damaged payload (${err.message}); republish the report's detail/ directory`);
-        }
-        if (timing) timing.decode_ms += performance.now() - t;
+      const b64 = await loadScript(p.path, p.id);
+      if (timing) timing.script_ms += performance.now() - t;
+      t = performance.now();
+      let bytes;
+      try {
+        bytes = payloadBytes(b64);
+      } catch (err) {
+        throw new Error(`${p.path}: damaged payload (${err.message}); republish the report's detail/ directory`);
       }
+      if (timing) timing.decode_ms += performance.now() - t;
       t = performance.now();
       if (engine && !crypto.subtle) unverified.push({ part: p, bytes });
       else await verifyPart(p, bytes);
@@ -287,7 +237,7 @@ export async function loadCompressed(desc, timing = null) {
 
 // newLoadTiming is an empty timing for loadShard.
 export function newLoadTiming() {
-  return { shards: 0, held: 0, neighbours: 0, script_ms: 0, decode_ms: 0, verify_ms: 0, inflate_ms: 0, give_ms: 0 };
+  return { shards: 0, held: 0, script_ms: 0, decode_ms: 0, verify_ms: 0, inflate_ms: 0, give_ms: 0 };
 }
 
 // Payloads fetched ahead of need (nsightprefetch.js): verified, still

@@ -3,7 +3,6 @@ package catalog
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 
 	"github.com/dsight/dsight/internal/model"
 	"github.com/dsight/dsight/internal/shard"
@@ -229,32 +228,6 @@ func (cols *nvtxColumns) encode(p *model.Profile, origin int64, k int, dst []byt
 	}
 	cp.Raw = raw
 	return cp, nil
-}
-
-// NVTXChunk is a decoded range shard: parallel columns, times relative to
-// the origin, in the profile's range order.
-type NVTXChunk struct {
-	Start, End, Name, GlobalTID, RowID []int64
-}
-
-// DecodeNVTXChunk reads a range shard.
-func DecodeNVTXChunk(s *shard.Shard) (*NVTXChunk, error) {
-	if s.Kind != NVTXKind {
-		return nil, fmt.Errorf("shard kind is %q, want %q", s.Kind, NVTXKind)
-	}
-	o := opener{s: s}
-	t := o.table(NVTXKind)
-	if t == nil {
-		return nil, fmt.Errorf("nvtx shard has no %s table", NVTXKind)
-	}
-	c := &NVTXChunk{Start: o.ints(t, "start_ns"), End: slices.Clone(o.ints(t, "duration_ns")), Name: o.ints(t, "name"), GlobalTID: o.ints(t, "global_tid"), RowID: o.ints(t, "rowid")}
-	if o.err != nil {
-		return nil, o.err
-	}
-	for k := range c.End {
-		c.End[k] += c.Start[k]
-	}
-	return c, nil
 }
 
 // CPUPayload lays p's CPU samples out as one detail shard, times relative

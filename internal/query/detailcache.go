@@ -84,15 +84,16 @@ func (e *Engine) loadDetail(id string, raw []byte) error {
 		if en.cpu, err = catalog.DecodeCPU(s); err == nil && len(en.cpu.Time) != p.CPU.Samples {
 			err = fmt.Errorf("holds %d samples, the profile %d", len(en.cpu.Time), p.CPU.Samples)
 		}
-	} else if en.nvtx, err = catalog.DecodeNVTXChunk(s); err == nil && len(en.nvtx.Start) != p.Chunks[at[1]].Rows {
-		err = fmt.Errorf("holds %d rows, its descriptor %d", len(en.nvtx.Start), p.Chunks[at[1]].Rows)
+	} else if en.nvtx, err = catalog.DecodeNVTXChunk(s); err == nil && en.nvtx.Len() != p.Chunks[at[1]].Rows {
+		err = fmt.Errorf("holds %d rows, its descriptor %d", en.nvtx.Len(), p.Chunks[at[1]].Rows)
 	}
 	if err != nil {
 		return badArgs("detail shard %s: %v", id, err)
 	}
-	// The budget bounds what the engine holds: the decoded columns, which
-	// are several times the shard's payload (delta-coded, 8,192 rows of
-	// five int64s are 320 KiB in memory).
+	// The budget bounds what the engine holds: the decoded columns, or the
+	// payload when that is larger. Packed (catalog.NVTXChunk), 8,192 busy
+	// ranges hold 40–50 KiB where five int64s a row held 320 KiB, so a
+	// profile of five million fits the budget whole.
 	en.bytes = max(en.bytes, heldBytes(en))
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -219,7 +220,7 @@ func profileDetails(d *model.Dataset) (*model.Dataset, map[string][]byte, error)
 func heldBytes(en *detailEntry) int64 {
 	var n int
 	if c := en.nvtx; c != nil {
-		n += 8 * (len(c.Start) + len(c.End) + len(c.Name) + len(c.GlobalTID) + len(c.RowID))
+		n += int(c.HeldBytes())
 	}
 	if c := en.cpu; c != nil {
 		n += 8 * (len(c.Time) + len(c.GlobalTID) + len(c.Stack) + len(c.ID))

@@ -316,6 +316,7 @@ func (e *Engine) nsys(a Args) (*NsysAnswer, error) {
 		return v
 	}
 	pos := make([]int, len(e.c.Profiles)) // rows so far, per profile
+	var starts, ends, names []int64       // a block of a chunk's columns, reused
 	for k, pt := range parts {
 		c := e.c.Profiles[pt.prof].Chunks[pt.chunk]
 		if !need[k] {
@@ -325,15 +326,23 @@ func (e *Engine) nsys(a Args) (*NsysAnswer, error) {
 		}
 		ch := held[c.ID].nvtx
 		single := len(match) == 1
-		for r, start := range ch.Start {
-			if start > w.toNS || ch.End[r] < w.fromNS || filter != "" && !okName(pt.prof, ch.Name[r]) {
-				continue
+		for lo := 0; lo < ch.Len(); lo += catalog.ScanBlock {
+			hi := min(lo+catalog.ScanBlock, ch.Len())
+			starts = ch.Starts(starts, lo, hi)
+			ends = ch.Ends(ends, starts, lo, hi)
+			if filter != "" {
+				names = ch.Names(names, lo, hi)
 			}
-			out.Total++
-			if !single || out.Total > int64(offset) && out.Total <= int64(offset+limit) {
-				refs = append(refs, rowRef{start: start, prof: pt.prof, pos: pos[pt.prof], chunk: int32(pt.chunk), row: int32(r)})
+			for j, start := range starts {
+				if start > w.toNS || ends[j] < w.fromNS || filter != "" && !okName(pt.prof, names[j]) {
+					continue
+				}
+				out.Total++
+				if !single || out.Total > int64(offset) && out.Total <= int64(offset+limit) {
+					refs = append(refs, rowRef{start: start, prof: pt.prof, pos: pos[pt.prof], chunk: int32(pt.chunk), row: int32(lo + j)})
+				}
+				pos[pt.prof]++
 			}
-			pos[pt.prof]++
 		}
 	}
 	if len(match) > 1 {
@@ -351,7 +360,7 @@ func (e *Engine) nsys(a Args) (*NsysAnswer, error) {
 		p := &e.c.Profiles[ref.prof]
 		ch := held[p.Chunks[ref.chunk].ID].nvtx
 		r := ref.row
-		n, g := ch.Name[r], ch.GlobalTID[r]
+		n, g := ch.Name(int(r)), ch.GlobalTID(int(r))
 		tid, ok := tids[g]
 		if !ok {
 			tid = strconv.FormatInt(g, 10)
@@ -365,8 +374,8 @@ func (e *Engine) nsys(a Args) (*NsysAnswer, error) {
 			}
 			sources[ref.prof] = src
 		}
-		it := NsysItem{Profile: p.ID, Worker: p.Worker, Rank: p.Rank, Start: seconds(ch.Start[r]), End: seconds(ch.End[r]),
-			GlobalTID: tid, PID: model.PID(g), TID: model.TID(g), RowID: ch.RowID[r], EvidenceSource: src}
+		it := NsysItem{Profile: p.ID, Worker: p.Worker, Rank: p.Rank, Start: seconds(ch.Start(int(r))), End: seconds(ch.End(int(r))),
+			GlobalTID: tid, PID: model.PID(g), TID: model.TID(g), RowID: ch.RowID(int(r)), EvidenceSource: src}
 		if n >= 0 && n < int64(len(p.Names)) {
 			it.Name = p.Names[n]
 			d := &p.Definitions[n]

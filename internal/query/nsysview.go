@@ -144,6 +144,26 @@ type viewScratch struct {
 	nameAt []int32
 	top    []TopNameItem
 	rows   []float64
+	// a chunk's columns, unpacked, and its threads' indexes in seen
+	starts, ends, names, threads []int64
+	local                        []int
+}
+
+// unpack reads rows [lo, hi) of ch's columns into the scratch buffers;
+// at the chunk's first row it forgets its threads' places in seen.
+func (sc *viewScratch) unpack(ch *catalog.NVTXChunk, lo, hi int, names bool) {
+	sc.starts = ch.Starts(sc.starts, lo, hi)
+	sc.ends = ch.Ends(sc.ends, sc.starts, lo, hi)
+	sc.threads = ch.ThreadIndexes(sc.threads, lo, hi)
+	if names {
+		sc.names = ch.Names(sc.names, lo, hi)
+	}
+	if lo == 0 {
+		sc.local = slices.Grow(sc.local[:0], len(ch.Threads))[:len(ch.Threads)]
+		for k := range sc.local {
+			sc.local[k] = -1
+		}
+	}
 }
 
 // seenThread is a thread with ranges in the window: its rows there and
@@ -163,10 +183,7 @@ var viewScratchPool = sync.Pool{New: func() any { return new(viewScratch) }}
 // names are indexed, so slices stand where maps would cost most of a zoom.
 func (e *Engine) layOut(p *catalog.ProfileRecord, held map[string]*detailEntry, ids []string, w window, h *NsysViewHeader, sc *viewScratch) []float64 {
 	seen := sc.seen[:0]
-	find := func(g int64, last int) int {
-		if last >= 0 && seen[last].tid == g {
-			return last
-		}
+	find := func(g int64) int {
 		for k := range seen {
 			if seen[k].tid == g {
 				return k
@@ -175,16 +192,28 @@ func (e *Engine) layOut(p *catalog.ProfileRecord, held map[string]*detailEntry, 
 		seen = append(seen, seenThread{tid: g, slot: -1})
 		return len(seen) - 1
 	}
-	last := -1
+	// seenAt is the index in seen of the thread of the block's row j,
+	// found once per chunk.
+	seenAt := func(ch *catalog.NVTXChunk, j int) int {
+		t := sc.threads[j]
+		k := sc.local[t]
+		if k < 0 {
+			k = find(ch.Threads[t])
+			sc.local[t] = k
+		}
+		return k
+	}
 	for _, id := range ids {
 		ch := held[id].nvtx
-		for r, start := range ch.Start {
-			if start > w.toNS || ch.End[r] < w.fromNS {
-				continue
+		for lo := 0; lo < ch.Len(); lo += catalog.ScanBlock {
+			sc.unpack(ch, lo, min(lo+catalog.ScanBlock, ch.Len()), false)
+			for j, start := range sc.starts {
+				if start > w.toNS || sc.ends[j] < w.fromNS {
+					continue
+				}
+				seen[seenAt(ch, j)].rows++
+				h.Total++
 			}
-			last = find(ch.GlobalTID[r], last)
-			seen[last].rows++
-			h.Total++
 		}
 	}
 	sc.seen = seen
@@ -218,51 +247,53 @@ func (e *Engine) layOut(p *catalog.ProfileRecord, held map[string]*detailEntry, 
 	clear(top)
 	sc.nameAt, sc.top = nameAt, top
 	out := slices.Grow(sc.rows[:0], int(h.Total)*NsysViewRowFloats)
-	last = -1
 	for _, id := range ids {
 		ch := held[id].nvtx
-		for r, start := range ch.Start {
-			end := ch.End[r]
-			if start > w.toNS || end < w.fromNS {
-				continue
-			}
-			last = find(ch.GlobalTID[r], last)
-			n := ch.Name[r]
-			key := 0
-			if n >= 0 && n < int64(len(p.Names)) {
-				key = int(n) + 1
-			}
-			t := &top[key]
-			t.Count++
-			t.Seconds += seconds(min(end, w.toNS) - max(start, w.fromNS))
-			k := seen[last].slot
-			if k < 0 {
-				continue
-			}
-			lane := -1
-			for l, busy := range ends[k] {
-				if busy <= start {
-					lane = l
-					break
+		for lo := 0; lo < ch.Len(); lo += catalog.ScanBlock {
+			sc.unpack(ch, lo, min(lo+catalog.ScanBlock, ch.Len()), true)
+			for j, start := range sc.starts {
+				end := sc.ends[j]
+				if start > w.toNS || end < w.fromNS {
+					continue
 				}
-			}
-			if lane < 0 {
-				h.Threads[k].Hidden++
-				continue
-			}
-			ends[k][lane] = max(end, start+1)
-			h.Threads[k].Lanes = max(h.Threads[k].Lanes, lane+1)
-			at := nameAt[key]
-			if at == 0 {
-				if key > 0 {
-					h.Names = append(h.Names, p.Names[key-1])
-				} else {
-					h.Names = append(h.Names, "")
+				last := seenAt(ch, j)
+				n := sc.names[j]
+				key := 0
+				if n >= 0 && n < int64(len(p.Names)) {
+					key = int(n) + 1
 				}
-				at = int32(len(h.Names))
-				nameAt[key] = at
+				t := &top[key]
+				t.Count++
+				t.Seconds += seconds(min(end, w.toNS) - max(start, w.fromNS))
+				k := seen[last].slot
+				if k < 0 {
+					continue
+				}
+				lane := -1
+				for l, busy := range ends[k] {
+					if busy <= start {
+						lane = l
+						break
+					}
+				}
+				if lane < 0 {
+					h.Threads[k].Hidden++
+					continue
+				}
+				ends[k][lane] = max(end, start+1)
+				h.Threads[k].Lanes = max(h.Threads[k].Lanes, lane+1)
+				at := nameAt[key]
+				if at == 0 {
+					if key > 0 {
+						h.Names = append(h.Names, p.Names[key-1])
+					} else {
+						h.Names = append(h.Names, "")
+					}
+					at = int32(len(h.Names))
+					nameAt[key] = at
+				}
+				out = append(out, seconds(start), seconds(end), float64(at-1), float64(k), float64(lane))
 			}
-			out = append(out, seconds(start), seconds(end), float64(at-1), float64(k), float64(lane))
 		}
 	}
 	sc.rows = out

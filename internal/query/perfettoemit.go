@@ -144,8 +144,8 @@ func (x *exporter) nvtx(held map[string]*detailEntry) {
 		}
 		for _, c := range p.Chunks {
 			ch := held[c.ID].nvtx
-			for r := range ch.Start {
-				g := ch.GlobalTID[r]
+			for r := range ch.Len() {
+				g := ch.GlobalTID(r)
 				lanes := threads[g]
 				if lanes == nil {
 					lanes = &[]*pfLane{}
@@ -167,10 +167,10 @@ func (x *exporter) nvtx(held map[string]*detailEntry) {
 					*lanes = append(*lanes, &pfLane{track: t})
 				}
 				var name uint32
-				if n := ch.Name[r]; n >= 0 && n < int64(len(p.Names)) {
+				if n := ch.Name(r); n >= 0 && n < int64(len(p.Names)) {
 					name = x.str(p.Names[n])
 				}
-				s := pfSlice{start: ch.Start[r], end: ch.End[r], kind: sliceNVTX, name: name, req: -1, aux: int32(pi), flow: uint64(ch.RowID[r])}
+				s := pfSlice{start: ch.Start(r), end: ch.End(r), kind: sliceNVTX, name: name, req: -1, aux: int32(pi), flow: uint64(ch.RowID(r))}
 				before := len(*lanes)
 				lane := x.place(lanes, proc.track.desc.UUID, s, (*lanes)[0].track.desc.Thread.Name+" · overlapping ")
 				if len(*lanes) > before {

@@ -45,6 +45,9 @@ type writer struct {
 	threads    []map[int64]int
 	threadRows [][6]any
 	durations  [][3]any
+	// sqliteEvidence: the evidence tables whose rows did not fit index
+	// pages, left for fill to insert (evidence_bulk.go).
+	sqliteEvidence map[string]bool
 }
 
 // source is an evidence path as (source id, NULL), or (NULL, path) when
@@ -71,7 +74,8 @@ func Write(path string, d *model.Dataset) (st Stats, err error) {
 		}
 	}()
 	ctx := context.Background()
-	w := &writer{ctx: ctx, origin: d.Meta.OriginNS, rows: map[string]int64{}, sourceIDs: map[string]int{}}
+	w := &writer{ctx: ctx, origin: d.Meta.OriginNS, rows: map[string]int64{}, sourceIDs: map[string]int{},
+		sqliteEvidence: map[string]bool{}}
 	for _, s := range d.Sources {
 		w.sourceIDs[s.Path] = s.ID
 	}
@@ -143,7 +147,28 @@ func (w *writer) create() error {
 			return err
 		}
 	}
+	for _, ddl := range indexes[:earlyIndexes()] {
+		if err := w.exec(ddl); err != nil {
+			return err
+		}
+	}
 	return w.exec("COMMIT")
+}
+
+// earlyIndexes is how many of indexes create declares with the tables:
+// every one up to the last the bulk phase lays out, so the schema keeps
+// indexes' order; SQLite keeps the others among them (the requests ones)
+// up to date as it inserts. The rest are built after the rows.
+func earlyIndexes() int {
+	n := 0
+	for i, ddl := range indexes {
+		for _, name := range bulkIndexes {
+			if strings.HasPrefix(ddl, "CREATE INDEX "+name+" ") {
+				n = i + 1
+			}
+		}
+	}
+	return n
 }
 
 // fill writes every table but the bulk ones, then the secondary indexes.
@@ -160,7 +185,7 @@ func (w *writer) fill(d *model.Dataset) error {
 			return fmt.Errorf("sqlite store: %w", err)
 		}
 	}
-	for _, ddl := range indexes {
+	for _, ddl := range indexes[earlyIndexes():] {
 		if err := w.exec(ddl); err != nil {
 			return err
 		}

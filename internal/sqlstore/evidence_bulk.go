@@ -66,6 +66,10 @@ type evidencePass struct {
 	maxStage, maxBinding int
 }
 
+// forceSQLiteEvidence leaves lifecycle_stages and worker_bindings to
+// SQLite, as if a row did not fit: the tests compare the two layouts.
+var forceSQLiteEvidence = false
+
 // Tables and indexes the evidence pass writes when their rows fit.
 const (
 	tableStages      = "lifecycle_stages"
@@ -153,13 +157,14 @@ func (p *evidencePass) spans(d *model.Dataset, bf *bulkFile) error {
 						return err
 					}
 				}
-				size, err := p.put(row.bytes())
+				enc := row.bytes()
+				size, err := p.put(enc)
 				if err != nil {
 					return err
 				}
 				g.stageLen += size
 				g.stages++
-				p.maxStage = max(p.maxStage, len(row.out))
+				p.maxStage = max(p.maxStage, len(enc))
 			}
 		}
 		for i, b := range ev.Bindings {
@@ -173,13 +178,14 @@ func (p *evidencePass) spans(d *model.Dataset, bf *bulkFile) error {
 					return err
 				}
 			}
-			size, err := p.put(row.bytes())
+			enc := row.bytes()
+			size, err := p.put(enc)
 			if err != nil {
 				return err
 			}
 			g.bindLen += size
 			g.binds++
-			p.maxBinding = max(p.maxBinding, len(row.out))
+			p.maxBinding = max(p.maxBinding, len(enc))
 			p.bkeys = append(p.bkeys, bindingKey{worker: b.Worker, request: g.owner, ordinal: i, position: len(p.bkeys)})
 		}
 		p.groups = append(p.groups, g)
@@ -269,7 +275,8 @@ func (p *evidencePass) spanIndexes(bf *bulkFile) error {
 // lifecycle_stages and worker_bindings, and writes worker_bindings_worker.
 // A table with a record too large for an index page is left to fill.
 func (p *evidencePass) requestTables(bf *bulkFile) error {
-	bulkStages, bulkBindings := p.maxStage <= bf.maxLocal(), p.maxBinding <= bf.maxLocal()
+	bulkStages := !forceSQLiteEvidence && p.maxStage <= bf.maxLocal()
+	bulkBindings := !forceSQLiteEvidence && p.maxBinding <= bf.maxLocal()
 	if !bulkStages {
 		p.w.sqliteEvidence[tableStages] = true
 	}

@@ -7,7 +7,6 @@ import (
 	"os"
 	"slices"
 
-	"github.com/dsight/dsight/internal/lifecycle"
 	"github.com/dsight/dsight/internal/model"
 )
 
@@ -32,11 +31,16 @@ type evGroup struct {
 	owner     int   // the owning request's ordinal, -1 for none
 	firstSpan int64 // rowid of its first span
 	spans     int
-	at        int64 // its records' offset in the spill: stages, then bindings
-	stageLen  int
-	stages    int
-	bindLen   int
-	binds     int
+	rowGroup
+}
+
+// rowGroup is where one evidence record's stage and binding records went.
+type rowGroup struct {
+	at       int64 // its records' offset in the spill: stages, then bindings
+	stageLen int
+	stages   int
+	bindLen  int
+	binds    int
 }
 
 // spanStart is one server_spans_window entry.
@@ -62,8 +66,10 @@ type evidencePass struct {
 	out     *bufio.Writer
 	spillAt int64
 	// maxStage and maxBinding are the largest records: a row too large
-	// for an index page leaves its table to SQLite (fill).
+	// for an index page leaves its table to SQLite (fill). They, bkeys and
+	// the spill belong to the request rows' goroutine during the pass.
 	maxStage, maxBinding int
+	intSmall             bool // the file's schema format (record.intSmall)
 }
 
 // forceSQLiteEvidence leaves lifecycle_stages and worker_bindings to
@@ -91,11 +97,8 @@ func (w *writer) evidenceTables(d *model.Dataset, bf *bulkFile, spillDir string)
 		spill.Close()
 		os.Remove(spill.Name())
 	}()
-	p := &evidencePass{w: w, spill: spill, out: bufio.NewWriterSize(spill, 1<<20)}
+	p := &evidencePass{w: w, spill: spill, out: bufio.NewWriterSize(spill, 1<<20), intSmall: bf.intSmall}
 	if err := p.spans(d, bf); err != nil {
-		return err
-	}
-	if err := p.out.Flush(); err != nil {
 		return err
 	}
 	if err := p.spanIndexes(bf); err != nil {
@@ -117,81 +120,72 @@ func (p *evidencePass) spans(d *model.Dataset, bf *bulkFile) error {
 	span := func(req int, s *model.JoinedSpan) error {
 		sp := s.Span
 		service, _ := sp.Resource.ServiceName()
-		src, path := w.source(sp.Ref.Path)
-		var reqV any
-		if req >= 0 {
-			reqV = req
-		}
+		// The columns in declared order, each value as record.value would
+		// store it, without boxing ~2M rows' values.
 		rec.reset()
-		// ordinal is the rowid: an INTEGER PRIMARY KEY is stored as NULL.
-		for _, v := range [...]any{nil, reqV, sp.TraceID, sp.SpanID, nonEmpty(sp.ParentSpanID), sp.Name, sp.Kind.String(), sp.Role(),
-			w.seconds(sp.StartNS), w.seconds(sp.EndNS), int64(sp.Status.Code), nonEmpty(sp.Status.Message),
-			nonEmpty(service), attr(sp, "dynamo.request.id"), attr(sp, "dynamo.process.epoch"),
-			nonEmpty(s.Join), nonEmpty(s.Worker), nonEmpty(s.WorkerBasis), src, path, sp.Ref.Line, sp.Ref.Ordinal} {
-			if err := rec.value(v); err != nil {
-				return err
+		rec.null() // ordinal is the rowid: an INTEGER PRIMARY KEY is stored as NULL
+		if req >= 0 {
+			rec.int(int64(req))
+		} else {
+			rec.null()
+		}
+		rec.text(sp.TraceID)
+		rec.text(sp.SpanID)
+		rec.textOrNull(sp.ParentSpanID)
+		rec.text(sp.Name)
+		rec.text(sp.Kind.String())
+		rec.text(sp.Role())
+		rec.real(w.seconds(sp.StartNS))
+		rec.real(w.seconds(sp.EndNS))
+		rec.int(int64(sp.Status.Code))
+		rec.textOrNull(sp.Status.Message)
+		rec.textOrNull(service)
+		for _, key := range [...]string{"dynamo.request.id", "dynamo.process.epoch"} {
+			if v, ok := sp.Attrs.String(key); ok {
+				rec.text(v)
+			} else {
+				rec.null()
 			}
 		}
+		rec.textOrNull(s.Join)
+		rec.textOrNull(s.Worker)
+		rec.textOrNull(s.WorkerBasis)
+		if id, ok := w.sourceIDs[sp.Ref.Path]; ok {
+			rec.int(int64(id))
+			rec.null()
+		} else {
+			rec.null()
+			rec.textOrNull(sp.Ref.Path)
+		}
+		rec.int(sp.Ref.Line)
+		rec.int(int64(sp.Ref.Ordinal))
 		p.starts = append(p.starts, spanStart{w.seconds(sp.StartNS), n})
 		err := tree.add(n, rec.bytes())
 		n++
 		return err
 	}
-	row := bf.record()
-	if err := eachEvidence(d, func(k int, ev *model.RequestEvidence) error {
-		g := evGroup{owner: owner[k], firstSpan: n, spans: len(ev.Spans), at: p.spillAt}
+	rows := p.startRequestRows(owner)
+	err = eachEvidence(d, func(k int, ev *model.RequestEvidence) error {
+		g := evGroup{owner: owner[k], firstSpan: n, spans: len(ev.Spans)}
 		for j := range ev.Spans {
 			if err := span(g.owner, &ev.Spans[j]); err != nil {
 				return err
 			}
 		}
-		if g.owner >= 0 && lifecycle.Available(ev) {
-			l := lifecycle.Derive(ev)
-			for i, s := range l.Stages {
-				src, path := w.source(s.Evidence.Path)
-				row.reset()
-				for _, v := range [...]any{g.owner, i, s.ID, s.Name, s.Kind, s.Row, s.Label, w.seconds(s.StartNS), w.seconds(s.EndNS),
-					s.Role, opt(s.Host), s.ToBoundary.Label, opt(s.SourceSpanID),
-					src, path, evidenceLine(s.Evidence), opt(s.Evidence.Ordinal)} {
-					if err := row.value(v); err != nil {
-						return err
-					}
-				}
-				enc := row.bytes()
-				size, err := p.put(enc)
-				if err != nil {
-					return err
-				}
-				g.stageLen += size
-				g.stages++
-				p.maxStage = max(p.maxStage, len(enc))
-			}
-		}
-		for i, b := range ev.Bindings {
-			src, path := w.source(b.Ref.Path)
-			row.reset()
-			// owner is -1 when no request owns the bindings (a key
-			// column cannot be NULL).
-			for _, v := range [...]any{g.owner, i, b.Worker, nonEmpty(b.Host), nonEmpty(b.Role), nonEmpty(b.ServerID), opt(b.Process),
-				nonEmpty(b.Basis), boolInt(b.Ambiguous), src, path, b.Ref.Line} {
-				if err := row.value(v); err != nil {
-					return err
-				}
-			}
-			enc := row.bytes()
-			size, err := p.put(enc)
-			if err != nil {
-				return err
-			}
-			g.bindLen += size
-			g.binds++
-			p.maxBinding = max(p.maxBinding, len(enc))
-			p.bkeys = append(p.bkeys, bindingKey{worker: b.Worker, request: g.owner, ordinal: i, position: len(p.bkeys)})
-		}
 		p.groups = append(p.groups, g)
-		return nil
-	}); err != nil {
+		return rows.send(k, ev)
+	})
+	if rerr := rows.finish(); err == nil {
+		err = rerr
+	}
+	if err != nil {
 		return err
+	}
+	if len(rows.groups) != len(p.groups) {
+		return fmt.Errorf("request rows for %d of %d evidence records", len(rows.groups), len(p.groups))
+	}
+	for k := range p.groups {
+		p.groups[k].rowGroup = rows.groups[k]
 	}
 	for j := range d.ServerSpans {
 		if err := span(-1, &d.ServerSpans[j]); err != nil {
@@ -199,22 +193,8 @@ func (p *evidencePass) spans(d *model.Dataset, bf *bulkFile) error {
 		}
 	}
 	// The spans no request owns sort first in server_spans_request.
-	p.groups = append(p.groups, evGroup{owner: -1, firstSpan: n - int64(len(d.ServerSpans)), spans: len(d.ServerSpans), at: p.spillAt})
+	p.groups = append(p.groups, evGroup{owner: -1, firstSpan: n - int64(len(d.ServerSpans)), spans: len(d.ServerSpans)})
 	return bf.doneRowid("server_spans", tree)
-}
-
-// put spills one record, its length first.
-func (p *evidencePass) put(rec []byte) (int, error) {
-	var h [9]byte
-	k := putVarint(h[:], uint64(len(rec)))
-	if _, err := p.out.Write(h[:k]); err != nil {
-		return 0, err
-	}
-	if _, err := p.out.Write(rec); err != nil {
-		return 0, err
-	}
-	p.spillAt += int64(k + len(rec))
-	return k + len(rec), nil
 }
 
 // byOwner orders the groups by owning request (none first), each group's
@@ -367,4 +347,13 @@ func addSpilled(t *bulkTree, owner int, buf []byte) error {
 		buf = buf[k+int(n):]
 	}
 	return nil
+}
+
+// textOrNull appends s, or NULL for "" (nonEmpty).
+func (r *record) textOrNull(s string) {
+	if s == "" {
+		r.null()
+		return
+	}
+	r.text(s)
 }

@@ -400,13 +400,6 @@ func uniq(s []string) []string {
 	return out
 }
 
-func attr(sp *model.Span, key string) any {
-	if s, ok := sp.Attrs.String(key); ok {
-		return s
-	}
-	return nil
-}
-
 func (w *writer) metrics(d *model.Dataset) error {
 	return w.table("metric_series", 23, func(ins *inserter) error {
 		for _, m := range d.Metrics {

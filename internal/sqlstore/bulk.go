@@ -26,12 +26,13 @@ var bulkTables = map[string]int{
 	"server_spans":     0, // a rowid table (rowidTree)
 	"lifecycle_stages": 2,
 	"worker_bindings":  2,
+	"requests":         0, // a rowid table (requests_bulk.go)
 }
 
 // bulkIndexes are the secondary indexes laid out with their tables'
 // rows (evidence_bulk.go). SQLite creates them, empty, with the tables,
 // so the schema lists every index in the order of schema.go's indexes.
-var bulkIndexes = []string{indexSpanRequest, indexSpanWindow, indexBindWorker}
+var bulkIndexes = []string{"requests_window", "requests_id", "requests_session", indexSpanRequest, indexSpanWindow, indexBindWorker}
 
 // bulkFile appends bulk tables' pages to a store SQLite has created and
 // closed, and fixes the header's page count once they are in.
@@ -241,6 +242,9 @@ func (w *writer) writeBulk(path string, roots map[string]uint32, d *model.Datase
 		}
 	}
 	if err := bf.done("metric_points", tree); err != nil {
+		return err
+	}
+	if err := w.requestsTable(d, bf); err != nil {
 		return err
 	}
 	if err := w.evidenceTables(d, bf, filepath.Dir(path)); err != nil {

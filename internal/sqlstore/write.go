@@ -177,7 +177,7 @@ func (w *writer) fill(d *model.Dataset) error {
 		return err
 	}
 	steps := []func(*model.Dataset) error{
-		w.meta, w.sources, w.requests, w.sessions, w.evidence,
+		w.meta, w.sources, w.sessions, w.evidence,
 		w.metrics, w.profiles, w.iterations,
 	}
 	for _, step := range steps {
@@ -346,28 +346,22 @@ func (w *writer) sources(d *model.Dataset) error {
 	})
 }
 
-func (w *writer) requests(d *model.Dataset) error {
-	return w.table("requests", 26, func(ins *inserter) error {
-		for i := range d.Requests {
-			r := &d.Requests[i]
-			var serverIDs, spans any
-			lifecycleOK := false
-			if s := r.Server; s != nil {
-				if len(s.ServerIDs) > 0 {
-					serverIDs = strings.Join(s.ServerIDs, ",")
-				}
-				spans, lifecycleOK = s.SpanCount, s.LifecycleAvailable
-			}
-			if err := ins.add(i, r.ID, r.Session, r.Agent, opt(r.Parent), opt(r.Conversation), opt(r.SourceTrace), opt(r.Turn), r.Depth,
-				relSeconds(r.StartNS), relSeconds(r.EndNS), optRel(r.FirstNS), opt(r.TTFTms),
-				opt(r.InputTokens), opt(r.OutputTokens), opt(r.CachedTokens),
-				r.Status, opt(r.Error), opt(r.Phase), opt(r.Worker), nonEmpty(r.TimingQuality),
-				r.Evidence.Source, r.Evidence.Line, serverIDs, spans, boolInt(lifecycleOK)); err != nil {
-				return err
-			}
+// requestRow is request i's row in requests' declared column order, the
+// first its ordinal, which the table's b-tree stores as NULL (the rowid).
+func requestRow(i int, r *model.Request) [26]any {
+	var serverIDs, spans any
+	lifecycleOK := false
+	if s := r.Server; s != nil {
+		if len(s.ServerIDs) > 0 {
+			serverIDs = strings.Join(s.ServerIDs, ",")
 		}
-		return nil
-	})
+		spans, lifecycleOK = s.SpanCount, s.LifecycleAvailable
+	}
+	return [26]any{nil, r.ID, r.Session, r.Agent, opt(r.Parent), opt(r.Conversation), opt(r.SourceTrace), opt(r.Turn), r.Depth,
+		relSeconds(r.StartNS), relSeconds(r.EndNS), optRel(r.FirstNS), opt(r.TTFTms),
+		opt(r.InputTokens), opt(r.OutputTokens), opt(r.CachedTokens),
+		r.Status, opt(r.Error), opt(r.Phase), opt(r.Worker), nonEmpty(r.TimingQuality),
+		r.Evidence.Source, r.Evidence.Line, serverIDs, spans, boolInt(lifecycleOK)}
 }
 
 func (w *writer) sessions(d *model.Dataset) error {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 )
 
 // A bulk table is a WITHOUT ROWID table of numeric columns whose rows the
@@ -27,27 +28,37 @@ const (
 )
 
 // record encodes one row in SQLite's record format. Only the types a
-// bulk table holds: integers, 8-byte reals and NULL. key holds the first
-// keyCols values for the order check.
+// bulk table holds: integers, 8-byte reals, text and NULL. key holds the
+// first keyCols values for the order check: a real in key, an integer in
+// keyI, a text as its index in keyS.
 type record struct {
 	types []byte // serial types, as varints
 	body  []byte
 	key   []float64
 	keyI  []int64
-	isInt []bool
+	kind  []byte // keyReal, keyInt, keyNull or keyText
+	keyS  []string
 	out   []byte
 	// intSmall: schema format 4 stores 0 and 1 as serial types 8 and 9.
 	intSmall bool
 }
 
+// The kinds of a record's values, for the order check.
+const (
+	keyReal byte = iota
+	keyInt
+	keyNull
+	keyText
+)
+
 func (r *record) reset() {
 	r.types, r.body = r.types[:0], r.body[:0]
-	r.key, r.keyI, r.isInt = r.key[:0], r.keyI[:0], r.isInt[:0]
+	r.key, r.keyI, r.kind, r.keyS = r.key[:0], r.keyI[:0], r.kind[:0], r.keyS[:0]
 }
 
 // int appends an integer as the smallest serial type SQLite would use.
 func (r *record) int(v int64) {
-	r.key, r.keyI, r.isInt = append(r.key, float64(v)), append(r.keyI, v), append(r.isInt, true)
+	r.key, r.keyI, r.kind = append(r.key, float64(v)), append(r.keyI, v), append(r.kind, keyInt)
 	switch {
 	case r.intSmall && (v == 0 || v == 1):
 		r.types = append(r.types, byte(8+v))
@@ -70,20 +81,22 @@ func (r *record) int(v int64) {
 // itself would store an integral value of a REAL column as an integer
 // and convert it back on reading; the 8-byte form reads the same.
 func (r *record) real(v float64) {
-	r.key, r.keyI, r.isInt = append(r.key, v), append(r.keyI, 0), append(r.isInt, false)
+	r.key, r.keyI, r.kind = append(r.key, v), append(r.keyI, 0), append(r.kind, keyReal)
 	r.types, r.body = append(r.types, 7), binary.BigEndian.AppendUint64(r.body, math.Float64bits(v))
 }
 
-// null appends SQL NULL (never a key column).
+// null appends SQL NULL (a key column only of an index on a nullable
+// column).
 func (r *record) null() {
-	r.key, r.keyI, r.isInt = append(r.key, math.NaN()), append(r.keyI, 0), append(r.isInt, false)
+	r.key, r.keyI, r.kind = append(r.key, math.NaN()), append(r.keyI, 0), append(r.kind, keyNull)
 	r.types = append(r.types, 0)
 }
 
 // text appends a string as UTF-8 text (serial type 13+2n), its bytes as
 // they are, as sqlite3_bind_text stores them.
 func (r *record) text(s string) {
-	r.key, r.keyI, r.isInt = append(r.key, math.NaN()), append(r.keyI, 0), append(r.isInt, false)
+	r.key, r.keyI, r.kind = append(r.key, math.NaN()), append(r.keyI, int64(len(r.keyS))), append(r.kind, keyText)
+	r.keyS = append(r.keyS, s)
 	r.types = appendVarint(r.types, uint64(13+2*len(s)))
 	r.body = append(r.body, s...)
 }
@@ -108,16 +121,28 @@ func appendVarint(b []byte, v uint64) []byte {
 	return append(b, tmp[:putVarint(tmp[:], v)]...)
 }
 
-// compareKeys orders two rows' first n values numerically, as SQLite's
-// BINARY comparison of numbers does.
+// compareKeys orders two rows' first n values as SQLite does: NULL
+// first, then numbers numerically, then text by its bytes (BINARY).
 func compareKeys(a, b *record, n int) int {
 	for i := range n {
 		var c int
-		if a.isInt[i] && b.isInt[i] {
+		ka, kb := a.kind[i], b.kind[i]
+		if ka == keyInt && kb == keyInt {
 			switch {
 			case a.keyI[i] < b.keyI[i]:
 				c = -1
 			case a.keyI[i] > b.keyI[i]:
+				c = 1
+			}
+		} else if ka >= keyNull || kb >= keyNull {
+			switch {
+			case ka == keyText && kb == keyText:
+				c = strings.Compare(a.keyS[a.keyI[i]], b.keyS[b.keyI[i]])
+			case ka == kb:
+				c = 0
+			case ka == keyNull || (kb == keyText):
+				c = -1
+			default:
 				c = 1
 			}
 		} else {
@@ -250,6 +275,8 @@ type bulkTree struct {
 	next     uint32 // next page number to write
 	maxLocal int    // the largest payload an index page keeps on the page
 	keyCols  int
+	// nullKeys: an index on a nullable column, whose key may hold NULL.
+	nullKeys bool
 
 	levels  []*btreePage
 	pending []*pendingSplit
@@ -280,25 +307,29 @@ func (t *bulkTree) page(leaf bool) *btreePage {
 }
 
 // add appends one row; r's key must be greater than the previous row's.
-func (t *bulkTree) add(r *record) error {
+func (t *bulkTree) add(r *record) error { return t.addEncoded(r.bytes(), r) }
+
+// addEncoded appends a row already encoded as rec, whose key key holds
+// (key may hold the key columns only).
+func (t *bulkTree) addEncoded(rec []byte, key *record) error {
 	if t.err != nil {
 		return t.err
 	}
-	if t.rows > 0 && compareKeys(&t.prev, r, t.keyCols) >= 0 {
+	if t.rows > 0 && compareKeys(&t.prev, key, t.keyCols) >= 0 {
 		return errors.New("rows out of key order or a repeated key")
 	}
 	for i := range t.keyCols {
-		if !r.isInt[i] && math.IsNaN(r.key[i]) {
+		if k := key.kind[i]; (k == keyNull && !t.nullKeys) || (k == keyReal && math.IsNaN(key.key[i])) {
 			return errors.New("a NULL or NaN key")
 		}
 	}
-	rec := r.bytes()
 	if len(rec) > t.maxLocal {
 		return fmt.Errorf("a %d-byte row would overflow its page", len(rec))
 	}
-	t.prev.key = append(t.prev.key[:0], r.key[:t.keyCols]...)
-	t.prev.keyI = append(t.prev.keyI[:0], r.keyI[:t.keyCols]...)
-	t.prev.isInt = append(t.prev.isInt[:0], r.isInt[:t.keyCols]...)
+	t.prev.key = append(t.prev.key[:0], key.key[:t.keyCols]...)
+	t.prev.keyI = append(t.prev.keyI[:0], key.keyI[:t.keyCols]...)
+	t.prev.kind = append(t.prev.kind[:0], key.kind[:t.keyCols]...)
+	t.prev.keyS = append(t.prev.keyS[:0], key.keyS...)
 	t.rows++
 	t.err = t.insert(0, rec, 0)
 	return t.err

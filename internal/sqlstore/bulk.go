@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"unsafe"
 
 	"github.com/dsight/dsight/internal/model"
@@ -20,10 +21,18 @@ import (
 // is its values in declared order (a WITHOUT ROWID table stores its
 // primary key columns first, then the others in declared order).
 var bulkTables = map[string]int{
-	"metric_points": 3,
-	"nvtx_ranges":   4,
-	"server_spans":  0, // a rowid table (rowidTree)
+	"metric_points":    3,
+	"nvtx_ranges":      4,
+	"server_spans":     0, // a rowid table (rowidTree)
+	"lifecycle_stages": 2,
+	"worker_bindings":  2,
+	"requests":         0, // a rowid table (requests_bulk.go)
 }
+
+// bulkIndexes are the secondary indexes laid out with their tables'
+// rows (evidence_bulk.go). SQLite creates them, empty, with the tables,
+// so the schema lists every index in the order of schema.go's indexes.
+var bulkIndexes = []string{"requests_window", "requests_id", "requests_session", indexSpanRequest, indexSpanWindow, indexBindWorker}
 
 // bulkFile appends bulk tables' pages to a store SQLite has created and
 // closed, and fixes the header's page count once they are in.
@@ -97,6 +106,30 @@ func (b *bulkFile) tree(table string) (*bulkTree, error) {
 	return newBulkTree(b.out, b.f, b.pageSize, b.reserved, b.pages+1, root, bulkTables[table]), nil
 }
 
+// indexTree starts a secondary index's b-tree of keyCols columns (the
+// indexed ones and the table's key), which may hold NULL.
+func (b *bulkFile) indexTree(index string, keyCols int) (*bulkTree, error) {
+	root, ok := b.roots[index]
+	if !ok {
+		return nil, fmt.Errorf("no root page for %s", index)
+	}
+	t := newBulkTree(b.out, b.f, b.pageSize, b.reserved, b.pages+1, root, keyCols)
+	t.nullKeys = true
+	return t, nil
+}
+
+// doneIndex closes an index's tree and counts its pages.
+func (b *bulkFile) doneIndex(index string, t *bulkTree) error {
+	if err := t.close(); err != nil {
+		return fmt.Errorf("%s: %w", index, err)
+	}
+	b.pages = t.next - 1
+	return nil
+}
+
+// maxLocal is the largest record an index b-tree page holds whole.
+func (b *bulkFile) maxLocal() int { return (b.pageSize-b.reserved-12)*64/255 - 23 }
+
 // rowidTree starts a rowid table's b-tree after the file's last page.
 func (b *bulkFile) rowidTree(table string) (*rowidTree, error) {
 	root, ok := b.roots[table]
@@ -153,6 +186,13 @@ func (c *rawConn) rootPages() (map[string]uint32, error) {
 		}
 		roots[name] = uint32(n)
 	}
+	for _, name := range bulkIndexes {
+		n, err := c.queryInt("SELECT rootpage FROM sqlite_schema WHERE type = 'index' AND name = '" + name + "'")
+		if err != nil {
+			return nil, fmt.Errorf("root page of %s: %w", name, err)
+		}
+		roots[name] = uint32(n)
+	}
 	return roots, nil
 }
 
@@ -204,7 +244,10 @@ func (w *writer) writeBulk(path string, roots map[string]uint32, d *model.Datase
 	if err := bf.done("metric_points", tree); err != nil {
 		return err
 	}
-	if err := w.serverSpans(d, bf); err != nil {
+	if err := w.requestsTable(d, bf); err != nil {
+		return err
+	}
+	if err := w.evidenceTables(d, bf, filepath.Dir(path)); err != nil {
 		return err
 	}
 	return w.nvtxRanges(d, bf)

@@ -20,10 +20,11 @@ func evidenceOwners(d *model.Dataset) []int {
 	return owner
 }
 
-// evidence writes the workers that served each request, and, in one pass
-// over the server evidence (a streamed build decodes it from its chunks
-// each time it is read), each request's bindings and lifecycle stages
-// (internal/lifecycle's derivation, the one the engine answers with).
+// evidence writes the workers that served each request and, for a run
+// whose bindings or lifecycle stages did not fit the bulk layout
+// (w.sqliteEvidence), those tables through SQLite, in one more pass over
+// the server evidence (internal/lifecycle's derivation, the one the engine
+// answers with).
 func (w *writer) evidence(d *model.Dataset) error {
 	owner := evidenceOwners(d)
 	if err := w.table("request_workers", 2, func(ins *inserter) error {
@@ -40,10 +41,17 @@ func (w *writer) evidence(d *model.Dataset) error {
 	}); err != nil {
 		return err
 	}
+	wantBindings, wantStages := w.sqliteEvidence[tableBindings], w.sqliteEvidence[tableStages]
+	if !wantBindings && !wantStages {
+		return nil
+	}
 	return w.table("worker_bindings", 12, func(bindings *inserter) error {
 		return w.table("lifecycle_stages", 17, func(stages *inserter) error {
 			return eachEvidence(d, func(k int, ev *model.RequestEvidence) error {
 				for n, b := range ev.Bindings {
+					if !wantBindings {
+						break
+					}
 					src, path := w.source(b.Ref.Path)
 					// owner[k] is -1 when no request owns the bindings
 					// (a key column cannot be NULL).
@@ -52,7 +60,7 @@ func (w *writer) evidence(d *model.Dataset) error {
 						return err
 					}
 				}
-				if owner[k] >= 0 && lifecycle.Available(ev) {
+				if wantStages && owner[k] >= 0 && lifecycle.Available(ev) {
 					l := lifecycle.Derive(ev)
 					for n, s := range l.Stages {
 						src, path := w.source(s.Evidence.Path)
@@ -67,54 +75,4 @@ func (w *writer) evidence(d *model.Dataset) error {
 			})
 		})
 	})
-}
-
-// serverSpans writes every joined span (request set) and every span no
-// request owns (request NULL), in that order, as the server_spans b-tree.
-func (w *writer) serverSpans(d *model.Dataset, bf *bulkFile) error {
-	owner := evidenceOwners(d)
-	tree, err := bf.rowidTree("server_spans")
-	if err != nil {
-		return err
-	}
-	rec := bf.record()
-	var n int64
-	span := func(req any, s *model.JoinedSpan) error {
-		sp := s.Span
-		service, _ := sp.Resource.ServiceName()
-		src, path := w.source(sp.Ref.Path)
-		rec.reset()
-		// ordinal is the rowid: an INTEGER PRIMARY KEY is stored as NULL.
-		for _, v := range [...]any{nil, req, sp.TraceID, sp.SpanID, nonEmpty(sp.ParentSpanID), sp.Name, sp.Kind.String(), sp.Role(),
-			w.seconds(sp.StartNS), w.seconds(sp.EndNS), int64(sp.Status.Code), nonEmpty(sp.Status.Message),
-			nonEmpty(service), attr(sp, "dynamo.request.id"), attr(sp, "dynamo.process.epoch"),
-			nonEmpty(s.Join), nonEmpty(s.Worker), nonEmpty(s.WorkerBasis), src, path, sp.Ref.Line, sp.Ref.Ordinal} {
-			if err := rec.value(v); err != nil {
-				return err
-			}
-		}
-		err := tree.add(n, rec.bytes())
-		n++
-		return err
-	}
-	if err := eachEvidence(d, func(k int, ev *model.RequestEvidence) error {
-		var req any
-		if owner[k] >= 0 {
-			req = owner[k]
-		}
-		for j := range ev.Spans {
-			if err := span(req, &ev.Spans[j]); err != nil {
-				return err
-			}
-		}
-		return nil
-	}); err != nil {
-		return err
-	}
-	for j := range d.ServerSpans {
-		if err := span(nil, &d.ServerSpans[j]); err != nil {
-			return err
-		}
-	}
-	return bf.doneRowid("server_spans", tree)
 }

@@ -45,6 +45,9 @@ type writer struct {
 	threads    []map[int64]int
 	threadRows [][6]any
 	durations  [][3]any
+	// sqliteEvidence: the evidence tables whose rows did not fit index
+	// pages, left for fill to insert (evidence_bulk.go).
+	sqliteEvidence map[string]bool
 }
 
 // source is an evidence path as (source id, NULL), or (NULL, path) when
@@ -71,7 +74,8 @@ func Write(path string, d *model.Dataset) (st Stats, err error) {
 		}
 	}()
 	ctx := context.Background()
-	w := &writer{ctx: ctx, origin: d.Meta.OriginNS, rows: map[string]int64{}, sourceIDs: map[string]int{}}
+	w := &writer{ctx: ctx, origin: d.Meta.OriginNS, rows: map[string]int64{}, sourceIDs: map[string]int{},
+		sqliteEvidence: map[string]bool{}}
 	for _, s := range d.Sources {
 		w.sourceIDs[s.Path] = s.ID
 	}
@@ -143,7 +147,28 @@ func (w *writer) create() error {
 			return err
 		}
 	}
+	for _, ddl := range indexes[:earlyIndexes()] {
+		if err := w.exec(ddl); err != nil {
+			return err
+		}
+	}
 	return w.exec("COMMIT")
+}
+
+// earlyIndexes is how many of indexes create declares with the tables:
+// every one up to the last the bulk phase lays out, so the schema keeps
+// indexes' order; SQLite keeps the others among them (the requests ones)
+// up to date as it inserts. The rest are built after the rows.
+func earlyIndexes() int {
+	n := 0
+	for i, ddl := range indexes {
+		for _, name := range bulkIndexes {
+			if strings.HasPrefix(ddl, "CREATE INDEX "+name+" ") {
+				n = i + 1
+			}
+		}
+	}
+	return n
 }
 
 // fill writes every table but the bulk ones, then the secondary indexes.
@@ -152,7 +177,7 @@ func (w *writer) fill(d *model.Dataset) error {
 		return err
 	}
 	steps := []func(*model.Dataset) error{
-		w.meta, w.sources, w.requests, w.sessions, w.evidence,
+		w.meta, w.sources, w.sessions, w.evidence,
 		w.metrics, w.profiles, w.iterations,
 	}
 	for _, step := range steps {
@@ -160,7 +185,7 @@ func (w *writer) fill(d *model.Dataset) error {
 			return fmt.Errorf("sqlite store: %w", err)
 		}
 	}
-	for _, ddl := range indexes {
+	for _, ddl := range indexes[earlyIndexes():] {
 		if err := w.exec(ddl); err != nil {
 			return err
 		}
@@ -321,28 +346,22 @@ func (w *writer) sources(d *model.Dataset) error {
 	})
 }
 
-func (w *writer) requests(d *model.Dataset) error {
-	return w.table("requests", 26, func(ins *inserter) error {
-		for i := range d.Requests {
-			r := &d.Requests[i]
-			var serverIDs, spans any
-			lifecycleOK := false
-			if s := r.Server; s != nil {
-				if len(s.ServerIDs) > 0 {
-					serverIDs = strings.Join(s.ServerIDs, ",")
-				}
-				spans, lifecycleOK = s.SpanCount, s.LifecycleAvailable
-			}
-			if err := ins.add(i, r.ID, r.Session, r.Agent, opt(r.Parent), opt(r.Conversation), opt(r.SourceTrace), opt(r.Turn), r.Depth,
-				relSeconds(r.StartNS), relSeconds(r.EndNS), optRel(r.FirstNS), opt(r.TTFTms),
-				opt(r.InputTokens), opt(r.OutputTokens), opt(r.CachedTokens),
-				r.Status, opt(r.Error), opt(r.Phase), opt(r.Worker), nonEmpty(r.TimingQuality),
-				r.Evidence.Source, r.Evidence.Line, serverIDs, spans, boolInt(lifecycleOK)); err != nil {
-				return err
-			}
+// requestRow is request i's row in requests' declared column order, the
+// first its ordinal, which the table's b-tree stores as NULL (the rowid).
+func requestRow(i int, r *model.Request) [26]any {
+	var serverIDs, spans any
+	lifecycleOK := false
+	if s := r.Server; s != nil {
+		if len(s.ServerIDs) > 0 {
+			serverIDs = strings.Join(s.ServerIDs, ",")
 		}
-		return nil
-	})
+		spans, lifecycleOK = s.SpanCount, s.LifecycleAvailable
+	}
+	return [26]any{nil, r.ID, r.Session, r.Agent, opt(r.Parent), opt(r.Conversation), opt(r.SourceTrace), opt(r.Turn), r.Depth,
+		relSeconds(r.StartNS), relSeconds(r.EndNS), optRel(r.FirstNS), opt(r.TTFTms),
+		opt(r.InputTokens), opt(r.OutputTokens), opt(r.CachedTokens),
+		r.Status, opt(r.Error), opt(r.Phase), opt(r.Worker), nonEmpty(r.TimingQuality),
+		r.Evidence.Source, r.Evidence.Line, serverIDs, spans, boolInt(lifecycleOK)}
 }
 
 func (w *writer) sessions(d *model.Dataset) error {
@@ -373,13 +392,6 @@ func uniq(s []string) []string {
 		}
 	}
 	return out
-}
-
-func attr(sp *model.Span, key string) any {
-	if s, ok := sp.Attrs.String(key); ok {
-		return s
-	}
-	return nil
 }
 
 func (w *writer) metrics(d *model.Dataset) error {

@@ -1,0 +1,359 @@
+package sqlstore
+
+import (
+	"bufio"
+	"cmp"
+	"fmt"
+	"os"
+	"slices"
+
+	"github.com/dsight/dsight/internal/model"
+)
+
+// The server evidence is the store's largest input (a 100k-request traced
+// run: ~2M spans, ~1M lifecycle stages), and a streamed build decodes it
+// from its chunks each time it is read. evidencePass reads it once and
+// lays out every table and index drawn from it as b-tree pages:
+// server_spans and its two indexes, lifecycle_stages and worker_bindings
+// and the latter's index. Through SQLite, the per-request tables cost a
+// VDBE run and a b-tree insert a row, and the span indexes a scan of the
+// whole span table and an external sort.
+//
+// server_spans is written as the evidence arrives (its rowid is its
+// position). The per-request tables are keyed by request ordinal, which
+// the evidence is not ordered by: their records are spilled beside the
+// store as they are encoded, one group per evidence record, and read back
+// group by group in request order, so the build never holds them.
+
+// evGroup is one evidence record's rows: its spans' rowids and its
+// spilled stage and binding records.
+type evGroup struct {
+	owner     int   // the owning request's ordinal, -1 for none
+	firstSpan int64 // rowid of its first span
+	spans     int
+	rowGroup
+}
+
+// rowGroup is where one evidence record's stage and binding records went.
+type rowGroup struct {
+	at       int64 // its records' offset in the spill: stages, then bindings
+	stageLen int
+	stages   int
+	bindLen  int
+	binds    int
+}
+
+// spanStart is one server_spans_window entry.
+type spanStart struct {
+	start float64
+	rowid int64
+}
+
+// bindingKey is one worker_bindings_worker entry.
+type bindingKey struct {
+	worker   string
+	request  int
+	ordinal  int
+	position int // the binding's place in the pass, a tie-break never reached
+}
+
+type evidencePass struct {
+	w       *writer
+	groups  []evGroup
+	starts  []spanStart
+	bkeys   []bindingKey
+	spill   *os.File
+	out     *bufio.Writer
+	spillAt int64
+	// maxStage and maxBinding are the largest records: a row too large
+	// for an index page leaves its table to SQLite (fill). They, bkeys and
+	// the spill belong to the request rows' goroutine during the pass.
+	maxStage, maxBinding int
+	intSmall             bool // the file's schema format (record.intSmall)
+}
+
+// forceSQLiteEvidence leaves lifecycle_stages and worker_bindings to
+// SQLite, as if a row did not fit: the tests compare the two layouts.
+var forceSQLiteEvidence = false
+
+// Tables and indexes the evidence pass writes when their rows fit.
+const (
+	tableStages      = "lifecycle_stages"
+	tableBindings    = "worker_bindings"
+	indexSpanRequest = "server_spans_request"
+	indexSpanWindow  = "server_spans_window"
+	indexBindWorker  = "worker_bindings_worker"
+)
+
+// evidenceTables runs the pass: server_spans, its indexes and, when their
+// rows fit index pages, lifecycle_stages, worker_bindings and its index.
+// The tables it leaves are recorded in w.sqliteEvidence for fill.
+func (w *writer) evidenceTables(d *model.Dataset, bf *bulkFile, spillDir string) (err error) {
+	spill, err := os.CreateTemp(spillDir, ".trace-data-rows-*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		spill.Close()
+		os.Remove(spill.Name())
+	}()
+	p := &evidencePass{w: w, spill: spill, out: bufio.NewWriterSize(spill, 1<<20), intSmall: bf.intSmall}
+	if err := p.spans(d, bf); err != nil {
+		return err
+	}
+	if err := p.spanIndexes(bf); err != nil {
+		return err
+	}
+	return p.requestTables(bf)
+}
+
+// spans writes server_spans and spills each record's stages and bindings.
+func (p *evidencePass) spans(d *model.Dataset, bf *bulkFile) error {
+	w := p.w
+	owner := evidenceOwners(d)
+	tree, err := bf.rowidTree("server_spans")
+	if err != nil {
+		return err
+	}
+	rec := bf.record()
+	var n int64
+	span := func(req int, s *model.JoinedSpan) error {
+		sp := s.Span
+		service, _ := sp.Resource.ServiceName()
+		// The columns in declared order, each value as record.value would
+		// store it, without boxing ~2M rows' values.
+		rec.reset()
+		rec.null() // ordinal is the rowid: an INTEGER PRIMARY KEY is stored as NULL
+		if req >= 0 {
+			rec.int(int64(req))
+		} else {
+			rec.null()
+		}
+		rec.text(sp.TraceID)
+		rec.text(sp.SpanID)
+		rec.textOrNull(sp.ParentSpanID)
+		rec.text(sp.Name)
+		rec.text(sp.Kind.String())
+		rec.text(sp.Role())
+		rec.real(w.seconds(sp.StartNS))
+		rec.real(w.seconds(sp.EndNS))
+		rec.int(int64(sp.Status.Code))
+		rec.textOrNull(sp.Status.Message)
+		rec.textOrNull(service)
+		for _, key := range [...]string{"dynamo.request.id", "dynamo.process.epoch"} {
+			if v, ok := sp.Attrs.String(key); ok {
+				rec.text(v)
+			} else {
+				rec.null()
+			}
+		}
+		rec.textOrNull(s.Join)
+		rec.textOrNull(s.Worker)
+		rec.textOrNull(s.WorkerBasis)
+		if id, ok := w.sourceIDs[sp.Ref.Path]; ok {
+			rec.int(int64(id))
+			rec.null()
+		} else {
+			rec.null()
+			rec.textOrNull(sp.Ref.Path)
+		}
+		rec.int(sp.Ref.Line)
+		rec.int(int64(sp.Ref.Ordinal))
+		p.starts = append(p.starts, spanStart{w.seconds(sp.StartNS), n})
+		err := tree.add(n, rec.bytes())
+		n++
+		return err
+	}
+	rows := p.startRequestRows(owner)
+	err = eachEvidence(d, func(k int, ev *model.RequestEvidence) error {
+		g := evGroup{owner: owner[k], firstSpan: n, spans: len(ev.Spans)}
+		for j := range ev.Spans {
+			if err := span(g.owner, &ev.Spans[j]); err != nil {
+				return err
+			}
+		}
+		p.groups = append(p.groups, g)
+		return rows.send(k, ev)
+	})
+	if rerr := rows.finish(); err == nil {
+		err = rerr
+	}
+	if err != nil {
+		return err
+	}
+	if len(rows.groups) != len(p.groups) {
+		return fmt.Errorf("request rows for %d of %d evidence records", len(rows.groups), len(p.groups))
+	}
+	for k := range p.groups {
+		p.groups[k].rowGroup = rows.groups[k]
+	}
+	for j := range d.ServerSpans {
+		if err := span(-1, &d.ServerSpans[j]); err != nil {
+			return err
+		}
+	}
+	// The spans no request owns sort first in server_spans_request.
+	p.groups = append(p.groups, evGroup{owner: -1, firstSpan: n - int64(len(d.ServerSpans)), spans: len(d.ServerSpans)})
+	return bf.doneRowid("server_spans", tree)
+}
+
+// byOwner orders the groups by owning request (none first), each group's
+// rows staying in their pass order.
+func (p *evidencePass) byOwner() []evGroup {
+	g := slices.Clone(p.groups)
+	slices.SortStableFunc(g, func(a, b evGroup) int { return cmp.Compare(a.owner, b.owner) })
+	return g
+}
+
+// spanIndexes writes server_spans_request (request, rowid), NULL first,
+// and server_spans_window (start, rowid).
+func (p *evidencePass) spanIndexes(bf *bulkFile) error {
+	t, err := bf.indexTree(indexSpanRequest, 2)
+	if err != nil {
+		return err
+	}
+	key := bf.record()
+	for _, g := range p.byOwner() {
+		for r := g.firstSpan; r < g.firstSpan+int64(g.spans); r++ {
+			key.reset()
+			if g.owner >= 0 {
+				key.int(int64(g.owner))
+			} else {
+				key.null()
+			}
+			key.int(r)
+			if err := t.add(key); err != nil {
+				return err
+			}
+		}
+	}
+	if err := bf.doneIndex(indexSpanRequest, t); err != nil {
+		return err
+	}
+	slices.SortFunc(p.starts, func(a, b spanStart) int {
+		if c := cmp.Compare(a.start, b.start); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.rowid, b.rowid)
+	})
+	if t, err = bf.indexTree(indexSpanWindow, 2); err != nil {
+		return err
+	}
+	for _, s := range p.starts {
+		key.reset()
+		key.real(s.start)
+		key.int(s.rowid)
+		if err := t.add(key); err != nil {
+			return err
+		}
+	}
+	p.starts = nil
+	return bf.doneIndex(indexSpanWindow, t)
+}
+
+// requestTables reads the spilled records back in request order into
+// lifecycle_stages and worker_bindings, and writes worker_bindings_worker.
+// A table with a record too large for an index page is left to fill.
+func (p *evidencePass) requestTables(bf *bulkFile) error {
+	bulkStages := !forceSQLiteEvidence && p.maxStage <= bf.maxLocal()
+	bulkBindings := !forceSQLiteEvidence && p.maxBinding <= bf.maxLocal()
+	if !bulkStages {
+		p.w.sqliteEvidence[tableStages] = true
+	}
+	if !bulkBindings {
+		p.w.sqliteEvidence[tableBindings] = true
+	}
+	// The trees are written one after the other: each one's pages must
+	// follow the last page written. A table left to fill keeps its empty
+	// root.
+	if bulkStages {
+		stages, err := bf.tree(tableStages)
+		if err != nil {
+			return err
+		}
+		if err := p.readBack(func(g *evGroup, buf []byte) error { return addSpilled(stages, g.owner, buf[:g.stageLen]) }); err != nil {
+			return err
+		}
+		if err := bf.done(tableStages, stages); err != nil {
+			return err
+		}
+	}
+	if !bulkBindings {
+		return nil
+	}
+	bindings, err := bf.tree(tableBindings)
+	if err != nil {
+		return err
+	}
+	{
+		if err := p.readBack(func(g *evGroup, buf []byte) error { return addSpilled(bindings, g.owner, buf[g.stageLen:]) }); err != nil {
+			return err
+		}
+	}
+	if err := bf.done(tableBindings, bindings); err != nil {
+		return err
+	}
+	slices.SortFunc(p.bkeys, func(a, b bindingKey) int {
+		return cmp.Or(cmp.Compare(a.worker, b.worker), cmp.Compare(a.request, b.request),
+			cmp.Compare(a.ordinal, b.ordinal), cmp.Compare(a.position, b.position))
+	})
+	t, err := bf.indexTree(indexBindWorker, 3)
+	if err != nil {
+		return err
+	}
+	key := bf.record()
+	for _, b := range p.bkeys {
+		key.reset()
+		key.text(b.worker)
+		key.int(int64(b.request))
+		key.int(int64(b.ordinal))
+		if err := t.add(key); err != nil {
+			return err
+		}
+	}
+	return bf.doneIndex(indexBindWorker, t)
+}
+
+// readBack calls f with each group's spilled bytes, in request order.
+func (p *evidencePass) readBack(f func(g *evGroup, buf []byte) error) error {
+	var buf []byte
+	for _, g := range p.byOwner() {
+		n := g.stageLen + g.bindLen
+		if n == 0 {
+			continue
+		}
+		buf = slices.Grow(buf[:0], n)[:n]
+		if _, err := p.spill.ReadAt(buf, g.at); err != nil {
+			return fmt.Errorf("the spilled evidence rows: %w", err)
+		}
+		if err := f(&g, buf); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// addSpilled adds one group's records, keyed (request, ordinal), to t.
+func addSpilled(t *bulkTree, owner int, buf []byte) error {
+	key := &record{}
+	for i := 0; len(buf) > 0; i++ {
+		n, k := readVarint(buf)
+		key.reset()
+		key.int(int64(owner))
+		key.int(int64(i))
+		if err := t.addEncoded(buf[k:k+int(n)], key); err != nil {
+			return err
+		}
+		buf = buf[k+int(n):]
+	}
+	return nil
+}
+
+// textOrNull appends s, or NULL for "" (nonEmpty).
+func (r *record) textOrNull(s string) {
+	if s == "" {
+		r.null()
+		return
+	}
+	r.text(s)
+}

@@ -24,9 +24,11 @@ import (
 // within-role stack marks and role labels; the evidence was re-pinned
 // when it was split into independent evidence shards (report format 5:
 // the hash is over the shards' payloads in order), its chunks unchanged
-// (internal/report TestEvidenceShardsHoldTheWholeShardsChunks).
+// (internal/report TestEvidenceShardsHoldTheWholeShardsChunks). The core
+// was re-pinned when it was stored framed (report format 6: the hash is
+// over its frames as stored), its raw shard unchanged.
 var streamedReportGolden = struct{ core, evidence, store string }{
-	core:     "299ec7145f730bec5b40f50a2ae0a4b3c2e0ee08683b926da6984f6603221554",
+	core:     "5b3faa05464276204d67d40d06627042bfd13fdf6fb56cd08767a379e7e3cfea",
 	evidence: "1b1566792d1b46c5fd22b643494fe1b782e3cb0653dfa305d9ff2fde1266b0ff",
 	store:    "808cb4c2985e5951ccaebabad8daf8acf889264a76258533f23f667ff7e253b7",
 }

@@ -13,6 +13,20 @@ import (
 	"github.com/dsight/dsight/internal/shard"
 )
 
+// readManifest reads the manifest of the report at dir.
+func readManifest(t *testing.T, dir string) report.Manifest {
+	t.Helper()
+	mb, err := os.ReadFile(filepath.Join(dir, report.ManifestFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m report.Manifest
+	if err := json.Unmarshal(mb, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
 // tamperFrame copies the report at src and changes one stored byte of
 // the frame of table in the copy, rewriting the part that holds it under
 // its new hash and naming that part in the manifest: every part checks,

@@ -66,7 +66,10 @@ func openCoreTables(path string, skipped func(table string) bool) (string, Manif
 		keep = func(table string) bool { return !skipped(table) }
 	}
 	var s *shard.Shard
-	if keep != nil && m.Entry.Core.Encoding == EncodingFrames {
+	if m.Entry.Core.Encoding == EncodingFrames {
+		if keep == nil {
+			keep = func(string) bool { return true }
+		}
 		s, err = readFramedTables(dir, m.Entry.Core, keep)
 	} else {
 		var raw []byte

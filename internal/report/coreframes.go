@@ -112,8 +112,9 @@ func checkFrames(sh model.Shard) ([]frameAt, error) {
 	return out, nil
 }
 
-// openFrame checks a frame's stored bytes against its id and inflates them.
-func openFrame(f model.ShardFrame, stored []byte) ([]byte, error) {
+// openFrame checks a frame's stored bytes against its id and inflates them
+// (with zr, reused across a shard's frames).
+func openFrame(zr *shard.FrameInflater, f model.ShardFrame, stored []byte) ([]byte, error) {
 	if id := shard.ID(stored); id != f.ID {
 		what := "the head"
 		if f.Table != "" {
@@ -124,7 +125,7 @@ func openFrame(f model.ShardFrame, stored []byte) ([]byte, error) {
 	raw := stored
 	if f.Encoding == "" {
 		var err error
-		if raw, err = shard.Decompress(stored); err != nil {
+		if raw, err = zr.Inflate(stored, f.DecodedBytes); err != nil {
 			return nil, err
 		}
 	}
@@ -142,8 +143,9 @@ func joinFrames(sh model.Shard, payload []byte) ([]byte, error) {
 		return nil, err
 	}
 	raw := make([]byte, 0, sh.DecodedBytes)
+	var zr shard.FrameInflater
 	for _, f := range frames {
-		b, err := openFrame(f.ShardFrame, payload[f.start:f.start+f.Bytes])
+		b, err := openFrame(&zr, f.ShardFrame, payload[f.start:f.start+f.Bytes])
 		if err != nil {
 			return nil, err
 		}

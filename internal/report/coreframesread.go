@@ -48,7 +48,8 @@ func readFramedTables(dir string, sh model.Shard, keep func(table string) bool) 
 			return nil, fmt.Errorf("content hash mismatch: parts assemble to %s, manifest expects %s", id, sh.ID)
 		}
 	}
-	head, err := openFrame(wanted[0].ShardFrame, payload.slice(wanted[0]))
+	var zr shard.FrameInflater
+	head, err := openFrame(&zr, wanted[0].ShardFrame, payload.slice(wanted[0]))
 	if err != nil {
 		return nil, err
 	}
@@ -62,7 +63,7 @@ func readFramedTables(dir string, sh model.Shard, keep func(table string) bool) 
 	raws := make([][]byte, 0, len(wanted))
 	raws = append(raws, head)
 	for _, f := range wanted[1:] {
-		b, err := openFrame(f.ShardFrame, payload.slice(f))
+		b, err := openFrame(&zr, f.ShardFrame, payload.slice(f))
 		if err != nil {
 			return nil, err
 		}

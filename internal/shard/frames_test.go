@@ -153,3 +153,64 @@ func FuzzDecodeTableFrames(f *testing.F) {
 		}
 	})
 }
+
+// One FrameInflater inflates frame after frame exactly as Decompress does,
+// and refuses a member whose output is not the declared size or that has
+// bytes after it.
+func TestFrameInflater(t *testing.T) {
+	var zr FrameInflater
+	for name, s := range roundTripCases() {
+		raw, err := Encode(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gz, err := Compress(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := zr.Inflate(gz, len(raw))
+		if err != nil || !bytes.Equal(got, raw) {
+			t.Fatalf("%s: inflated %d bytes (%v), want %d", name, len(got), err, len(raw))
+		}
+		if _, err := zr.Inflate(gz, len(raw)-1); err == nil {
+			t.Fatalf("%s: an output longer than declared was accepted", name)
+		}
+		if _, err := zr.Inflate(gz, len(raw)+1); err == nil {
+			t.Fatalf("%s: an output shorter than declared was accepted", name)
+		}
+		if _, err := zr.Inflate(append(append([]byte{}, gz...), gz...), len(raw)); err == nil {
+			t.Fatalf("%s: a second member after the frame was accepted", name)
+		}
+	}
+}
+
+// FuzzFrameInflate checks that FrameInflater never panics, never returns
+// other than the declared size, and agrees with Decompress.
+func FuzzFrameInflate(f *testing.F) {
+	for _, s := range roundTripCases() {
+		raw, err := Encode(s)
+		if err != nil {
+			f.Fatal(err)
+		}
+		gz, err := Compress(raw)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(gz, uint16(len(raw)))
+	}
+	var zr FrameInflater
+	f.Fuzz(func(t *testing.T, gz []byte, size uint16) {
+		defer fuzzlimit.Start(t)()
+		got, err := zr.Inflate(gz, int(size))
+		if err != nil {
+			return
+		}
+		if len(got) != int(size) {
+			t.Fatalf("inflated %d bytes, %d declared", len(got), size)
+		}
+		want, err := decompress(gz, 1<<16)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("Decompress disagrees: %v", err)
+		}
+	})
+}

@@ -60,9 +60,14 @@ func askWith(t *testing.T, dir string, argv []string, skip bool) (string, *repor
 // dsight query decodes only the core tables the kind asked reads: every
 // golden question, every golden error and the questions above answer
 // byte for byte as over the whole core, and the kinds that read no
-// request (or no metric) tables leave them undecoded.
+// request (or no metric) tables leave them undecoded. The golden core is
+// framed, so those answers come from the frames of the tables read alone
+// (TestQueryChecksOnlyTheFramesItReads: and from no other frame).
 func TestQueryDecodesOnlyTheTablesItReads(t *testing.T) {
 	dir, _ := goldenDir(t)
+	if m := readManifest(t, dir); m.Entry.Core.Encoding != report.EncodingFrames || len(m.Entry.Core.Frames) < 10 {
+		t.Fatalf("the golden core is stored %q in %d frames, not framed by table", m.Entry.Core.Encoding, len(m.Entry.Core.Frames))
+	}
 	id := firstLifecycleRequest(t, dir)
 	questions := append([][]string{}, tableQuestions...)
 	for _, q := range goldenQueries {

@@ -139,6 +139,20 @@ type Shard struct {
 	// Encoding is "" for a gzip payload; the report writer names the
 	// others.
 	Encoding string `json:"encoding,omitempty"`
+	// Frames, for the "frames" encoding, cut the payload into independently
+	// stored pieces of the raw shard, in order (docs/format/shard.md).
+	Frames []ShardFrame `json:"frames,omitempty"`
+}
+
+// ShardFrame is one frame of a framed shard's payload: one table of the
+// raw shard (Table), or its head or trailer (Table empty), stored gzip- or
+// identity-encoded on its own and named by the SHA-256 of its stored bytes.
+type ShardFrame struct {
+	Table        string `json:"table,omitempty"`
+	ID           string `json:"id"`
+	Bytes        int    `json:"bytes"`
+	DecodedBytes int    `json:"decoded_bytes"`
+	Encoding     string `json:"encoding,omitempty"`
 }
 
 // ShardPart is one detail script holding a slice of a shard's payload.

@@ -21,7 +21,10 @@ const (
 	// shards (EvidenceEntry.Shards), each placing its chunks itself, and
 	// neighbouring Nsight range chunks share one pack script
 	// (shard.Pack16), which a reader of format 4 would refuse as damaged.
-	FormatVersion = 5
+	// 6: the core is stored as frames (EncodingFrames), one per table,
+	// each compressed and hashed on its own, which a page of format 5
+	// would take for one gzip stream.
+	FormatVersion = 6
 )
 
 // Asset names the writer reads from the assets file system.
@@ -78,6 +81,13 @@ type EvidencePiece struct {
 // pre-deflated lifecycle evidence gains ~1 % from gzip, and the page spent
 // 2.4 s inflating the 102 MB core of a 2M-span run for it.
 const EncodingIdentity = "identity"
+
+// EncodingFrames is the model.Shard encoding of a framed payload: its
+// Frames, each gzip- or identity-encoded, inflated and joined in order are
+// the raw shard (docs/format/shard.md, "Framed shards"). The core is
+// stored so, and dsight query reads only the frames of the tables a
+// question reads.
+const EncodingFrames = "frames"
 
 // PartBytes bounds the payload one detail script carries. A browser parses
 // several scripts in parallel but one large script alone, so big payloads

@@ -61,15 +61,22 @@ func openCoreTables(path string, skipped func(table string) bool) (string, Manif
 	if m.FormatVersion < FormatVersion {
 		return "", m, nil, fmt.Errorf("report format version %d is older than this dsight reads (%d): rebuild the report with this dsight", m.FormatVersion, FormatVersion)
 	}
-	raw, err := readShard(dir, m.Entry.Core)
-	if err != nil {
-		return "", m, nil, fmt.Errorf("core shard: %w", err)
-	}
 	var keep func(string) bool
 	if skipped != nil {
 		keep = func(table string) bool { return !skipped(table) }
 	}
-	s, err := shard.DecodeTables(raw, keep)
+	var s *shard.Shard
+	if m.Entry.Core.Encoding == EncodingFrames {
+		if keep == nil {
+			keep = func(string) bool { return true }
+		}
+		s, err = readFramedTables(dir, m.Entry.Core, keep)
+	} else {
+		var raw []byte
+		if raw, err = readShard(dir, m.Entry.Core); err == nil {
+			s, err = shard.DecodeTables(raw, keep)
+		}
+	}
 	if err != nil {
 		return "", m, nil, fmt.Errorf("core shard: %w", err)
 	}
@@ -123,6 +130,11 @@ func readShard(dir string, sh model.Shard) ([]byte, error) {
 			return nil, err
 		}
 	case EncodingIdentity:
+	case EncodingFrames:
+		var err error
+		if raw, err = joinFrames(sh, payload); err != nil {
+			return nil, err
+		}
 	default:
 		return nil, fmt.Errorf("unknown shard encoding %q", sh.Encoding)
 	}

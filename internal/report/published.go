@@ -73,7 +73,7 @@ func ForPublishing(dir string) (*Published, error) {
 		return nil, fmt.Errorf("core shard: %w", err)
 	}
 	files := &stageFiles{mem: map[string][]byte{}}
-	core, err := addStoredShard(files, raw)
+	core, err := addFramedShard(files, raw)
 	if err != nil {
 		return nil, err
 	}

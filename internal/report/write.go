@@ -123,7 +123,7 @@ func render(d *model.Dataset, assets fs.FS, out *stageFiles, store StoreWriter) 
 	if err != nil {
 		return nil, fmt.Errorf("encode core shard: %w", err)
 	}
-	core, err := addStoredShard(out, raw)
+	core, err := addFramedShard(out, raw)
 	if err != nil {
 		return nil, err
 	}

@@ -236,6 +236,19 @@ function concat(parts) {
   return out;
 }
 
+// joinFrames inflates a framed payload's frames (docs/format/shard.md,
+// "Framed shards"), each on its own and all at once, and joins them in
+// order: the raw shard the engine decodes whole. The parts were checked
+// already, and the engine checks the shard's own checksum.
+async function joinFrames(payload, frames) {
+  let at = 0;
+  const raws = await Promise.all(frames.map((f) => {
+    const stored = payload.subarray(at, (at += f.bytes));
+    return f.encoding === "identity" ? stored : gunzip([stored]);
+  }));
+  return concat(raws);
+}
+
 // loadShard resolves to the decompressed bytes of a shard descriptor
 // {id, parts: [{id, path}], decoded_bytes, encoding}, checking the decoded
 // length when the descriptor states it (metric plans leave it to the
@@ -251,6 +264,13 @@ export async function loadShard(desc, timing = null) {
   else if (!desc.encoding) {
     try {
       bytes = await gunzip(parts);
+    } catch (err) {
+      throw new Error(`${desc.parts.map((p) => p.path).join(", ")}: ${err.message}; republish the report's detail/ directory`);
+    }
+  }
+  else if (desc.encoding === "frames") {
+    try {
+      bytes = await joinFrames(parts.length === 1 ? parts[0] : concat(parts), desc.frames);
     } catch (err) {
       throw new Error(`${desc.parts.map((p) => p.path).join(", ")}: ${err.message}; republish the report's detail/ directory`);
     }

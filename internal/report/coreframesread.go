@@ -1,0 +1,206 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/dsight/dsight/internal/model"
+	"github.com/dsight/dsight/internal/shard"
+)
+
+// readFramedTables decodes the head and the tables keep accepts of a
+// framed shard, reading only the parts that hold their frames. Each part
+// read is checked against its id and each frame against its own, so a
+// damaged frame is refused by every question that reads it; the frames
+// not read are neither trusted nor checked; the shard's checksum and the
+// whole payload's hash, which cover them, are checked when every table is
+// read. The frames are decoded where they lie (a frame stored as is is a
+// slice of the parts), never joined into one raw copy.
+func readFramedTables(dir string, sh model.Shard, keep func(table string) bool) (*shard.Shard, error) {
+	frames, err := checkFrames(sh)
+	if err != nil {
+		// Frames that do not fit their descriptor: read every part, so
+		// that a part holding another payload is named as before.
+		if _, perr := readShard(dir, sh); perr != nil {
+			return nil, perr
+		}
+		return nil, err
+	}
+	var wanted []frameAt
+	for _, f := range frames[:len(frames)-1] {
+		if f.Table == "" || keep(f.Table) {
+			wanted = append(wanted, f)
+		}
+	}
+	// Every table: the trailer too, and the whole is checked below.
+	whole := len(wanted) == len(frames)-1
+	if whole {
+		wanted = frames
+	}
+	payload, err := readPartsFor(dir, sh, wanted)
+	if err != nil {
+		return nil, err
+	}
+	if whole {
+		if id := shard.ID(payload[0].b); len(payload) != 1 || id != sh.ID {
+			return nil, fmt.Errorf("content hash mismatch: parts assemble to %s, manifest expects %s", id, sh.ID)
+		}
+	}
+	var zr shard.FrameInflater
+	head, err := openFrame(&zr, wanted[0].ShardFrame, payload.slice(wanted[0]))
+	if err != nil {
+		return nil, err
+	}
+	kind, n, err := shard.DecodeHead(head)
+	if err != nil {
+		return nil, err
+	}
+	if n != len(frames)-2 {
+		return nil, fmt.Errorf("%w: the head counts %d tables, the manifest frames %d", shard.ErrCorrupt, n, len(frames)-2)
+	}
+	raws := make([][]byte, 0, len(wanted))
+	raws = append(raws, head)
+	for _, f := range wanted[1:] {
+		b, err := openFrame(&zr, f.ShardFrame, payload.slice(f))
+		if err != nil {
+			return nil, err
+		}
+		raws = append(raws, b)
+	}
+	if whole {
+		if err := shard.CheckFrames(raws); err != nil {
+			return nil, err
+		}
+		raws = raws[:len(raws)-1]
+	}
+	tables, err := shard.DecodeTableFrames(raws[1:])
+	if err != nil {
+		return nil, err
+	}
+	for i, t := range tables {
+		if t.Name != wanted[i+1].Table {
+			return nil, fmt.Errorf("%w: the frame of table %q holds table %q", shard.ErrCorrupt, wanted[i+1].Table, t.Name)
+		}
+	}
+	return &shard.Shard{Kind: kind, Tables: tables}, nil
+}
+
+// sparsePayload holds some runs of a payload's consecutive parts.
+type sparsePayload []payloadRun
+
+type payloadRun struct {
+	start int
+	b     []byte
+}
+
+// slice is a frame's stored bytes; readPartsFor read every part it spans.
+func (p sparsePayload) slice(f frameAt) []byte {
+	for _, r := range p {
+		if f.start >= r.start && f.start+f.Bytes <= r.start+len(r.b) {
+			return r.b[f.start-r.start : f.start-r.start+f.Bytes]
+		}
+	}
+	return nil // unreachable: openFrame refuses nil by its hash
+}
+
+// readPartsFor reads, checks and decodes in place the parts that hold the
+// frames, consecutive parts into one buffer.
+func readPartsFor(dir string, sh model.Shard, frames []frameAt) (sparsePayload, error) {
+	if len(sh.Parts) == 0 {
+		return nil, errNoParts
+	}
+	total := 0
+	need := make([]bool, len(sh.Parts))
+	starts := make([]int, len(sh.Parts))
+	for i, p := range sh.Parts {
+		if p.Bytes < 0 || p.Bytes > PartBytes {
+			return nil, fmt.Errorf("part %s declares %d bytes, outside 0..%d", p.Path, p.Bytes, PartBytes)
+		}
+		if p.Pack {
+			return nil, fmt.Errorf("framed shard: part %d is packed", i)
+		}
+		starts[i] = total
+		total += p.Bytes
+		for _, f := range frames {
+			if f.start < total && f.start+f.Bytes > starts[i] {
+				need[i] = true
+			}
+		}
+	}
+	if total != sh.Bytes {
+		return nil, fmt.Errorf("parts declare %d bytes, the shard %d", total, sh.Bytes)
+	}
+	var out sparsePayload
+	var script []byte
+	for i := 0; i < len(sh.Parts); i++ {
+		if !need[i] {
+			continue
+		}
+		j, size := i, 0
+		for ; j < len(sh.Parts) && need[j]; j++ {
+			size += sh.Parts[j].Bytes
+		}
+		run := payloadRun{start: starts[i], b: make([]byte, 0, size)}
+		for _, p := range sh.Parts[i:j] {
+			file, err := partFile(dir, p)
+			if err != nil {
+				return nil, err
+			}
+			// Every part's script is read into the same buffer: it is
+			// decoded into the run at once, and a fresh megabyte per part
+			// was a third of the reading.
+			script, err = readBoundedInto(script[:0], file, int64(shard.PartLen(p.Bytes)))
+			if err != nil {
+				return nil, err
+			}
+			at := len(run.b)
+			id, grown, err := shard.AppendOpenPart(run.b, script)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", file, err)
+			}
+			if id != p.ID {
+				return nil, fmt.Errorf("%s: content hash mismatch: it holds part %s, manifest expects %s", file, id, p.ID)
+			}
+			if len(grown)-at != p.Bytes {
+				return nil, fmt.Errorf("%s holds %d bytes, manifest declares %d", file, len(grown)-at, p.Bytes)
+			}
+			run.b = grown
+		}
+		out = append(out, run)
+		i = j - 1
+	}
+	return out, nil
+}
+
+// readBoundedInto is readBounded reading into buf's spare capacity when it
+// suffices.
+func readBoundedInto(buf []byte, file string, limit int64) ([]byte, error) {
+	st, err := os.Lstat(file)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file (%s); refusing to read it", file, st.Mode().Type())
+	}
+	if st.Size() > limit {
+		return nil, fmt.Errorf("%s is %d bytes, more than the %d the manifest declares", file, st.Size(), limit)
+	}
+	f, err := os.OpenFile(file, os.O_RDONLY|oNoFollow, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if int64(cap(buf)) < st.Size()+bytes.MinRead {
+		buf = make([]byte, 0, st.Size()+bytes.MinRead)
+	}
+	b := bytes.NewBuffer(buf[:0])
+	if _, err := b.ReadFrom(io.LimitReader(f, limit+1)); err != nil {
+		return nil, err
+	}
+	if int64(b.Len()) > limit {
+		return nil, fmt.Errorf("%s grew past the %d bytes the manifest declares", file, limit)
+	}
+	return b.Bytes(), nil
+}

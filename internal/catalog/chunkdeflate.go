@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"runtime"
 	"sync"
-
-	kflate "github.com/klauspost/compress/flate"
 )
 
 // chunkDeflater lays out and deflates finished evidence chunks on other
@@ -39,9 +37,9 @@ func (d *chunkDeflater) add(w *EvidenceWriter) {
 		defer func() { <-d.tokens; d.wg.Done() }()
 		raw := w.Bytes()
 		var buf bytes.Buffer
-		fw, _ := d.writers.Get().(*kflate.Writer)
+		fw, _ := d.writers.Get().(*deflater)
 		if fw == nil {
-			fw, _ = kflate.NewWriter(&buf, kflate.DefaultCompression)
+			fw = newDeflater(&buf)
 		} else {
 			fw.Reset(&buf)
 		}

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"sync"
 
-	kflate "github.com/klauspost/compress/flate"
-
 	"github.com/dsight/dsight/internal/shard"
 )
 
@@ -47,7 +45,7 @@ func encodeChunks(n int, add func(w *EvidenceWriter, k int)) []chunk {
 		go func() {
 			defer wg.Done()
 			var buf bytes.Buffer
-			fw, _ := kflate.NewWriter(&buf, kflate.DefaultCompression)
+			fw := newDeflater(&buf)
 			for c := range next {
 				w := NewEvidenceWriter()
 				for k := c * EvidencePerChunk; k < min(n, (c+1)*EvidencePerChunk); k++ {

@@ -464,7 +464,7 @@ func (e *Engine) cpu(a Args) (*CPUAnswer, error) {
 	for sym, n := range counts {
 		out.Hotspots = append(out.Hotspots, HotspotRow{Symbol: sym, Samples: n, Fraction: float64(n) / float64(out.TotalSamples)})
 	}
-	slices.SortFunc(out.Hotspots, func(x, y HotspotRow) int {
+	sortByIndex(out.Hotspots, func(x, y HotspotRow) int {
 		return cmp.Or(cmp.Compare(y.Samples, x.Samples), cmp.Compare(x.Symbol, y.Symbol))
 	})
 	out.Hotspots = out.Hotspots[:min(limit, len(out.Hotspots))]

@@ -307,7 +307,7 @@ func (e *Engine) layOut(p *catalog.ProfileRecord, held map[string]*detailEntry, 
 		}
 		h.TopNames = append(h.TopNames, t)
 	}
-	slices.SortFunc(h.TopNames, func(x, y TopNameItem) int {
+	sortByIndex(h.TopNames, func(x, y TopNameItem) int {
 		return cmp.Or(cmp.Compare(y.Seconds, x.Seconds), cmp.Compare(y.Count, x.Count), cmp.Compare(x.Name, y.Name))
 	})
 	h.TopNames = h.TopNames[:min(len(h.TopNames), nsysTopNames)]

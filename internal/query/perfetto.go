@@ -404,7 +404,7 @@ func orEmpty(s *string) string {
 // takes the first free lane, so one request's activities never nest under
 // another's.
 func (x *exporter) packActivities() {
-	slices.SortFunc(x.procKeys, procKey.less)
+	sortByIndex(x.procKeys, procKey.less)
 	for _, key := range x.procKeys {
 		p := x.procs[key]
 		name := p.track.desc.Name

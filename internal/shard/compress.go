@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 	"sync"
-
-	"github.com/klauspost/compress/gzip"
 )
 
 // compressionLevel is fixed so that identical shards give identical gzip
@@ -20,7 +18,7 @@ const compressionLevel = 6
 // CompressTo returns the gzip writer Compress uses, writing to w: a caller
 // that streams the compressed bytes (the report writer, into its parts)
 // gets Compress's bytes when it also writes the shard in a single Write.
-func CompressTo(w io.Writer) (*gzip.Writer, error) { return gzip.NewWriterLevel(w, compressionLevel) }
+func CompressTo(w io.Writer) (*gzipWriter, error) { return newGzipWriter(w, compressionLevel) }
 
 // Compress gzips a raw shard deterministically: a fixed level, one member,
 // no file name, no comment, modification time zero. The page inflates it with
@@ -30,7 +28,7 @@ func Compress(raw []byte) ([]byte, error) {
 	if pw == nil {
 		pw = &pooledWriter{}
 		var err error
-		if pw.zw, err = gzip.NewWriterLevel(&pw.out, compressionLevel); err != nil {
+		if pw.zw, err = newGzipWriter(&pw.out, compressionLevel); err != nil {
 			return nil, fmt.Errorf("compress shard: %w", err)
 		}
 	} else {
@@ -62,7 +60,7 @@ func Compress(raw []byte) ([]byte, error) {
 var writers sync.Pool // of *pooledWriter
 
 type pooledWriter struct {
-	zw  *gzip.Writer
+	zw  *gzipWriter
 	out bytes.Buffer
 }
 

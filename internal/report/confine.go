@@ -1,10 +1,8 @@
 package report
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path"
 	"path/filepath"
@@ -44,33 +42,7 @@ func partFile(dir string, p model.ShardPart) (string, error) {
 // readBounded reads a regular file (never a symlink, FIFO or device) of at
 // most limit bytes.
 func readBounded(file string, limit int64) ([]byte, error) {
-	st, err := os.Lstat(file)
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file (%s); refusing to read it", file, st.Mode().Type())
-	}
-	if st.Size() > limit {
-		return nil, fmt.Errorf("%s is %d bytes, more than the %d the manifest declares", file, st.Size(), limit)
-	}
-	f, err := os.OpenFile(file, os.O_RDONLY|oNoFollow, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	// Sized from the stat, so a multi-megabyte core is read into one
-	// buffer instead of io.ReadAll's doublings (a third of a CLI
-	// question's start-up).
-	buf := bytes.NewBuffer(make([]byte, 0, st.Size()+bytes.MinRead))
-	if _, err := buf.ReadFrom(io.LimitReader(f, limit+1)); err != nil {
-		return nil, err
-	}
-	b := buf.Bytes()
-	if int64(len(b)) > limit {
-		return nil, fmt.Errorf("%s grew past the %d bytes the manifest declares", file, limit)
-	}
-	return b, nil
+	return readBoundedInto(nil, file, limit)
 }
 
 // readPart reads one part's envelope, bounded by its declared size.

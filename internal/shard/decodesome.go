@@ -32,17 +32,10 @@ func DecodeTables(raw []byte, keep func(table string) bool) (*Shard, error) {
 	s := &Shard{Kind: kind}
 	seen := make(map[string]bool, n)
 	for i := range n {
-		d.where = fmt.Sprintf("table %d", i)
-		start := d.r.off
-		name, err := d.name("table name")
+		name, err := d.peekTableName(i, seen)
 		if err != nil {
 			return nil, err
 		}
-		if seen[name] {
-			return nil, d.fail("duplicate table name")
-		}
-		seen[name] = true
-		d.r.off = start
 		if keep(name) {
 			var t Table
 			if err := d.table(&t); err != nil {
@@ -137,4 +130,21 @@ func (d *decoder) skipTable() error {
 		d.r.off += int(size)
 	}
 	return nil
+}
+
+// peekTableName reads table i's name without moving past it, refusing a
+// name an earlier table of the shard had (seen collects them).
+func (d *decoder) peekTableName(i int, seen map[string]bool) (string, error) {
+	d.where = fmt.Sprintf("table %d", i)
+	start := d.r.off
+	name, err := d.name("table name")
+	if err != nil {
+		return "", err
+	}
+	if seen[name] {
+		return "", d.fail("duplicate table name")
+	}
+	seen[name] = true
+	d.r.off = start
+	return name, nil
 }

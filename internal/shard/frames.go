@@ -41,17 +41,11 @@ func FrameSpans(raw []byte) ([]FrameSpan, error) {
 	spans = append(spans, FrameSpan{Start: 0, End: d.r.off})
 	seen := make(map[string]bool, n)
 	for i := range n {
-		d.where = fmt.Sprintf("table %d", i)
 		start := d.r.off
-		name, err := d.name("table name")
+		name, err := d.peekTableName(i, seen)
 		if err != nil {
 			return nil, err
 		}
-		if seen[name] {
-			return nil, d.fail("duplicate table name")
-		}
-		seen[name] = true
-		d.r.off = start
 		if err := d.skipTable(); err != nil {
 			return nil, err
 		}

@@ -16,14 +16,17 @@ type chunkBuffers struct {
 
 var chunkPool sync.Pool // of *chunkBuffers
 
-// reuseChunk starts the chunk being filled in recycled buffers of n rows, if
-// there are any; it reports whether it did.
+// reuseChunk starts the chunk being filled in recycled buffers of at least n
+// rows, if there are any; it reports whether it did. A series' last chunk
+// holds fewer rows than a full one, and so do a short series' only chunks:
+// they take a full chunk's buffers too (a chunk is full at exactRows rows,
+// whatever its capacity), and recycled buffers too small for n are dropped.
 func (b *Builder) reuseChunk(n int) bool {
-	if n != b.exactRows || b.limit != nil || !b.evidence {
+	if n > b.exactRows || b.limit != nil || !b.evidence {
 		return false
 	}
 	cb, _ := chunkPool.Get().(*chunkBuffers)
-	if cb == nil || cap(cb.times) != n {
+	if cb == nil || cap(cb.times) < n {
 		return false
 	}
 	c := &b.cur

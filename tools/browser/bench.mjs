@@ -80,7 +80,14 @@ for (let i = 0; i < loads; i++) {
       const m = performance.getEntriesByName("dsight:core-load")[0];
       return m ? { wall_ms: Math.round(m.duration), ...Object.fromEntries(Object.entries(m.detail).map(([k, v]) => [k, Math.round(v)])) } : null;
     });
-    readies.push({ readyMs: Math.round(readyAt), firstPaintMs: marks["dsight:first-paint"] ?? Math.round(readyAt), marks, evidence, core });
+    // The navigation's own steps before any script of ours runs: the HTML
+    // received, parsed up to the page's script, first painted.
+    const navigation = await page.evaluate(() => {
+      const n = performance.getEntriesByType("navigation")[0];
+      const paint = performance.getEntriesByName("first-paint")[0];
+      return n ? { response_end: Math.round(n.responseEnd), first_paint: paint ? Math.round(paint.startTime) : null, dom_interactive: Math.round(n.domInteractive) } : null;
+    });
+    readies.push({ readyMs: Math.round(readyAt), firstPaintMs: marks["dsight:first-paint"] ?? Math.round(readyAt), marks, evidence, core, navigation });
     if (i === loads - 1) {
       api = await page.evaluate((calls) => {
         const x = window.traceExplorer;
@@ -159,6 +166,7 @@ const out = {
   startup_steps: readies.map((r) => steps(r.marks)),
   evidence_load: readies.map((r) => r.evidence),
   core_load: readies.map((r) => r.core),
+  navigation_ms: readies.map((r) => r.navigation),
   api_ms: Object.fromEntries(Object.entries(api).map(([k, v]) => [k, summarize(v)])),
   cpus: os.cpus().length,
   load_average: os.loadavg().map((x) => +x.toFixed(2)),

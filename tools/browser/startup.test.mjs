@@ -58,3 +58,17 @@ test("the core's parts load after the engine's bytes", async () => {
   for (const s of got.starts) assert.ok(s >= got.bytes, `a core part was asked for at ${s} ms, before the engine's bytes were in (${got.bytes} ms)`);
   await page.close();
 });
+
+// dsight:script is the page's script starting, before any module of it is
+// evaluated: the wait before dsight:boot splits at it into the browser's
+// share and the bundle's own.
+test("the page's script start is marked before boot", async () => {
+  const { page } = await open(browser.context, fileURL(fx.report));
+  const got = await page.evaluate(() => {
+    const at = (name) => performance.getEntriesByName(name)[0]?.startTime;
+    return { script: at("dsight:script"), boot: at("dsight:boot"), html: performance.getEntriesByType("navigation")[0].responseEnd };
+  });
+  assert.ok(got.script !== undefined, "no dsight:script mark");
+  assert.ok(got.html <= got.script && got.script <= got.boot, `dsight:script at ${got.script} ms, the HTML in at ${got.html}, dsight:boot at ${got.boot}`);
+  await page.close();
+});

@@ -9,6 +9,8 @@ import (
 func TestCollectOnlyPastLimit(t *testing.T) {
 	before := debug.SetGCPercent(100)
 	defer debug.SetGCPercent(before)
+	// Whatever GOMEMLIMIT the test runs under, it starts from none.
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
 	restore := collectOnlyPastLimit()
 	if p := debug.SetGCPercent(-1); p != -1 {
 		t.Errorf("during a question the collector runs at GOGC=%d, want it off", p)
@@ -26,7 +28,6 @@ func TestCollectOnlyPastLimit(t *testing.T) {
 
 	// A lower limit the user set stays.
 	debug.SetMemoryLimit(64 << 20)
-	defer debug.SetMemoryLimit(math.MaxInt64)
 	restore = collectOnlyPastLimit()
 	if l := debug.SetMemoryLimit(-1); l != 64<<20 {
 		t.Errorf("a GOMEMLIMIT of 64 MiB became %d during a question", l)

@@ -43,6 +43,7 @@ func queryCmd(args []string, stdout io.Writer) error {
 		}
 		defer stop()
 	}
+	defer collectOnlyPastLimit()()
 	rep, err := report.OpenLazyTables(path, query.SkippedTables(req.Op, req.named()))
 	if err != nil {
 		return err

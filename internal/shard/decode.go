@@ -103,6 +103,9 @@ func (d *decoder) table(t *Table) error {
 	t.Columns = make([]Column, n)
 	seen := make(map[string]bool, n)
 	tableWhere := d.where
+	if done, err := d.columnsAtOnce(t, tableWhere); done {
+		return err
+	}
 	for i := range t.Columns {
 		d.where = tableWhere
 		c := &t.Columns[i]

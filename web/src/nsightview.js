@@ -254,9 +254,32 @@ function requestRow(s, r, p) {
   return h("div", { class: "row nsight-request" }, h("div", { class: "row-label" }, h("span", { class: "name", title: r.id }, `Request ${r.id}`)), h("div", { class: "lane" }, bars));
 }
 
+// laneWidth is the width of a canvas's lane. Reading clientWidth after the
+// render's DOM writes forces a layout inside the zoom's script, and the
+// frame lays out again after it: a ResizeObserver keeps each lane's width
+// as of the last layout instead, so only a lane's first drawing reads it.
+const laneWidths = new WeakMap();
+const laneObserver =
+  typeof ResizeObserver === "function"
+    ? new ResizeObserver((entries) => {
+        for (const e of entries) laneWidths.set(e.target, e.target.clientWidth);
+      })
+    : null;
+function laneWidth(lane) {
+  let w = laneWidths.get(lane);
+  if (w === undefined) {
+    w = lane.clientWidth;
+    if (laneObserver) {
+      laneWidths.set(lane, w);
+      laneObserver.observe(lane);
+    }
+  }
+  return w;
+}
+
 function sizeCanvas(canvas, height) {
   const dpr = window.devicePixelRatio || 1;
-  const w = Math.max(canvas.parentNode.clientWidth, 1);
+  const w = Math.max(laneWidth(canvas.parentNode), 1);
   canvas.style.width = `${w}px`;
   canvas.style.height = `${height}px`;
   // Setting a canvas's size reallocates its pixels even when unchanged:

@@ -5,7 +5,8 @@
 // Each render cancels the loads of the one before (a newer view change
 // makes them stale); whenDetailsReady() awaits the latest.
 
-import { h, clear, setText, fmtDuration } from "./dom.js";
+import { h, setText, fmtDuration } from "./dom.js";
+import { morph } from "./morph.js";
 import { ask } from "./engine.js";
 import { fitRange } from "./state.js";
 import { nsysView, askDetail, NSYS_ROW_FLOATS } from "./nsightdata.js";
@@ -179,11 +180,12 @@ export class NsightSection {
       const at = { from: header.range[0], to: header.range[1] }; // the window drawn
       canvas.dataset.mode = header.mode;
       canvas.dataset.estimate = String(header.estimate);
-      clear(labels);
+      // The lane labels are morphed: a zoom that keeps the threads keeps
+      // their elements, and only the changed titles are laid out again.
       if (header.mode === "density") {
         const d = header.density;
         setText(note, `${header.estimate.toLocaleString("en-US")} ranges in the window's shards (over ${header.threshold.toLocaleString("en-US")}): ${d.bins}-bin density, bin width ${fmtDuration(d.bin_seconds)} · ${d.note}. Zoom in for exact ranges.`);
-        labels.appendChild(h("span", { class: "name" }, `Density · ${fmtDuration(d.bin_seconds)} bins`));
+        morph(labels, [h("span", { class: "name" }, `Density · ${fmtDuration(d.bin_seconds)} bins`)]);
         drawDensity(canvas, at, d);
         canvas.onclick = null;
         canvas.onmousemove = null;
@@ -192,7 +194,7 @@ export class NsightSection {
       canvas.dataset.drawn = String(header.drawn);
       if (header.total === 0) {
         setText(note, "No selected NVTX ranges overlap this window");
-        labels.appendChild(h("span", { class: "name muted" }, "no ranges"));
+        morph(labels, [h("span", { class: "name muted" }, "no ranges")]);
         sizeCanvas(canvas, LANE_H + 2 * LANE_GAP);
         canvas.onclick = null;
         return;
@@ -200,15 +202,17 @@ export class NsightSection {
       const hidden = header.total - header.drawn;
       setText(note, `${header.total.toLocaleString("en-US")} exact ranges in the window${hidden ? ` · ${hidden.toLocaleString("en-US")} on threads or lanes not drawn (8 threads × 5 lanes)` : ""} · click a range to fit it`);
       const top = [];
+      const threadLabels = [];
       let y = 0;
       for (const th of header.threads) {
         const lanesN = Math.max(th.lanes, 1);
         const hgt = lanesN * (LANE_H + LANE_GAP) + LANE_GAP;
         top.push(y);
         const label = `${th.name ?? "thread"} · pid ${th.pid} tid ${th.tid}`;
-        labels.appendChild(h("span", { class: "thread-label", style: { height: `${hgt}px` }, title: `${label} · globalTid ${th.global_tid} · ${th.ranges} ranges` }, label));
+        threadLabels.push(h("span", { class: "thread-label", style: { height: `${hgt}px` }, title: `${label} · globalTid ${th.global_tid} · ${th.ranges} ranges` }, label));
         y += hgt;
       }
+      morph(labels, threadLabels);
       const geo = drawExact(canvas, at, header, data, top, y);
       canvas.onclick = (ev) => {
         const hit = geo.hit(ev);

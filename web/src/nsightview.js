@@ -105,6 +105,7 @@ export class NsightSection {
     const key = JSON.stringify([chosen.map((p) => p.id), s.request]);
     if (key !== this.key || !host.contains(this.blocks?.[0]?.el ?? null)) {
       this.key = key;
+      for (const b of this.blocks ?? []) forgetLane(b.lane); // replaced: no longer observed
       this.blocks = chosen.map((p) => this.block(p));
       replace(host, [h("div", { class: "nsight-title" }, h("b", null, "Nsight tracks"), h("span", { class: "muted" }, " · host NVTX ranges · shared process/rank activity; overlap does not prove request ownership")), ...this.blocks.map((b) => b.el)]);
     } else {
@@ -173,7 +174,8 @@ export class NsightSection {
     if (reqRow) rows.push(reqRow);
     const labels = h("div", { class: "row-label nsight-threads" });
     const canvas = h("canvas", { class: "nsight-canvas", dataset: { profile: String(p.id), mode: "loading" } });
-    const lanes = h("div", { class: "row nsight-lanes" }, labels, h("div", { class: "lane" }, canvas));
+    const lane = h("div", { class: "lane" }, canvas);
+    const lanes = h("div", { class: "row nsight-lanes" }, labels, lane);
     rows.push(lanes);
     const el = h("div", { class: "nsight-profile", dataset: { profile: String(p.id) } }, rows);
     const draw = ({ header, rows: data }) => {
@@ -234,7 +236,7 @@ export class NsightSection {
       reqRow.replaceWith(next);
       reqRow = next;
     };
-    return { el, draw, loading, moveRequest };
+    return { el, lane, draw, loading, moveRequest };
   }
 }
 
@@ -279,6 +281,11 @@ function laneWidth(lane) {
     }
   }
   return w;
+}
+
+function forgetLane(lane) {
+  laneWidths.delete(lane);
+  laneObserver?.unobserve(lane);
 }
 
 function sizeCanvas(canvas, height) {

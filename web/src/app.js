@@ -299,17 +299,29 @@ export class View {
     else renderServerLanes(this);
     if (this.updateSlowRows) this.updateSlowRows();
     if (this.updateRangeStats) this.updateRangeStats();
-    renderInspector(this);
+    // The Nsight tab draws from what the tracks load: while they are shown
+    // it is drawn once, when they land (renderNsight), not also before.
+    const nsightLater = this.nsight && s.nsys && s.tab === "nsys";
+    if (!nsightLater) renderInspector(this);
     if (this.metrics) this.renderMetrics();
-    if (this.nsight) this.renderNsight();
+    if (this.nsight) this.renderNsight({ inspector: nsightLater });
     this.announce();
   }
 
   // renderNsight redraws the Nsight tracks, cancelling the loads of the
   // rendering before; whenDetailsReady() awaits the latest one, and the
   // inspector's Nsight tab is redrawn from what it loaded.
-  renderNsight() {
+  // With inspector set, a frame that comes before the tracks land (their
+  // chunks still loading) draws the tab at once from what is held.
+  renderNsight({ inspector = false } = {}) {
+    let landed = false;
+    if (inspector) {
+      requestAnimationFrame(() => {
+        if (!landed && p === this.detailsRendering && this.state.tab === "nsys") renderInspector(this);
+      });
+    }
     const p = this.nsight.render().then(() => {
+      landed = true;
       if (p !== this.detailsRendering) return;
       if (this.state.tab === "nsys") renderInspector(this);
       window.dispatchEvent(new CustomEvent("trace-explorer:details-ready", { detail: { profile: this.state.profile, nsys: this.state.nsys } }));

@@ -3,6 +3,7 @@
 
 import { h, clear, setText, fmtMs, fmtInt, fmtSeconds } from "./dom.js";
 import { nsightTab } from "./nsightpanel.js";
+import { morph } from "./morph.js";
 
 export function renderInspector(view) {
   const { state } = view;
@@ -11,7 +12,11 @@ export function renderInspector(view) {
   );
   replaceIfChanged(document.getElementById("inspectorTabs"), tabs);
   setText(document.getElementById("inspectorTitle"), view.summary.counts.requests ? "Request & execution path" : "Captured evidence");
-  replaceIfChanged(document.getElementById("inspectorBody"), [state.tab === "api" ? apiTab(view) : state.tab === "nsys" ? nsightTab(view) : requestTab(view)]);
+  const body = document.getElementById("inspectorBody");
+  // The Nsight tab changes a few numbers a zoom (its handlers read the
+  // state when they run): morphed, the rest of it is never laid out again.
+  if (state.tab === "nsys") morph(body, [nsightTab(view)]);
+  else replaceIfChanged(body, [state.tab === "api" ? apiTab(view) : requestTab(view)]);
 }
 
 // replaceIfChanged gives box the nodes as its children unless it already

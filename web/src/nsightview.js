@@ -5,7 +5,8 @@
 // Each render cancels the loads of the one before (a newer view change
 // makes them stale); whenDetailsReady() awaits the latest.
 
-import { h, clear, setText, fmtDuration } from "./dom.js";
+import { h, setText, fmtDuration } from "./dom.js";
+import { morph } from "./morph.js";
 import { ask } from "./engine.js";
 import { fitRange } from "./state.js";
 import { nsysView, askDetail, NSYS_ROW_FLOATS } from "./nsightdata.js";
@@ -104,6 +105,7 @@ export class NsightSection {
     const key = JSON.stringify([chosen.map((p) => p.id), s.request]);
     if (key !== this.key || !host.contains(this.blocks?.[0]?.el ?? null)) {
       this.key = key;
+      for (const b of this.blocks ?? []) forgetLane(b.lane); // replaced: no longer observed
       this.blocks = chosen.map((p) => this.block(p));
       replace(host, [h("div", { class: "nsight-title" }, h("b", null, "Nsight tracks"), h("span", { class: "muted" }, " · host NVTX ranges · shared process/rank activity; overlap does not prove request ownership")), ...this.blocks.map((b) => b.el)]);
     } else {
@@ -172,18 +174,20 @@ export class NsightSection {
     if (reqRow) rows.push(reqRow);
     const labels = h("div", { class: "row-label nsight-threads" });
     const canvas = h("canvas", { class: "nsight-canvas", dataset: { profile: String(p.id), mode: "loading" } });
-    const lanes = h("div", { class: "row nsight-lanes" }, labels, h("div", { class: "lane" }, canvas));
+    const lane = h("div", { class: "lane" }, canvas);
+    const lanes = h("div", { class: "row nsight-lanes" }, labels, lane);
     rows.push(lanes);
     const el = h("div", { class: "nsight-profile", dataset: { profile: String(p.id) } }, rows);
     const draw = ({ header, rows: data }) => {
       const at = { from: header.range[0], to: header.range[1] }; // the window drawn
       canvas.dataset.mode = header.mode;
       canvas.dataset.estimate = String(header.estimate);
-      clear(labels);
+      // The lane labels are morphed: a zoom that keeps the threads keeps
+      // their elements, and only the changed titles are laid out again.
       if (header.mode === "density") {
         const d = header.density;
         setText(note, `${header.estimate.toLocaleString("en-US")} ranges in the window's shards (over ${header.threshold.toLocaleString("en-US")}): ${d.bins}-bin density, bin width ${fmtDuration(d.bin_seconds)} · ${d.note}. Zoom in for exact ranges.`);
-        labels.appendChild(h("span", { class: "name" }, `Density · ${fmtDuration(d.bin_seconds)} bins`));
+        morph(labels, [h("span", { class: "name" }, `Density · ${fmtDuration(d.bin_seconds)} bins`)]);
         drawDensity(canvas, at, d);
         canvas.onclick = null;
         canvas.onmousemove = null;
@@ -192,7 +196,7 @@ export class NsightSection {
       canvas.dataset.drawn = String(header.drawn);
       if (header.total === 0) {
         setText(note, "No selected NVTX ranges overlap this window");
-        labels.appendChild(h("span", { class: "name muted" }, "no ranges"));
+        morph(labels, [h("span", { class: "name muted" }, "no ranges")]);
         sizeCanvas(canvas, LANE_H + 2 * LANE_GAP);
         canvas.onclick = null;
         return;
@@ -200,15 +204,17 @@ export class NsightSection {
       const hidden = header.total - header.drawn;
       setText(note, `${header.total.toLocaleString("en-US")} exact ranges in the window${hidden ? ` · ${hidden.toLocaleString("en-US")} on threads or lanes not drawn (8 threads × 5 lanes)` : ""} · click a range to fit it`);
       const top = [];
+      const threadLabels = [];
       let y = 0;
       for (const th of header.threads) {
         const lanesN = Math.max(th.lanes, 1);
         const hgt = lanesN * (LANE_H + LANE_GAP) + LANE_GAP;
         top.push(y);
         const label = `${th.name ?? "thread"} · pid ${th.pid} tid ${th.tid}`;
-        labels.appendChild(h("span", { class: "thread-label", style: { height: `${hgt}px` }, title: `${label} · globalTid ${th.global_tid} · ${th.ranges} ranges` }, label));
+        threadLabels.push(h("span", { class: "thread-label", style: { height: `${hgt}px` }, title: `${label} · globalTid ${th.global_tid} · ${th.ranges} ranges` }, label));
         y += hgt;
       }
+      morph(labels, threadLabels);
       const geo = drawExact(canvas, at, header, data, top, y);
       canvas.onclick = (ev) => {
         const hit = geo.hit(ev);
@@ -230,7 +236,7 @@ export class NsightSection {
       reqRow.replaceWith(next);
       reqRow = next;
     };
-    return { el, draw, loading, moveRequest };
+    return { el, lane, draw, loading, moveRequest };
   }
 }
 
@@ -254,9 +260,37 @@ function requestRow(s, r, p) {
   return h("div", { class: "row nsight-request" }, h("div", { class: "row-label" }, h("span", { class: "name", title: r.id }, `Request ${r.id}`)), h("div", { class: "lane" }, bars));
 }
 
+// laneWidth is the width of a canvas's lane. Reading clientWidth after the
+// render's DOM writes forces a layout inside the zoom's script, and the
+// frame lays out again after it: a ResizeObserver keeps each lane's width
+// as of the last layout instead, so only a lane's first drawing reads it.
+const laneWidths = new WeakMap();
+const laneObserver =
+  typeof ResizeObserver === "function"
+    ? new ResizeObserver((entries) => {
+        for (const e of entries) laneWidths.set(e.target, e.target.clientWidth);
+      })
+    : null;
+function laneWidth(lane) {
+  let w = laneWidths.get(lane);
+  if (w === undefined) {
+    w = lane.clientWidth;
+    if (laneObserver) {
+      laneWidths.set(lane, w);
+      laneObserver.observe(lane);
+    }
+  }
+  return w;
+}
+
+function forgetLane(lane) {
+  laneWidths.delete(lane);
+  laneObserver?.unobserve(lane);
+}
+
 function sizeCanvas(canvas, height) {
   const dpr = window.devicePixelRatio || 1;
-  const w = Math.max(canvas.parentNode.clientWidth, 1);
+  const w = Math.max(laneWidth(canvas.parentNode), 1);
   canvas.style.width = `${w}px`;
   canvas.style.height = `${height}px`;
   // Setting a canvas's size reallocates its pixels even when unchanged:

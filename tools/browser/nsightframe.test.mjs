@@ -1,0 +1,123 @@
+// What a zoom of the Nsight tracks costs its frame, in Debian's chromium
+// from file:// and from a loopback HTTP server: the zoom's script reads no
+// layout geometry (a read after the render's DOM writes forces a layout
+// the frame then repeats), the lanes keep the width of their last layout,
+// also after a resize, and the Nsight tab and the lane labels keep their
+// elements, their text changed in place to the new window's.
+
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { execFileSync } from "node:child_process";
+import { launch, open, serve, fileURL } from "./harness.mjs";
+import { buildFrom, ROOT } from "./fixture.mjs";
+
+let work;
+let report;
+let browser;
+let server;
+
+before(async () => {
+  work = fs.mkdtempSync(path.join(os.tmpdir(), "dsight-nsightframe-"));
+  const run = path.join(work, "run");
+  execFileSync("go", ["run", "./tools/gen", "-out", run, "-seed", "5", "-requests", "20", "-sources", "nsight", "-nsight-ranges", "30000"], { cwd: ROOT, stdio: ["ignore", "ignore", "inherit"] });
+  report = buildFrom(run, path.join(work, "report"));
+  browser = await launch();
+  server = await serve(report);
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+  if (work) fs.rmSync(work, { recursive: true, force: true });
+});
+
+// zoomInPage runs in the page: the overview, a first zoom, then a second
+// zoom with every layout-geometry read counted.
+const zoomInPage = async () => {
+  const x = window.traceExplorer;
+  const frame = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+  const d = x.describe().meta.duration;
+  const p = x.listProfiles().filter((q) => q.event_count > 0).sort((a, b) => b.event_count - a.event_count)[0];
+  await x.inspectNsys({ profile: p.id, from: 0, to: d });
+  await frame();
+  const [a0, a1] = p.imported_range;
+  const w = (a1 - a0) / 40;
+  x.selectRange(a0 + (a1 - a0) * 0.2, a0 + (a1 - a0) * 0.2 + w);
+  await x.whenDetailsReady();
+  await frame();
+  const tab = document.querySelector("#inspectorBody .nsight-tab");
+  const label = document.querySelector(".nsight-threads .thread-label");
+  const reads = [];
+  const undo = [];
+  const count = (proto, name) => {
+    const desc = Object.getOwnPropertyDescriptor(proto, name);
+    const spy = desc.get
+      ? { get() { reads.push(name); return desc.get.call(this); } }
+      : { value(...a) { reads.push(name); return desc.value.apply(this, a); } };
+    Object.defineProperty(proto, name, { ...desc, ...spy });
+    undo.push(() => Object.defineProperty(proto, name, desc));
+  };
+  for (const name of ["clientWidth", "clientHeight", "getBoundingClientRect", "getClientRects"]) count(Element.prototype, name);
+  for (const name of ["offsetWidth", "offsetHeight", "offsetTop", "offsetLeft"]) count(HTMLElement.prototype, name);
+  const [from, to] = [a0 + (a1 - a0) * 0.6, a0 + (a1 - a0) * 0.6 + w];
+  try {
+    x.selectRange(from, to);
+    await x.whenDetailsReady();
+  } finally {
+    undo.forEach((f) => f());
+  }
+  await frame();
+  const total = (await x.queryNsys({ profile: p.id, from, to, limit: 1 })).total;
+  const canvas = document.querySelector(`.nsight-canvas[data-profile="${p.id}"]`);
+  const dt = [...document.querySelectorAll("#inspectorBody .nsight-tab dt")].find((e) => e.textContent === "Ranges in window");
+  return {
+    reads,
+    total,
+    mode: canvas.dataset.mode,
+    tabKept: document.querySelector("#inspectorBody .nsight-tab") === tab,
+    labelKept: label !== null && label.isConnected,
+    inWindow: dt?.nextElementSibling.textContent,
+    note: document.querySelector(".nsight-note").textContent,
+    canvasWidth: canvas.style.width,
+    laneWidth: `${canvas.parentNode.clientWidth}px`,
+  };
+};
+
+for (const via of ["file", "http"]) {
+  test(`a zoom of the Nsight tracks reads no layout and keeps its elements (${via})`, async () => {
+    const { page, problems } = await open(browser.context, via === "file" ? fileURL(report) : server.url);
+    try {
+      const got = await page.evaluate(zoomInPage);
+      assert.deepEqual(got.reads, [], "the zoom's script read layout geometry");
+      assert.equal(got.mode, "exact");
+      assert.ok(got.total > 0);
+      assert.equal(got.inWindow, `${got.total.toLocaleString("en-US")} exact`);
+      assert.ok(got.note.startsWith(`${got.total.toLocaleString("en-US")} exact ranges in the window`), got.note);
+      assert.ok(got.tabKept, "the Nsight tab was rebuilt");
+      assert.ok(got.labelKept, "the lane labels were rebuilt");
+      assert.equal(got.canvasWidth, got.laneWidth);
+
+      // A narrower page: the lanes' width follows its layout.
+      await page.setViewportSize({ width: 1000, height: 900 });
+      const after = await page.evaluate(async () => {
+        const frame = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+        await frame();
+        await frame();
+        const x = window.traceExplorer;
+        const s = x.getState();
+        x.selectRange(s.from, s.from + (s.to - s.from) / 2);
+        await x.whenDetailsReady();
+        await frame();
+        const canvas = document.querySelector(".nsight-canvas");
+        return { canvasWidth: canvas.style.width, laneWidth: `${canvas.parentNode.clientWidth}px` };
+      });
+      assert.equal(after.canvasWidth, after.laneWidth);
+      assert.deepEqual(problems, []);
+    } finally {
+      await page.close();
+    }
+  });
+}

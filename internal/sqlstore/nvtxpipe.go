@@ -109,7 +109,8 @@ func (w *writer) encodeNVTX(d *model.Dataset, intSmall bool, free <-chan *nvtxBa
 func (w *writer) addNVTX(d *model.Dataset, intSmall bool, tree *bulkTree) error {
 	free := make(chan *nvtxBatch, nvtxBatches)
 	for range nvtxBatches {
-		free <- &nvtxBatch{}
+		// Sized for the longest rows up front: no batch grows as it fills.
+		free <- &nvtxBatch{buf: make([]byte, 0, nvtxBatchRows*len(nvtxRow{}.buf)), ends: make([]int, 0, nvtxBatchRows)}
 	}
 	out := make(chan *nvtxBatch, nvtxBatches)
 	stop := make(chan struct{})

@@ -128,31 +128,8 @@ func (w *writer) nvtxRanges(d *model.Dataset, bf *bulkFile) error {
 	if err != nil {
 		return err
 	}
-	row := nvtxRow{intSmall: bf.intSmall}
-	var order nvtxOrder
-	var threads threadIndex
-	for _, i := range byID(d.Profiles, func(p *model.Profile) int { return p.ID }) {
-		p := &d.Profiles[i]
-		// In key order: the b-tree is laid out from sorted rows.
-		perm, err := order.build(w, p)
-		if err != nil {
-			return fmt.Errorf("profile %s: %w", p.File, err)
-		}
-		threads.reset(w.threads[i])
-		for _, k := range perm {
-			r := &p.Ranges[k]
-			start, end := w.rangeSeconds(p, int(k))
-			// Key columns first, then the others in declared order.
-			rec, err := row.encode(nvtxKey{int64(p.ID), int64(order.bucket[k]), start, r.RowID}, end,
-				int64(r.Name), int64(threads.of(w, d, i, r.GlobalTID)))
-			if err == nil {
-				err = tree.addOrdered(rec)
-			}
-			if err != nil {
-				return fmt.Errorf("profile %s: %w", p.File, err)
-			}
-		}
-		w.durations = order.durations(p.ID, w.durations)
+	if err := w.addNVTX(d, bf.intSmall, tree); err != nil {
+		return err
 	}
 	return bf.done("nvtx_ranges", tree)
 }

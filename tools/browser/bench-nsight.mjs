@@ -187,7 +187,7 @@ try {
     for (const k of ["script_ms", "decode_ms", "verify_ms", "inflate_ms", "give_ms"]) parts[k] = stats(z.parts.map((m) => m[k]));
     parts.shards_loaded = z.parts.reduce((n, m) => n + m.shards, 0);
     parts.parts_prefetched = z.parts.reduce((n, m) => n + m.held, 0);
-    return { exact: `${z.exact}/${zooms}`, mean_rows: z.meanRows, mean_rects: z.meanRects, answer_ms: stats(z.answer), with_frame_ms: stats(z.withFrame), select_range_ms: stats(z.select), shard_load_ms: stats(z.load), shard_load_parts: parts, draw_ms: stats(z.draw) };
+    return { exact: `${z.exact}/${zooms}`, mean_rows: z.meanRows, mean_rects: z.meanRects, answer_ms: stats(z.answer), with_frame_ms: stats(z.withFrame), select_range_ms: stats(z.select), shard_load_ms: stats(z.load), shard_load_parts: parts, draw_ms: stats(z.draw), with_frame_each_ms: z.withFrame.map((v) => Math.round(v)), draw_each_ms: z.draw.map((v) => Math.round(v)) };
   };
   out.zoom_cold = { prefetch: "off (?nsight-prefetch-bytes=0): every chunk's scripts load at zoom time", ...zoomStats(got.cold) };
   out.zoom_warm = zoomStats(got.warm);

@@ -4,40 +4,19 @@
 // engine; only the thread id is spelled globalTid), loading the detail
 // shards they need; describe().available reports the Nsight sources.
 
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { execFileSync } from "node:child_process";
-import { launch, open, serve, fileURL } from "./harness.mjs";
-import { cli, buildFrom, ROOT } from "./fixture.mjs";
+import { open, fileURL } from "./harness.mjs";
+import { cli } from "./fixture.mjs";
+import { generatedReport } from "./suite.mjs";
 
-let work;
-let report;
-let browser;
-let server;
-
-before(async () => {
-  work = fs.mkdtempSync(path.join(os.tmpdir(), "dsight-nsight-"));
-  const run = path.join(work, "run");
-  execFileSync("go", ["run", "./tools/gen", "-out", run, "-seed", "4", "-requests", "150", "-sources", "aiperf,frontend,workers,nsight", "-nsight-ranges", "30000"], { cwd: ROOT, stdio: ["ignore", "ignore", "inherit"] });
-  report = buildFrom(run, path.join(work, "report"));
-  browser = await launch();
-  server = await serve(report);
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-  if (work) fs.rmSync(work, { recursive: true, force: true });
-});
+const at = generatedReport("nsight", ["-seed", "4", "-requests", "150", "-sources", "aiperf,frontend,workers,nsight", "-nsight-ranges", "30000"]);
 
 const asBrowser = (a) => ({ ...a, items: a.items.map(({ global_tid, ...rest }) => ({ ...rest, globalTid: global_tid })) });
 
 for (const mode of ["file", "http"]) {
   test(`${mode}: queryNsys, queryCpu and listProfiles equal the CLI`, async () => {
-    const { page, problems } = await open(browser.context, mode === "file" ? fileURL(report) : server.url);
+    const { page, problems } = await open(at.browser.context, mode === "file" ? fileURL(at.report) : at.server.url);
     try {
       const d = await page.evaluate(() => traceExplorer.describe());
       assert.equal(d.available.nvtx, true);
@@ -45,7 +24,7 @@ for (const mode of ["file", "http"]) {
       assert.equal(d.available.nsight, true);
       for (const m of ["listProfiles", "queryNsys", "queryCpu", "detailDataStatus", "whenDetailsReady"]) assert.ok(d.capabilities.includes(m), m);
       const dur = d.meta.duration;
-      const profiles = cli(report, "profiles", { limit: 1000 });
+      const profiles = cli(at.report, "profiles", { limit: 1000 });
       assert.deepEqual(await page.evaluate(() => traceExplorer.listProfiles()), profiles.items);
       const worker = profiles.items.find((p) => p.worker !== "frontend");
       assert.ok(worker.event_count > 8192, "a worker profile spans several detail shards");
@@ -56,14 +35,14 @@ for (const mode of ["file", "http"]) {
         { worker: "frontend", from: 0, to: dur, limit: 100 },
       ];
       for (const c of cases) {
-        const want = asBrowser(cli(report, "nsys", c));
+        const want = asBrowser(cli(at.report, "nsys", c));
         const got = await page.evaluate((a) => traceExplorer.queryNsys(a), c);
         assert.deepEqual(got, want, JSON.stringify(c));
         if (got.items.length) assert.match(got.items[0].globalTid, /^\d+$/);
       }
-      assert.ok(asBrowser(cli(report, "nsys", cases[0])).total > 0);
+      assert.ok(asBrowser(cli(at.report, "nsys", cases[0])).total > 0);
       for (const c of [{ from: 0, to: dur }, { from: 1, to: dur / 2, limit: 5 }]) {
-        assert.deepEqual(await page.evaluate((a) => traceExplorer.queryCpu(a), c), cli(report, "cpu", c), JSON.stringify(c));
+        assert.deepEqual(await page.evaluate((a) => traceExplorer.queryCpu(a), c), cli(at.report, "cpu", c), JSON.stringify(c));
       }
       await page.evaluate(() => traceExplorer.whenDetailsReady());
       const st = await page.evaluate(() => traceExplorer.detailDataStatus());

@@ -5,34 +5,12 @@
 // also after a resize, and the Nsight tab and the lane labels keep their
 // elements, their text changed in place to the new window's.
 
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { execFileSync } from "node:child_process";
-import { launch, open, serve, fileURL } from "./harness.mjs";
-import { buildFrom, ROOT } from "./fixture.mjs";
+import { open, fileURL } from "./harness.mjs";
+import { generatedReport } from "./suite.mjs";
 
-let work;
-let report;
-let browser;
-let server;
-
-before(async () => {
-  work = fs.mkdtempSync(path.join(os.tmpdir(), "dsight-nsightframe-"));
-  const run = path.join(work, "run");
-  execFileSync("go", ["run", "./tools/gen", "-out", run, "-seed", "5", "-requests", "20", "-sources", "nsight", "-nsight-ranges", "30000"], { cwd: ROOT, stdio: ["ignore", "ignore", "inherit"] });
-  report = buildFrom(run, path.join(work, "report"));
-  browser = await launch();
-  server = await serve(report);
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-  if (work) fs.rmSync(work, { recursive: true, force: true });
-});
+const at = generatedReport("nsightframe", ["-seed", "5", "-requests", "20", "-sources", "nsight", "-nsight-ranges", "30000"]);
 
 // zoomInPage runs in the page: the overview, a first zoom, then a second
 // zoom with every layout-geometry read counted.
@@ -88,7 +66,7 @@ const zoomInPage = async () => {
 
 for (const via of ["file", "http"]) {
   test(`a zoom of the Nsight tracks reads no layout and keeps its elements (${via})`, async () => {
-    const { page, problems } = await open(browser.context, via === "file" ? fileURL(report) : server.url);
+    const { page, problems } = await open(at.browser.context, via === "file" ? fileURL(at.report) : at.server.url);
     try {
       const got = await page.evaluate(zoomInPage);
       assert.deepEqual(got.reads, [], "the zoom's script read layout geometry");

@@ -5,41 +5,23 @@
 // narrower than a pixel share one per pixel column), painting no column no
 // range covers; a sparse window draws a rectangle a range.
 
-import { test, before, after } from "node:test";
+import { test, before } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { execFileSync } from "node:child_process";
-import { launch, open, serve, fileURL } from "./harness.mjs";
-import { cli, buildFrom, ROOT, OUT } from "./fixture.mjs";
+import { open, fileURL } from "./harness.mjs";
+import { cli, OUT } from "./fixture.mjs";
+import { generatedReport } from "./suite.mjs";
 
-let work;
-let report;
-let browser;
-let server;
+const at = generatedReport("nsightonly", ["-seed", "5", "-requests", "20", "-sources", "nsight", "-nsight-ranges", "30000"]);
 
-before(async () => {
-  work = fs.mkdtempSync(path.join(os.tmpdir(), "dsight-nsightonly-"));
-  const run = path.join(work, "run");
-  execFileSync("go", ["run", "./tools/gen", "-out", run, "-seed", "5", "-requests", "20", "-sources", "nsight", "-nsight-ranges", "30000"], { cwd: ROOT, stdio: ["ignore", "ignore", "inherit"] });
-  report = buildFrom(run, path.join(work, "report"));
-  fs.mkdirSync(OUT, { recursive: true });
-  browser = await launch();
-  server = await serve(report);
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-  if (work) fs.rmSync(work, { recursive: true, force: true });
-});
+before(() => fs.mkdirSync(OUT, { recursive: true }));
 
 // allRanges pages through the CLI's nsys answer for a window.
 function allRanges(profile, from, to) {
   const out = [];
   for (let offset = 0; ; offset += 10000) {
-    const a = cli(report, "nsys", { profile, from, to, offset, limit: 10000 });
+    const a = cli(at.report, "nsys", { profile, from, to, offset, limit: 10000 });
     out.push(...a.items);
     if (out.length >= a.total) return { total: a.total, items: out };
   }
@@ -59,7 +41,7 @@ const lanePixels = (page, id) =>
 
 for (const mode of ["file", "http"]) {
   test(`${mode}: an Nsight-only run opens on its tracks, dense lanes draw every range, nothing invented`, async () => {
-    const { page, problems } = await open(browser.context, mode === "file" ? fileURL(report) : server.url);
+    const { page, problems } = await open(at.browser.context, mode === "file" ? fileURL(at.report) : at.server.url);
     try {
       const d = await page.evaluate(() => traceExplorer.describe());
       assert.equal(d.available.nsight, true);
@@ -71,7 +53,7 @@ for (const mode of ["file", "http"]) {
       assert.ok((await page.locator(".nsight-canvas").count()) >= 1, "a profile's lanes are drawn");
       assert.equal(await page.locator("#emptyTimeline").isHidden(), true);
 
-      const p = cli(report, "profiles", { limit: 1000 }).items.filter((q) => q.worker !== "frontend").sort((a, b) => b.event_count - a.event_count)[0];
+      const p = cli(at.report, "profiles", { limit: 1000 }).items.filter((q) => q.worker !== "frontend").sort((a, b) => b.event_count - a.event_count)[0];
       const dur = d.meta.duration;
       await page.evaluate(({ id, dur }) => traceExplorer.inspectNsys({ profile: id, from: 0, to: dur }), { id: p.id, dur });
       const canvas = page.locator(`.nsight-canvas[data-profile="${p.id}"]`);

@@ -77,9 +77,9 @@ func (w *writer) encodeNVTX(d *model.Dataset, intSmall bool, free <-chan *nvtxBa
 		for _, k := range perm {
 			r := &p.Ranges[k]
 			start, end := w.rangeSeconds(p, int(k))
-			// Key columns first, then the others in declared order.
-			rec, err := row.encode(nvtxKey{int64(p.ID), int64(order.bucket[k]), start, r.RowID}, end,
-				int64(r.Name), int64(threads.of(w, d, i, r.GlobalTID)))
+			// Key columns first, then the stored others in declared order.
+			rec, err := row.encode(nvtxKey{int64(p.ID), int64(order.bucket[k]), start, r.RowID},
+				int64(r.Name), int64(threads.of(w, d, i, r.GlobalTID)), r.EndNS-r.StartNS, end)
 			if err != nil {
 				b.err = err
 				send(b)

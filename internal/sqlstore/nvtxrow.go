@@ -15,7 +15,7 @@ import (
 // (TestNVTXRowEncodesAsRecord); the key order is checked on the typed key.
 type nvtxRow struct {
 	intSmall bool
-	buf      [1 + 7 + 7*8]byte
+	buf      [1 + 8 + 8*8]byte
 	// The previous row's key, for the order check.
 	started bool
 	prev    nvtxKey
@@ -43,8 +43,13 @@ func (a nvtxKey) compare(b nvtxKey) int {
 }
 
 // encode is the row's record, valid until the next encode; the key must
-// be above the previous row's.
-func (e *nvtxRow) encode(k nvtxKey, end float64, name, thread int64) ([]byte, error) {
+// be above the previous row's. The stored columns are the key's, then
+// name, thread, duration_ns and end_exact ("end" is computed, nvtxend.go).
+// end_exact is NULL unless the computed end would differ from end, and a
+// NULL last column is left out of the record, as SQLite reads a record
+// shorter than its table (a table grown by ALTER TABLE ADD COLUMN has
+// them): the missing columns are NULL.
+func (e *nvtxRow) encode(k nvtxKey, name, thread, durNS int64, end float64) ([]byte, error) {
 	if math.IsNaN(k.start) {
 		return nil, errors.New("a NaN key")
 	}
@@ -52,17 +57,25 @@ func (e *nvtxRow) encode(k nvtxKey, end float64, name, thread int64) ([]byte, er
 		return nil, errors.New("rows out of key order or a repeated key")
 	}
 	e.started, e.prev = true, k
-	// Seven serial types below 128 take a byte each: the header is 8
-	// bytes, its size a one-byte varint.
-	b := e.buf[:8]
-	b[0] = 8
+	// Serial types below 128 take a byte each: the header is a byte per
+	// column and its size, itself a one-byte varint.
+	cols := 7
+	exact := !endIsComputed(k.start, end, durNS)
+	if exact {
+		cols = 8
+	}
+	b := e.buf[:1+cols]
+	b[0] = byte(1 + cols)
 	b = e.int(b, 1, k.profile)
 	b = e.int(b, 2, k.bucket)
 	b = real64(b, 3, k.start)
 	b = e.int(b, 4, k.rowid)
-	b = real64(b, 5, end)
-	b = e.int(b, 6, name)
-	b = e.int(b, 7, thread)
+	b = e.int(b, 5, name)
+	b = e.int(b, 6, thread)
+	b = e.int(b, 7, durNS)
+	if exact {
+		b = real64(b, 8, end)
+	}
 	return b, nil
 }
 

@@ -8,19 +8,28 @@ import (
 )
 
 // nvtxRow gives the bytes the generic record gives, for integers of every
-// serial width (and 0 and 1 in both schema formats) and any real.
+// serial width (and 0 and 1 in both schema formats) and any real, with
+// end_exact when the computed end would differ and without it when not.
 func TestNVTXRowEncodesAsRecord(t *testing.T) {
 	ints := []int64{0, 1, -1, 2, 127, 128, -128, -129, 32767, 32768, -32769, 1<<23 - 1, 1 << 23, -1 << 23, -1<<23 - 1,
 		math.MaxInt32, math.MaxInt32 + 1, math.MinInt32 - 1, 1<<47 - 1, 1 << 47, -1<<47 - 1, math.MaxInt64, math.MinInt64}
 	rng := rand.New(rand.NewPCG(5, 5))
+	computed := 0
 	for _, small := range []bool{false, true} {
 		row := nvtxRow{intSmall: small}
 		ref := &record{intSmall: small}
 		for k := range 5000 {
 			pick := func() int64 { return ints[rng.IntN(len(ints))] }
 			key := nvtxKey{int64(k), pick(), rng.NormFloat64() * 1e6, pick()}
-			end, name, thread := math.Float64frombits(rng.Uint64()), pick(), pick()
-			got, err := row.encode(key, end, name, thread)
+			name, thread, dur := pick(), pick(), pick()
+			end := math.Float64frombits(rng.Uint64())
+			if k%2 == 0 {
+				// A start of whole nanoseconds and the end the engine gives.
+				ns := rng.Int64N(1 << 45)
+				key.start, dur = float64(ns)/1e9, rng.Int64N(1<<uint(rng.IntN(40)))
+				end = float64(ns+dur) / 1e9
+			}
+			got, err := row.encode(key, name, thread, dur, end)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -29,13 +38,21 @@ func TestNVTXRowEncodesAsRecord(t *testing.T) {
 			ref.int(key.bucket)
 			ref.real(key.start)
 			ref.int(key.rowid)
-			ref.real(end)
 			ref.int(name)
 			ref.int(thread)
+			ref.int(dur)
+			if endIsComputed(key.start, end, dur) {
+				computed++
+			} else {
+				ref.real(end)
+			}
 			if want := ref.bytes(); !bytes.Equal(got, want) {
 				t.Fatalf("intSmall %v, key %+v: % x, want % x", small, key, got, want)
 			}
 		}
+	}
+	if computed != 5000 {
+		t.Errorf("%d of the 5000 rows of whole-nanosecond times computed their end, want all", computed)
 	}
 }
 
@@ -53,10 +70,10 @@ func TestNVTXRowRefusesDisorder(t *testing.T) {
 		{"NaN", nvtxKey{0, 1, 0.5, 9}, nvtxKey{0, 1, math.NaN(), 10}},
 	} {
 		var row nvtxRow
-		if _, err := row.encode(c.a, 1, 0, 0); err != nil {
+		if _, err := row.encode(c.a, 0, 0, 0, 1); err != nil {
 			t.Fatalf("%s: first row: %v", c.name, err)
 		}
-		if _, err := row.encode(c.b, 1, 0, 0); err == nil {
+		if _, err := row.encode(c.b, 0, 0, 0, 1); err == nil {
 			t.Errorf("%s: %+v after %+v was accepted", c.name, c.b, c.a)
 		}
 	}

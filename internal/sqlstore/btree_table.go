@@ -33,6 +33,10 @@ type rowidTree struct {
 	rows   int64
 	err    error
 	ovfl   []byte
+	// cell is leafCell's scratch: the page copies a cell in, so one buffer
+	// serves every row (a cell allocated per row was ~2M allocations of a
+	// 100k-request traced store).
+	cell []byte
 }
 
 // tablePage is one table b-tree page being filled.
@@ -120,6 +124,7 @@ func (t *rowidTree) add(rowid int64, rec []byte) error {
 	cell, err := t.leafCell(rowid, rec)
 	if err == nil {
 		err = t.insert(0, cell, rowid)
+		t.cell = cell[:0] // kept for the next row: the page holds a copy
 	}
 	t.err = err
 	return err
@@ -128,9 +133,9 @@ func (t *rowidTree) add(rowid int64, rec []byte) error {
 // leafCell is the payload size, the rowid and as much of rec as the page
 // keeps; the rest goes to overflow pages, written now, so the cell ends
 // with the first one's number (https://sqlite.org/fileformat.html,
-// "Cell Payload Overflow Pages").
+// "Cell Payload Overflow Pages"). The cell is valid until the next call.
 func (t *rowidTree) leafCell(rowid int64, rec []byte) ([]byte, error) {
-	cell := appendVarint(nil, uint64(len(rec)))
+	cell := appendVarint(t.cell[:0], uint64(len(rec)))
 	cell = appendVarint(cell, uint64(rowid))
 	u := t.usable
 	x := u - 35

@@ -41,6 +41,11 @@ type record struct {
 	out   []byte
 	// intSmall: schema format 4 stores 0 and 1 as serial types 8 and 9.
 	intSmall bool
+	// valuesOnly skips the key: a row of a rowid table, or one whose order
+	// is checked on a key record of its own, needs only its bytes, and
+	// keeping each of a span row's 22 values three ways was a third of its
+	// encoding (a string kept is a pointer written under the GC's barrier).
+	valuesOnly bool
 }
 
 // The kinds of a record's values, for the order check.
@@ -58,7 +63,9 @@ func (r *record) reset() {
 
 // int appends an integer as the smallest serial type SQLite would use.
 func (r *record) int(v int64) {
-	r.key, r.keyI, r.kind = append(r.key, float64(v)), append(r.keyI, v), append(r.kind, keyInt)
+	if !r.valuesOnly {
+		r.key, r.keyI, r.kind = append(r.key, float64(v)), append(r.keyI, v), append(r.kind, keyInt)
+	}
 	switch {
 	case r.intSmall && (v == 0 || v == 1):
 		r.types = append(r.types, byte(8+v))
@@ -81,22 +88,28 @@ func (r *record) int(v int64) {
 // itself would store an integral value of a REAL column as an integer
 // and convert it back on reading; the 8-byte form reads the same.
 func (r *record) real(v float64) {
-	r.key, r.keyI, r.kind = append(r.key, v), append(r.keyI, 0), append(r.kind, keyReal)
+	if !r.valuesOnly {
+		r.key, r.keyI, r.kind = append(r.key, v), append(r.keyI, 0), append(r.kind, keyReal)
+	}
 	r.types, r.body = append(r.types, 7), binary.BigEndian.AppendUint64(r.body, math.Float64bits(v))
 }
 
 // null appends SQL NULL (a key column only of an index on a nullable
 // column).
 func (r *record) null() {
-	r.key, r.keyI, r.kind = append(r.key, math.NaN()), append(r.keyI, 0), append(r.kind, keyNull)
+	if !r.valuesOnly {
+		r.key, r.keyI, r.kind = append(r.key, math.NaN()), append(r.keyI, 0), append(r.kind, keyNull)
+	}
 	r.types = append(r.types, 0)
 }
 
 // text appends a string as UTF-8 text (serial type 13+2n), its bytes as
 // they are, as sqlite3_bind_text stores them.
 func (r *record) text(s string) {
-	r.key, r.keyI, r.kind = append(r.key, math.NaN()), append(r.keyI, int64(len(r.keyS))), append(r.kind, keyText)
-	r.keyS = append(r.keyS, s)
+	if !r.valuesOnly {
+		r.key, r.keyI, r.kind = append(r.key, math.NaN()), append(r.keyI, int64(len(r.keyS))), append(r.kind, keyText)
+		r.keyS = append(r.keyS, s)
+	}
 	r.types = appendVarint(r.types, uint64(13+2*len(s)))
 	r.body = append(r.body, s...)
 }
@@ -314,6 +327,9 @@ func (t *bulkTree) add(r *record) error { return t.addEncoded(r.bytes(), r) }
 func (t *bulkTree) addEncoded(rec []byte, key *record) error {
 	if t.err != nil {
 		return t.err
+	}
+	if key.valuesOnly {
+		return errors.New("sqlstore: a key record kept no key")
 	}
 	if t.rows > 0 && compareKeys(&t.prev, key, t.keyCols) >= 0 {
 		return errors.New("rows out of key order or a repeated key")

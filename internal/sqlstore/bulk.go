@@ -176,6 +176,10 @@ func (b *bulkFile) close() error {
 // record starts a row for this file's schema format.
 func (b *bulkFile) record() *record { return &record{intSmall: b.intSmall} }
 
+// rowRecord is a record for rows whose order is not checked on their
+// values (record.valuesOnly).
+func (b *bulkFile) rowRecord() *record { return &record{intSmall: b.intSmall, valuesOnly: true} }
+
 // rootPages reads each bulk table's root page from the schema.
 func (c *rawConn) rootPages() (map[string]uint32, error) {
 	roots := map[string]uint32{}

@@ -115,7 +115,7 @@ func (p *evidencePass) spans(d *model.Dataset, bf *bulkFile) error {
 	if err != nil {
 		return err
 	}
-	rec := bf.record()
+	rec := bf.rowRecord() // ordered by rowid
 	var n int64
 	span := func(req int, s *model.JoinedSpan) error {
 		sp := s.Span

@@ -35,7 +35,8 @@ func (p *evidencePass) startRequestRows(owner []int) *requestRows {
 	r := &requestRows{p: p, owner: owner, in: make(chan []evItem, 4), done: make(chan struct{})}
 	go func() {
 		defer close(r.done)
-		row := &record{intSmall: p.intSmall}
+		// Spilled, then ordered on a key of their own (addSpilled).
+		row := &record{intSmall: p.intSmall, valuesOnly: true}
 		for batch := range r.in {
 			if r.err != nil {
 				continue // drained, so the sender never blocks

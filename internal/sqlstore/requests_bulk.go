@@ -18,7 +18,7 @@ func (w *writer) requestsTable(d *model.Dataset, bf *bulkFile) error {
 	if err != nil {
 		return err
 	}
-	rec := bf.record()
+	rec := bf.rowRecord() // ordered by rowid
 	for i := range d.Requests {
 		rec.reset()
 		for _, v := range requestRow(i, &d.Requests[i]) {

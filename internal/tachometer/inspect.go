@@ -69,6 +69,12 @@ func inspectFile(open OpenFunc, path string) (fr fileRange, err error) {
 	if err := src.project(layout{timesOnly: true}); err != nil {
 		return fr, fmt.Errorf("%s: %w", path, err)
 	}
+	if ps, ok := src.(*parquetSource); ok {
+		if stated, ok := ps.statisticsRange(); ok {
+			stated.enc = enc
+			return stated, nil
+		}
+	}
 	var b batch
 	for {
 		err := src.next(&b)

@@ -339,25 +339,10 @@ func (s *spillStore) load(i int, sc *loadScratch) ([]int64, []float64, error) {
 	times, values := grow(&sc.times, ss.n), grow(&sc.values, ss.n)
 	sources, rows := grow(&sc.sources, ss.n), grow(&sc.rows, ss.n)
 	sc.sources, sc.rows = sources, rows // their length is what capture reads
-	var dec pairCodec
-	var evDec evidenceCodec
-	k := 0
+	d := spillDecoder{times: times, values: values, sources: sources, rows: rows}
 	decode := func(pairs []byte) error {
-		for len(pairs) > 0 {
-			t, v, mark, used := dec.nextMarked(pairs)
-			if used == 0 || k == ss.n {
-				return fmt.Errorf("metric spill: series %d does not decode to its %d pairs", i, ss.n)
-			}
-			var src, row int64
-			evUsed := 0
-			if mark != 0 {
-				src, row = evDec.nextInStride()
-			} else if src, row, evUsed = evDec.next(pairs[used:]); evUsed == 0 {
-				return fmt.Errorf("metric spill: series %d does not decode to its %d pairs", i, ss.n)
-			}
-			times[k], values[k], sources[k], rows[k] = t, v, src, row
-			pairs = pairs[used+evUsed:]
-			k++
+		if !d.decode(pairs) {
+			return fmt.Errorf("metric spill: series %d does not decode to its %d pairs", i, ss.n)
 		}
 		return nil
 	}
@@ -388,8 +373,8 @@ func (s *spillStore) load(i int, sc *loadScratch) ([]int64, []float64, error) {
 			return nil, nil, err
 		}
 	}
-	if k != ss.n {
-		return nil, nil, fmt.Errorf("metric spill: series %d decodes to %d of its %d pairs", i, k, ss.n)
+	if d.k != ss.n {
+		return nil, nil, fmt.Errorf("metric spill: series %d decodes to %d of its %d pairs", i, d.k, ss.n)
 	}
 	if !ss.sorted {
 		sort.Stable(byTimeWithEvidence{byTime{times, values}, sources, rows})

@@ -123,12 +123,22 @@ func (c *pairCodec) append(dst []byte, t int64, v float64) []byte {
 // pair's XOR header.
 func (c *pairCodec) appendMarked(dst []byte, t int64, v float64, mark byte) []byte {
 	step := t - c.t // wrapping, as is the decoder's sum
-	dst = binary.AppendUvarint(dst, zigzag(step-c.step))
-	b := math.Float64bits(v)
-	h := len(dst)
-	dst = appendXOR(dst, b^c.bits)
-	dst[h] |= mark
+	d, b := zigzag(step-c.step), math.Float64bits(v)
+	x := b ^ c.bits
 	c.t, c.step, c.bits = t, step, b
+	if d < 0x80 {
+		if x == 0 {
+			// The steady scrape of an unchanged value, most pairs of a
+			// capture: the one-byte varint and the zero XOR's header.
+			return append(dst, byte(d), mark)
+		}
+		dst = append(dst, byte(d))
+	} else {
+		dst = binary.AppendUvarint(dst, d)
+	}
+	h := len(dst)
+	dst = appendXOR(dst, x)
+	dst[h] |= mark
 	return dst
 }
 

@@ -68,6 +68,28 @@ func BenchmarkSpill(b *testing.B) {
 		}
 		b.ReportMetric(float64(processCPUNS()-cpu0)/float64(b.N*len(ps)), "cpu-ns/point")
 	})
+	// The pair encoding alone, as Points applies it, into one reused block.
+	b.Run("encode", func(b *testing.B) {
+		block := make([]byte, 0, defaultSpillBlock)
+		cpu0 := processCPUNS()
+		for b.Loop() {
+			codecs := make([]pairCodec, series)
+			evs := make([]evidenceCodec, series)
+			for i := range ps {
+				p := &ps[i]
+				if len(block)+maxSpillPair > defaultSpillBlock {
+					block = block[:0]
+				}
+				if evs[p.Series].sameStride(p.Source, p.Row) {
+					block = codecs[p.Series].appendMarked(block, p.TimeNS, p.Value, spillSameStride)
+				} else {
+					block = codecs[p.Series].append(block, p.TimeNS, p.Value)
+					block = evs[p.Series].append(block, p.Source, p.Row)
+				}
+			}
+		}
+		b.ReportMetric(float64(processCPUNS()-cpu0)/float64(b.N*len(ps)), "cpu-ns/point")
+	})
 	b.Run("load", func(b *testing.B) {
 		s := newStore(b)
 		defer s.close()

@@ -44,10 +44,13 @@ func (d *spillDecoder) decode(pairs []byte) bool {
 			break
 		}
 		mark := pairs[n] & spillSameStride
-		x, m := readXOR(pairs[n:], mark)
-		if m == 0 {
-			ok = false
-			break
+		var x uint64
+		m := 1 // an unchanged value: its header alone
+		if pairs[n]&^spillSameStride != 0 {
+			if x, m = readXOR(pairs[n:], mark); m == 0 {
+				ok = false
+				break
+			}
 		}
 		used := n + m
 		dec.step += unzigzag(delta)

@@ -57,7 +57,7 @@ func (d *spillDecoder) decode(pairs []byte) bool {
 		dec.t += dec.step
 		dec.bits ^= x
 		if mark != 0 {
-			ev.row += ev.gap + 1
+			ev.nextInStride()
 		} else {
 			_, _, e := ev.next(pairs[used:])
 			if e == 0 {

@@ -123,12 +123,22 @@ func (c *pairCodec) append(dst []byte, t int64, v float64) []byte {
 // pair's XOR header.
 func (c *pairCodec) appendMarked(dst []byte, t int64, v float64, mark byte) []byte {
 	step := t - c.t // wrapping, as is the decoder's sum
-	dst = binary.AppendUvarint(dst, zigzag(step-c.step))
-	b := math.Float64bits(v)
-	h := len(dst)
-	dst = appendXOR(dst, b^c.bits)
-	dst[h] |= mark
+	d, b := zigzag(step-c.step), math.Float64bits(v)
+	x := b ^ c.bits
 	c.t, c.step, c.bits = t, step, b
+	if d < 0x80 {
+		if x == 0 {
+			// The steady scrape of an unchanged value, most pairs of a
+			// capture: the one-byte varint and the zero XOR's header.
+			return append(dst, byte(d), mark)
+		}
+		dst = append(dst, byte(d))
+	} else {
+		dst = binary.AppendUvarint(dst, d)
+	}
+	h := len(dst)
+	dst = appendXOR(dst, x)
+	dst[h] |= mark
 	return dst
 }
 
@@ -339,25 +349,10 @@ func (s *spillStore) load(i int, sc *loadScratch) ([]int64, []float64, error) {
 	times, values := grow(&sc.times, ss.n), grow(&sc.values, ss.n)
 	sources, rows := grow(&sc.sources, ss.n), grow(&sc.rows, ss.n)
 	sc.sources, sc.rows = sources, rows // their length is what capture reads
-	var dec pairCodec
-	var evDec evidenceCodec
-	k := 0
+	d := spillDecoder{times: times, values: values, sources: sources, rows: rows}
 	decode := func(pairs []byte) error {
-		for len(pairs) > 0 {
-			t, v, mark, used := dec.nextMarked(pairs)
-			if used == 0 || k == ss.n {
-				return fmt.Errorf("metric spill: series %d does not decode to its %d pairs", i, ss.n)
-			}
-			var src, row int64
-			evUsed := 0
-			if mark != 0 {
-				src, row = evDec.nextInStride()
-			} else if src, row, evUsed = evDec.next(pairs[used:]); evUsed == 0 {
-				return fmt.Errorf("metric spill: series %d does not decode to its %d pairs", i, ss.n)
-			}
-			times[k], values[k], sources[k], rows[k] = t, v, src, row
-			pairs = pairs[used+evUsed:]
-			k++
+		if !d.decode(pairs) {
+			return fmt.Errorf("metric spill: series %d does not decode to its %d pairs", i, ss.n)
 		}
 		return nil
 	}
@@ -388,8 +383,8 @@ func (s *spillStore) load(i int, sc *loadScratch) ([]int64, []float64, error) {
 			return nil, nil, err
 		}
 	}
-	if k != ss.n {
-		return nil, nil, fmt.Errorf("metric spill: series %d decodes to %d of its %d pairs", i, k, ss.n)
+	if d.k != ss.n {
+		return nil, nil, fmt.Errorf("metric spill: series %d decodes to %d of its %d pairs", i, d.k, ss.n)
 	}
 	if !ss.sorted {
 		sort.Stable(byTimeWithEvidence{byTime{times, values}, sources, rows})

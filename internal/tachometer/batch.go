@@ -57,6 +57,7 @@ func (r *reader) readBatch(source int32, offset int64, b *batch) error {
 		e.family.rows++
 		r.audit.RowsScanned++
 		t := b.ts[i]
+		r.seenMin, r.seenMax = min(r.seenMin, t), max(r.seenMax, t)
 		if w != nil && (t < w.StartNS || t > w.EndNS) {
 			r.audit.OutOfWindow++
 			continue

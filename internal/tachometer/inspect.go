@@ -15,8 +15,10 @@ type fileRange struct {
 	min, max int64
 }
 
-// Inspect validates every file's schema and finds its timestamp range,
-// decoding only timestamp_ns from Parquet. It runs once per Capture, before
+// Inspect validates every file's schema and finds its timestamp range:
+// from a Parquet file's footer statistics when they state it
+// (statisticsRange), else by decoding only timestamp_ns. It runs once per
+// Capture, before
 // any point is delivered, so a bad schema fails the read early. A file an
 // older writer left without timestamp_ns is dropped from Files with a
 // warning saying why: its samples cannot be aligned, and the rest of the
@@ -68,6 +70,12 @@ func inspectFile(open OpenFunc, path string) (fr fileRange, err error) {
 	}
 	if err := src.project(layout{timesOnly: true}); err != nil {
 		return fr, fmt.Errorf("%s: %w", path, err)
+	}
+	if ps, ok := src.(*parquetSource); ok {
+		if stated, ok := ps.statisticsRange(); ok {
+			stated.enc = enc
+			return stated, nil
+		}
 	}
 	var b batch
 	for {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -156,6 +157,9 @@ func Read(c *Capture, opts Options, sink Sink) (*Result, error) {
 		if rows != fr.rows {
 			return nil, fmt.Errorf("%s: file changed during import (%d rows, %d when first read); use a preserved run", f.Path, rows, fr.rows)
 		}
+		if rows > 0 && (r.seenMin != fr.min || r.seenMax != fr.max) {
+			return nil, fmt.Errorf("%s: its rows span timestamps %d to %d, but %d to %d when first read (file changed during import, or its Parquet statistics are wrong); use a preserved run or rewrite the file", f.Path, r.seenMin, r.seenMax, fr.min, fr.max)
+		}
 		res.Files = append(res.Files, FileStats{Path: f.Path, Role: f.Role, Encoding: fr.enc, Rows: fr.rows, MinNS: fr.min, MaxNS: fr.max})
 	}
 	if err := r.flush(); err != nil {
@@ -194,6 +198,9 @@ type reader struct {
 	path     string
 	identity []string    // per file: identity column names, in schema order
 	entries  []*rowEntry // per file: by row identity id (identityCoder)
+	// seenMin and seenMax are the file's timestamp range as read, checked
+	// against the range Inspect found or took from the file's statistics.
+	seenMin, seenMax int64
 }
 
 // readFile streams one file and returns how many rows it held.
@@ -218,6 +225,7 @@ func (r *reader) readFile(open OpenFunc, source int32, path string) (rows int64,
 		return 0, fmt.Errorf("%s: %w", path, err)
 	}
 	r.path, r.identity, r.entries = path, l.identity, nil
+	r.seenMin, r.seenMax = math.MaxInt64, math.MinInt64
 	var offset int64
 	pf := prefetch(src)
 	defer pf.stop() // before src.close, deferred earlier

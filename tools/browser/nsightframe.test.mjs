@@ -84,14 +84,19 @@ for (const via of ["file", "http"]) {
         const frame = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
         await frame();
         await frame();
+        // Drawn again at the new width before any view change.
+        const c0 = document.querySelector(".nsight-canvas");
+        const resized = { canvasWidth: c0.style.width, laneWidth: `${c0.parentNode.clientWidth}px`, pixels: c0.width };
         const x = window.traceExplorer;
         const s = x.getState();
         x.selectRange(s.from, s.from + (s.to - s.from) / 2);
         await x.whenDetailsReady();
         await frame();
         const canvas = document.querySelector(".nsight-canvas");
-        return { canvasWidth: canvas.style.width, laneWidth: `${canvas.parentNode.clientWidth}px` };
+        return { resized, canvasWidth: canvas.style.width, laneWidth: `${canvas.parentNode.clientWidth}px` };
       });
+      assert.equal(after.resized.canvasWidth, after.resized.laneWidth, "the canvas was not drawn again at its lane's new width");
+      assert.equal(after.resized.pixels, Math.round(parseFloat(after.resized.laneWidth) * (await page.evaluate(() => devicePixelRatio))));
       assert.equal(after.canvasWidth, after.laneWidth);
       assert.deepEqual(problems, []);
     } finally {

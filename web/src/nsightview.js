@@ -177,7 +177,11 @@ export class NsightSection {
     const lanes = h("div", { class: "row nsight-lanes" }, labels, lane);
     rows.push(lanes);
     const el = h("div", { class: "nsight-profile", dataset: { profile: String(p.id) } }, rows);
-    const draw = ({ header, rows: data }) => {
+    let last = null;
+    redraws.set(lane, () => last && draw(last));
+    const draw = (v) => {
+      last = v;
+      const { header, rows: data } = v;
       const at = { from: header.range[0], to: header.range[1] }; // the window drawn
       canvas.dataset.mode = header.mode;
       canvas.dataset.estimate = String(header.estimate);
@@ -263,11 +267,20 @@ function requestRow(s, r, p) {
 // render's DOM writes forces a layout inside the zoom's script, and the
 // frame lays out again after it: a ResizeObserver keeps each lane's width
 // as of the last layout instead, so only a lane's first drawing reads it.
+// A lane whose width changes is drawn again at once from the view it
+// last drew (redraws), not at the next render: a resized window keeps
+// its ranges where the time axis puts them.
 const laneWidths = new WeakMap();
+const redraws = new WeakMap(); // lane → draws its last view again
 const laneObserver =
   typeof ResizeObserver === "function"
     ? new ResizeObserver((entries) => {
-        for (const e of entries) laneWidths.set(e.target, e.target.clientWidth);
+        for (const e of entries) {
+          const was = laneWidths.get(e.target);
+          const now = e.target.clientWidth;
+          laneWidths.set(e.target, now);
+          if (was !== undefined && was !== now) redraws.get(e.target)?.();
+        }
       })
     : null;
 function laneWidth(lane) {
@@ -284,6 +297,7 @@ function laneWidth(lane) {
 
 function forgetLane(lane) {
   laneWidths.delete(lane);
+  redraws.delete(lane);
   laneObserver?.unobserve(lane);
 }
 

@@ -105,8 +105,9 @@ for (const via of ["file", "http"]) {
   });
 }
 
-// canvasInPage runs in the page: the overview's density, then a zoom to
-// the exact ranges and back, with every write of a canvas's pixel size
+// canvasInPage runs in the page: the overview's density and a zoom to the
+// exact ranges (the canvas grows to the lanes), then back to the overview
+// and to the same window again with every write of a canvas's pixel size
 // counted, and the lanes' visible heights.
 const canvasInPage = async () => {
   const x = window.traceExplorer;
@@ -125,16 +126,21 @@ const canvasInPage = async () => {
     undo.push(() => Object.defineProperty(HTMLCanvasElement.prototype, name, desc));
   }
   const states = [seen()];
-  try {
-    const [a0, a1] = p.imported_range;
-    const w = (a1 - a0) / 40;
+  const [a0, a1] = p.imported_range;
+  const w = (a1 - a0) / 40;
+  const zoom = async () => {
     x.selectRange(a0 + (a1 - a0) * 0.3, a0 + (a1 - a0) * 0.3 + w);
     await x.whenDetailsReady();
     await frame();
-    states.push(seen());
+  };
+  await zoom();
+  sets.length = 0;
+  try {
     x.selectRange(0, d);
     await x.whenDetailsReady();
     await frame();
+    states.push(seen());
+    await zoom();
     states.push(seen());
   } finally {
     undo.forEach((f) => f());
@@ -147,9 +153,9 @@ for (const via of ["file", "http"]) {
     const { page, problems } = await open(at.browser.context, via === "file" ? fileURL(at.report) : at.server.url);
     try {
       const got = await page.evaluate(canvasInPage);
-      assert.deepEqual(got.states.map((s) => s.mode), ["density", "exact", "density"]);
-      assert.deepEqual(got.sets, [], "the zoom set the canvas's pixel size");
-      const [density, exact, back] = got.states;
+      assert.deepEqual(got.states.map((s) => s.mode), ["density", "density", "exact"]);
+      assert.deepEqual(got.sets, [], "a zoom set the canvas's pixel size");
+      const [density, back, exact] = got.states;
       assert.equal(density.lane, 44, "the density's lane is its drawing's height");
       assert.equal(back.lane, 44);
       assert.ok(exact.labels > 0 && Math.abs(exact.lane - Math.max(exact.labels, exact.min)) < 0.5, `the exact lane is as tall as its threads' labels: ${exact.lane} against ${exact.labels} (min-height ${exact.min})`);

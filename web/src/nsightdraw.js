@@ -125,10 +125,12 @@ function grow2() {
 // and a zoom from the density (44 px) to the exact lanes (up to 8 threads
 // of 5 lanes) and back would set the height each time. The canvas keeps
 // the tallest height it has had instead, and its lane clips it to what the
-// drawing needs; only that part is cleared before the next drawing.
+// drawing needs; only that part is cleared before the next drawing. It
+// grows only when a drawing needs more: a canvas sized for 8 threads from
+// the start would cost its first frame the whole bitmap (~3.4 MB at
+// 1,160 px wide) when most profiles draw a few threads.
 export const LANE_H = 16;
 export const LANE_GAP = 2;
-export const TALLEST = 8 * (5 * (LANE_H + LANE_GAP) + LANE_GAP);
 const cleared = new WeakMap(); // canvas → CSS px height its last drawing used
 
 // sizeCanvas prepares canvas (inside lane) for a drawing height CSS px
@@ -136,7 +138,7 @@ const cleared = new WeakMap(); // canvas → CSS px height its last drawing used
 export function sizeCanvas(canvas, lane, width, height) {
   const dpr = window.devicePixelRatio || 1;
   const w = Math.max(width, 1);
-  const tall = Math.max(height, TALLEST, Math.round(canvas.height / dpr) || 0);
+  const tall = Math.max(height, Math.round(canvas.height / dpr) || 0);
   const [pw, ph] = [Math.round(w * dpr), Math.round(tall * dpr)];
   const style = canvas.style;
   if (style.width !== `${w}px`) style.width = `${w}px`;

@@ -84,15 +84,81 @@ for (const via of ["file", "http"]) {
         const frame = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
         await frame();
         await frame();
+        // Drawn again at the new width before any view change.
+        const c0 = document.querySelector(".nsight-canvas");
+        const resized = { canvasWidth: c0.style.width, laneWidth: `${c0.parentNode.clientWidth}px`, pixels: c0.width };
         const x = window.traceExplorer;
         const s = x.getState();
         x.selectRange(s.from, s.from + (s.to - s.from) / 2);
         await x.whenDetailsReady();
         await frame();
         const canvas = document.querySelector(".nsight-canvas");
-        return { canvasWidth: canvas.style.width, laneWidth: `${canvas.parentNode.clientWidth}px` };
+        return { resized, canvasWidth: canvas.style.width, laneWidth: `${canvas.parentNode.clientWidth}px` };
       });
+      assert.equal(after.resized.canvasWidth, after.resized.laneWidth, "the canvas was not drawn again at its lane's new width");
+      assert.equal(after.resized.pixels, Math.round(parseFloat(after.resized.laneWidth) * (await page.evaluate(() => devicePixelRatio))));
       assert.equal(after.canvasWidth, after.laneWidth);
+      assert.deepEqual(problems, []);
+    } finally {
+      await page.close();
+    }
+  });
+}
+
+// canvasInPage runs in the page: the overview's density and a zoom to the
+// exact ranges (the canvas grows to the lanes), then back to the overview
+// and to the same window again with every write of a canvas's pixel size
+// counted, and the lanes' visible heights.
+const canvasInPage = async () => {
+  const x = window.traceExplorer;
+  const frame = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+  const d = x.describe().meta.duration;
+  const p = x.listProfiles().filter((q) => q.event_count > 0).sort((a, b) => b.event_count - a.event_count)[0];
+  await x.inspectNsys({ profile: p.id, from: 0, to: d });
+  await frame();
+  const canvas = document.querySelector(`.nsight-canvas[data-profile="${p.id}"]`);
+  const seen = () => ({ mode: canvas.dataset.mode, lane: canvas.parentNode.getBoundingClientRect().height, labels: [...canvas.closest(".nsight-lanes").querySelectorAll(".thread-label")].reduce((n, e) => n + e.getBoundingClientRect().height, 0), min: parseFloat(getComputedStyle(canvas.parentNode).minHeight) || 0 });
+  const sets = [];
+  const undo = [];
+  for (const name of ["width", "height"]) {
+    const desc = Object.getOwnPropertyDescriptor(HTMLCanvasElement.prototype, name);
+    Object.defineProperty(HTMLCanvasElement.prototype, name, { ...desc, set(v) { if (this === canvas) sets.push(`${name}=${v}`); desc.set.call(this, v); } });
+    undo.push(() => Object.defineProperty(HTMLCanvasElement.prototype, name, desc));
+  }
+  const states = [seen()];
+  const [a0, a1] = p.imported_range;
+  const w = (a1 - a0) / 40;
+  const zoom = async () => {
+    x.selectRange(a0 + (a1 - a0) * 0.3, a0 + (a1 - a0) * 0.3 + w);
+    await x.whenDetailsReady();
+    await frame();
+  };
+  await zoom();
+  sets.length = 0;
+  try {
+    x.selectRange(0, d);
+    await x.whenDetailsReady();
+    await frame();
+    states.push(seen());
+    await zoom();
+    states.push(seen());
+  } finally {
+    undo.forEach((f) => f());
+  }
+  return { sets, states };
+};
+
+for (const via of ["file", "http"]) {
+  test(`a zoom between the density and the exact ranges keeps the canvas's pixels (${via})`, async () => {
+    const { page, problems } = await open(at.browser.context, via === "file" ? fileURL(at.report) : at.server.url);
+    try {
+      const got = await page.evaluate(canvasInPage);
+      assert.deepEqual(got.states.map((s) => s.mode), ["density", "density", "exact"]);
+      assert.deepEqual(got.sets, [], "a zoom set the canvas's pixel size");
+      const [density, back, exact] = got.states;
+      assert.equal(density.lane, 44, "the density's lane is its drawing's height");
+      assert.equal(back.lane, 44);
+      assert.ok(exact.labels > 0 && Math.abs(exact.lane - Math.max(exact.labels, exact.min)) < 0.5, `the exact lane is as tall as its threads' labels: ${exact.lane} against ${exact.labels} (min-height ${exact.min})`);
       assert.deepEqual(problems, []);
     } finally {
       await page.close();

@@ -12,6 +12,7 @@ import { fitRange } from "./state.js";
 import { nsysView, askDetail, NSYS_ROW_FLOATS } from "./nsightdata.js";
 import { newLoadTiming } from "./loader.js";
 import { prefetchAround, prefetchCancel } from "./nsightprefetch.js";
+import { exactRects, sizeCanvas as sizeLaneCanvas, LANE_H, LANE_GAP } from "./nsightdraw.js";
 
 // laneX places time t on a track lane as a fraction of its width, the
 // shared time axis's mapping (timeaxis.js; unclamped, so a range crossing
@@ -19,8 +20,6 @@ import { prefetchAround, prefetchCancel } from "./nsightprefetch.js";
 export { laneX } from "./timeaxis.js";
 import { laneX } from "./timeaxis.js";
 
-const LANE_H = 16;
-const LANE_GAP = 2;
 const DENSITY_H = 44;
 const CAPTION_H = 14;
 // nameColor is a name's colour, the same at every zoom and in the Nsight
@@ -178,7 +177,11 @@ export class NsightSection {
     const lanes = h("div", { class: "row nsight-lanes" }, labels, lane);
     rows.push(lanes);
     const el = h("div", { class: "nsight-profile", dataset: { profile: String(p.id) } }, rows);
-    const draw = ({ header, rows: data }) => {
+    let last = null;
+    redraws.set(lane, () => last && draw(last));
+    const draw = (v) => {
+      last = v;
+      const { header, rows: data } = v;
       const at = { from: header.range[0], to: header.range[1] }; // the window drawn
       canvas.dataset.mode = header.mode;
       canvas.dataset.estimate = String(header.estimate);
@@ -264,11 +267,20 @@ function requestRow(s, r, p) {
 // render's DOM writes forces a layout inside the zoom's script, and the
 // frame lays out again after it: a ResizeObserver keeps each lane's width
 // as of the last layout instead, so only a lane's first drawing reads it.
+// A lane whose width changes is drawn again at once from the view it
+// last drew (redraws), not at the next render: a resized window keeps
+// its ranges where the time axis puts them.
 const laneWidths = new WeakMap();
+const redraws = new WeakMap(); // lane → draws its last view again
 const laneObserver =
   typeof ResizeObserver === "function"
     ? new ResizeObserver((entries) => {
-        for (const e of entries) laneWidths.set(e.target, e.target.clientWidth);
+        for (const e of entries) {
+          const was = laneWidths.get(e.target);
+          const now = e.target.clientWidth;
+          laneWidths.set(e.target, now);
+          if (was !== undefined && was !== now) redraws.get(e.target)?.();
+        }
       })
     : null;
 function laneWidth(lane) {
@@ -285,24 +297,13 @@ function laneWidth(lane) {
 
 function forgetLane(lane) {
   laneWidths.delete(lane);
+  redraws.delete(lane);
   laneObserver?.unobserve(lane);
 }
 
 function sizeCanvas(canvas, height) {
-  const dpr = window.devicePixelRatio || 1;
-  const w = Math.max(laneWidth(canvas.parentNode), 1);
-  canvas.style.width = `${w}px`;
-  canvas.style.height = `${height}px`;
-  // Setting a canvas's size reallocates its pixels even when unchanged:
-  // a zoom keeps them and only clears.
-  const [pw, ph] = [Math.round(w * dpr), Math.round(height * dpr)];
-  if (canvas.width !== pw) canvas.width = pw;
-  if (canvas.height !== ph) canvas.height = ph;
-  const ctx = canvas.getContext("2d");
-  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-  ctx.clearRect(0, 0, w, height);
-  ctx.textBaseline = "alphabetic"; // kept pixels keep the last drawing's state
-  return { ctx, w };
+  const lane = canvas.parentNode;
+  return sizeLaneCanvas(canvas, lane, laneWidth(lane), height);
 }
 
 function drawDensity(canvas, s, d) {
@@ -323,14 +324,10 @@ function drawDensity(canvas, s, d) {
   ctx.fillText(`peak ${peak.toLocaleString("en-US")} overlapping`, 4, 11);
 }
 
-// drawExact draws every row on its thread's lane and returns a hit test.
-// A lane's rows come in start order and never overlap (the engine's greedy
-// lanes): a range a pixel wide or more is its own rectangle; ranges
-// narrower than a pixel would overlap in the pixel columns they touch, so
-// each such column is one rectangle, coloured by the name holding most of
-// its time. Every range keeps its pixels and no column is painted that no
-// range covers, while a lane costs at most a rectangle per pixel column.
-// Rectangles are filled with one path per colour.
+// drawExact draws every row on its thread's lane (nsightdraw.js
+// exactRects: a rectangle per range a pixel wide or more, one per pixel
+// column of narrower ones) and returns a hit test. Rectangles are filled
+// with one path per colour.
 function drawExact(canvas, s, header, data, top, height) {
   const { ctx, w } = sizeCanvas(canvas, height);
   const n = data.length / NSYS_ROW_FLOATS;
@@ -338,55 +335,17 @@ function drawExact(canvas, s, header, data, top, height) {
   const labels = [];
   const palette = header.names.map(nameColor);
   const paths = new Map(); // colour → Path2D
-  const fill = (color, x, y, width) => {
+  const fill = (name, x, y, width) => {
+    const color = palette[name];
     let p = paths.get(color);
     if (!p) paths.set(color, (p = new Path2D()));
     p.rect(x, y, width, LANE_H);
   };
-  let rects = 0;
-  const shared = new Uint8Array(n); // ranges drawn in a column with another
-  const cols = new Map(); // lane key → its open column of sub-pixel ranges
-  const flush = (c) => {
-    rects++;
-    let best = 0;
-    for (let k = 1; k < c.names.length; k++) if (c.time[k] > c.time[best]) best = k;
-    fill(palette[c.names[best]], c.x, c.y, 1);
-    if (c.rows.length > 1) for (const i of c.rows) shared[i] = 1;
-  };
-  for (let i = 0; i < n; i++) {
-    const o = i * NSYS_ROW_FLOATS;
-    const name = data[o + 2];
-    const key = data[o + 3] * 8 + data[o + 4];
-    const y = laneY(data[o + 3], data[o + 4]);
-    const x0 = Math.max(laneX(s, data[o]), 0) * w;
-    const x1 = Math.min(laneX(s, data[o + 1]), 1) * w;
-    let c = cols.get(key);
-    if (x1 - x0 >= 1) {
-      if (c) flush(c);
-      cols.delete(key);
-      rects++;
-      fill(palette[name], x0, y, x1 - x0 - (x1 - x0 > 3 ? 1 : 0));
-      if (x1 - x0 > 40) labels.push([header.names[name], x0, x1, y]);
-      continue;
-    }
-    for (let x = Math.floor(x0), last = Math.max(Math.ceil(x1) - 1, x); x <= last; x++) {
-      if (c && c.x !== x) {
-        flush(c);
-        c = null;
-      }
-      if (!c) cols.set(key, (c = { x, y, rows: [], names: [], time: [] }));
-      if (c.rows.at(-1) !== i) c.rows.push(i);
-      let k = c.names.indexOf(name);
-      if (k < 0) k = c.names.push(name) - 1;
-      c.time[k] = (c.time[k] ?? 0) + Math.max(Math.min(x1, x + 1) - Math.max(x0, x), 1e-9);
-    }
-  }
-  for (const c of cols.values()) flush(c);
+  const { rects, merged } = exactRects(s, w, data, laneY, header.threads.length, fill, (name, x0, x1, y) => labels.push([header.names[name], x0, x1, y]));
   for (const [color, p] of paths) {
     ctx.fillStyle = color;
     ctx.fill(p);
   }
-  const merged = shared.reduce((a, b) => a + b, 0);
   canvas.dataset.rects = String(rects);
   canvas.dataset.merged = String(merged);
   // Names inside the ranges wide enough to hold some of them.

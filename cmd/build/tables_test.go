@@ -29,7 +29,8 @@ var tableQuestions = [][]string{
 }
 
 // askWith answers argv over the report at dir as dsight query does: the
-// core decoded without the tables SkippedTables names when skip is set,
+// core decoded without the tables SkippedTables and the columns
+// SkippedColumns name when skip is set,
 // otherwise whole. A failure is returned as its message, to compare too.
 func askWith(t *testing.T, dir string, argv []string, skip bool) (string, *report.Lazy) {
 	t.Helper()
@@ -38,10 +39,12 @@ func askWith(t *testing.T, dir string, argv []string, skip bool) (string, *repor
 		t.Fatalf("%v: %v", argv, err)
 	}
 	var skipped func(string) bool
+	var skippedColumns func(string, string) bool
 	if skip {
 		skipped = query.SkippedTables(req.Op, req.named())
+		skippedColumns = query.SkippedColumns(req.Op, req.named())
 	}
-	rep, err := report.OpenLazyTables(dir, skipped)
+	rep, err := report.OpenLazyColumns(dir, skipped, skippedColumns)
 	if err != nil {
 		t.Fatal(err)
 	}

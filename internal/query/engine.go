@@ -90,12 +90,10 @@ func New(c *catalog.Core) (*Engine, error) {
 	}
 	r := &c.Requests
 	e := &Engine{c: c, r: r, sourceByID: make(map[int]int, len(c.Sources)), durationS: seconds(c.Meta.DurationNS)}
-	for i := 1; i < r.N; i++ {
-		if r.Start[i] < r.Start[i-1] || r.Start[i] == r.Start[i-1] && r.ID[i] < r.ID[i-1] {
-			return nil, fmt.Errorf("requests are not sorted by start at %q", r.ID[i])
-		}
+	if err := checkOrder(r); err != nil {
+		return nil, err
 	}
-	for k := 1; k < r.N; k++ {
+	for k := 1; k < r.N && r.ID != nil; k++ {
 		// One comparison a row, not an equality test and then an order
 		// test: this loop is most of New on the page (100,000 ids).
 		if c := strings.Compare(r.ID[r.ByID[k]], r.ID[r.ByID[k-1]]); c == 0 {

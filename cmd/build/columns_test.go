@@ -1,0 +1,27 @@
+package main
+
+import "testing"
+
+// A summary or a workers list naming no worker decodes, of the request
+// table, only the columns its engine indexes: the request ids and every
+// other column stay undecoded (nil), though the row count is known; a
+// workers question naming a worker decodes every column.
+// TestQueryDecodesOnlyTheTablesItReads checks that their answers are the
+// whole core's.
+func TestQueryDecodesOnlyTheRequestColumnsItReads(t *testing.T) {
+	dir, _ := goldenDir(t)
+	for _, argv := range [][]string{{"summary"}, {"workers"}, {"workers", "--role", "decode"}} {
+		_, rep := askWith(t, dir, argv, true)
+		r := &rep.Core.Requests
+		if r.N == 0 || len(r.Start) != r.N || len(r.End) != r.N || len(r.SessionIndex) != r.N || len(r.TTFT.V) != r.N {
+			t.Fatalf("%v: %d requests, with %d starts, %d ends, %d session indexes and %d TTFTs", argv, r.N, len(r.Start), len(r.End), len(r.SessionIndex), len(r.TTFT.V))
+		}
+		if r.ID != nil || r.Status != nil || r.EvidenceLine != nil || r.InputTokens.V != nil || r.Worker.V != nil || r.TimingQuality != nil {
+			t.Errorf("%v: request columns the answer does not read were decoded", argv)
+		}
+	}
+	_, rep := askWith(t, dir, []string{"workers", "--worker", "decode-0"}, true)
+	if r := &rep.Core.Requests; len(r.ID) != r.N || len(r.Status) != r.N || len(r.Worker.V) != r.N {
+		t.Errorf("workers --worker: %d requests, %d ids, %d statuses, %d client workers", r.N, len(r.ID), len(r.Status), len(r.Worker.V))
+	}
+}

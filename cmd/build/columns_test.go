@@ -1,11 +1,15 @@
 package main
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 // A summary or a workers list naming no worker decodes, of the request
 // table, only the columns its engine indexes: the request ids and every
 // other column stay undecoded (nil), though the row count is known; a
-// workers question naming a worker decodes every column.
+// sessions page adds the ids; a workers question naming a worker decodes
+// every column.
 // TestQueryDecodesOnlyTheTablesItReads checks that their answers are the
 // whole core's.
 func TestQueryDecodesOnlyTheRequestColumnsItReads(t *testing.T) {
@@ -18,6 +22,18 @@ func TestQueryDecodesOnlyTheRequestColumnsItReads(t *testing.T) {
 		}
 		if r.ID != nil || r.Status != nil || r.EvidenceLine != nil || r.InputTokens.V != nil || r.Worker.V != nil || r.TimingQuality != nil {
 			t.Errorf("%v: request columns the answer does not read were decoded", argv)
+		}
+	}
+	// A sessions page lists request ids; a search reads the conversations
+	// too; neither reads a status or a token count.
+	for _, argv := range [][]string{{"sessions", "--limit", "3"}, {"sessions", "--search", "a"}} {
+		_, rep := askWith(t, dir, argv, true)
+		r := &rep.Core.Requests
+		if len(r.ID) != r.N || r.Status != nil || r.InputTokens.V != nil || r.EvidenceLine != nil {
+			t.Errorf("%v: %d requests, %d ids, %d statuses, %d input token counts", argv, r.N, len(r.ID), len(r.Status), len(r.InputTokens.V))
+		}
+		if searched := slices.Contains(argv, "--search"); searched != (len(r.Conversation.V) == r.N) {
+			t.Errorf("%v: %d conversations decoded of %d", argv, len(r.Conversation.V), r.N)
 		}
 	}
 	_, rep := askWith(t, dir, []string{"workers", "--worker", "decode-0"}, true)

@@ -26,7 +26,14 @@ var engineColumns = []string{"start_ns", "end_ns", "ttft_ms", "session_index", "
 var readsRequestColumns = map[string][]string{
 	"summary": engineColumns,
 	"workers": engineColumns,
+	// A session lists its requests' ids and source traces; its filters
+	// read the engine's columns, or the server table (worker).
+	"sessions": append([]string{"id", "source_trace"}, engineColumns...),
 }
+
+// searchColumns are the request columns a search reads besides the
+// engine's (searchTexts: the identities it matches).
+var searchColumns = []string{"id", "conversation", "source_trace"}
 
 // SkippedColumns says which core columns answering kind op with the named
 // arguments does not read, for shard.DecodeTableFramesSkipping and
@@ -37,9 +44,14 @@ func SkippedColumns(op string, args map[string]bool) func(table, column string) 
 	if !ok || args["worker"] {
 		return nil
 	}
-	set := make(map[string]bool, len(reads))
+	set := make(map[string]bool, len(reads)+len(searchColumns))
 	for _, c := range reads {
 		set[c] = true
+	}
+	if args["search"] {
+		for _, c := range searchColumns {
+			set[c] = true
+		}
 	}
 	return func(table, column string) bool { return table == catalog.TableRequests && !set[column] }
 }

@@ -8,7 +8,8 @@ import (
 // A summary or a workers list naming no worker decodes, of the request
 // table, only the columns its engine indexes: the request ids and every
 // other column stay undecoded (nil), though the row count is known; a
-// sessions page adds the ids; a workers question naming a worker decodes
+// sessions page adds the ids; only a search reads the server ids (of
+// request_server); a workers question naming a worker decodes
 // every column.
 // TestQueryDecodesOnlyTheTablesItReads checks that their answers are the
 // whole core's.
@@ -19,6 +20,9 @@ func TestQueryDecodesOnlyTheRequestColumnsItReads(t *testing.T) {
 		r := &rep.Core.Requests
 		if r.N == 0 || len(r.Start) != r.N || len(r.End) != r.N || len(r.SessionIndex) != r.N || len(r.TTFT.V) != r.N {
 			t.Fatalf("%v: %d requests, with %d starts, %d ends, %d session indexes and %d TTFTs", argv, r.N, len(r.Start), len(r.End), len(r.SessionIndex), len(r.TTFT.V))
+		}
+		if len(rep.Core.Server.Request) == 0 || rep.Core.Server.ServerIDs != nil {
+			t.Errorf("%v: %d requests with server evidence, their server ids decoded: %v", argv, len(rep.Core.Server.Request), rep.Core.Server.ServerIDs != nil)
 		}
 		if r.ID != nil || r.Status != nil || r.EvidenceLine != nil || r.InputTokens.V != nil || r.Worker.V != nil || r.TimingQuality != nil {
 			t.Errorf("%v: request columns the answer does not read were decoded", argv)
@@ -32,7 +36,11 @@ func TestQueryDecodesOnlyTheRequestColumnsItReads(t *testing.T) {
 		if len(r.ID) != r.N || r.Status != nil || r.InputTokens.V != nil || r.EvidenceLine != nil {
 			t.Errorf("%v: %d requests, %d ids, %d statuses, %d input token counts", argv, r.N, len(r.ID), len(r.Status), len(r.InputTokens.V))
 		}
-		if searched := slices.Contains(argv, "--search"); searched != (len(r.Conversation.V) == r.N) {
+		searched := slices.Contains(argv, "--search")
+		if searched != (len(rep.Core.Server.ServerIDs) == len(rep.Core.Server.Request)) {
+			t.Errorf("%v: %d server id lists decoded of %d", argv, len(rep.Core.Server.ServerIDs), len(rep.Core.Server.Request))
+		}
+		if searched != (len(r.Conversation.V) == r.N) {
 			t.Errorf("%v: %d conversations decoded of %d", argv, len(r.Conversation.V), r.N)
 		}
 	}

@@ -22,7 +22,8 @@ import (
 var engineColumns = []string{"start_ns", "end_ns", "ttft_ms", "session_index", "agent_index"}
 
 // readsRequestColumns lists, per kind, the only request columns its answer
-// reads; a kind not listed reads every column.
+// reads; a kind not listed reads every column. A kind listed reads the
+// requests' server ids (request_server) only for a search.
 var readsRequestColumns = map[string][]string{
 	"summary": engineColumns,
 	"workers": engineColumns,
@@ -53,7 +54,18 @@ func SkippedColumns(op string, args map[string]bool) func(table, column string) 
 			set[c] = true
 		}
 	}
-	return func(table, column string) bool { return table == catalog.TableRequests && !set[column] }
+	search := args["search"]
+	return func(table, column string) bool {
+		switch table {
+		case catalog.TableRequests:
+			return !set[column]
+		case catalog.TableRequestServer:
+			// The server ids are printed with a request and searched;
+			// a kind listed above prints none.
+			return column == "server_ids" && !search
+		}
+		return false
+	}
 }
 
 // checkOrder checks that the requests ascend by (start, id), by start

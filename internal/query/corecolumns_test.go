@@ -22,6 +22,12 @@ func TestSkippedColumns(t *testing.T) {
 	if !skip(catalog.TableRequests, "id") || !skip(catalog.TableRequests, "status") || skip(catalog.TableSessions, "id") {
 		t.Error("summary decodes the request ids or statuses, or skips the session ids")
 	}
+	if !skip(catalog.TableRequestServer, "server_ids") || skip(catalog.TableRequestServer, "workers") {
+		t.Error("summary decodes the server ids, or skips the server workers")
+	}
+	if SkippedColumns("sessions", map[string]bool{"search": true})(catalog.TableRequestServer, "server_ids") {
+		t.Error("a sessions search skips the server ids it searches")
+	}
 }
 
 // Requests whose ids were left undecoded are checked in start order

@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"runtime"
 	"testing"
+
+	"github.com/dsight/dsight/internal/fuzzlimit"
 )
 
 // withoutColumns is s with the columns skip names left out, as a reader
@@ -96,4 +98,44 @@ func TestSkippedColumnHeaderIsChecked(t *testing.T) {
 	if !errors.Is(got, ErrCorrupt) || want == nil || got.Error() != want.Error() {
 		t.Fatalf("skipping a column with an unknown type: %v, decoding it: %v", got, want)
 	}
+}
+
+// FuzzDecodeTableFramesSkipping feeds arbitrary table frames to the
+// skipping decoder, skipping the columns whose name starts with the
+// input's first byte's letter: it never panics, and wherever every column
+// decodes it decodes to the same tables less the skipped columns.
+func FuzzDecodeTableFramesSkipping(f *testing.F) {
+	for _, s := range roundTripCases() {
+		raw, err := Encode(s)
+		if err != nil {
+			f.Fatal(err)
+		}
+		if len(raw) > 1024 {
+			continue
+		}
+		_, frames := framesOf(f, raw)
+		for _, fr := range frames[1 : len(frames)-1] {
+			f.Add(append([]byte{'a'}, fr...))
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		defer fuzzlimit.Start(t)()
+		if len(data) == 0 {
+			return
+		}
+		first, frames := data[0], [][]byte{data[1:]}
+		skip := func(_, column string) bool { return column[0] == first }
+		got, skipErr := decodeTableFramesSkipping(frames, fuzzBudget, skip)
+		whole, err := decodeTableFrames(frames, fuzzBudget)
+		if err != nil {
+			return
+		}
+		if skipErr != nil {
+			t.Fatalf("the frames decode whole but not skipping: %v", skipErr)
+		}
+		want := withoutColumns(&Shard{Kind: "k", Tables: whole}, skip)
+		if diff := shardDiff(want, &Shard{Kind: "k", Tables: got}); diff != "" {
+			t.Fatalf("skipping decodes differently: %s", diff)
+		}
+	})
 }

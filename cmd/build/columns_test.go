@@ -9,7 +9,8 @@ import (
 // table, only the columns its engine indexes: the request ids and every
 // other column stay undecoded (nil), though the row count is known; a
 // sessions page adds the ids; only a search reads the server ids (of
-// request_server); a workers question naming a worker decodes
+// request_server); the first two read of the agents only their sessions;
+// a workers question naming a worker decodes
 // every column.
 // TestQueryDecodesOnlyTheTablesItReads checks that their answers are the
 // whole core's.
@@ -24,6 +25,9 @@ func TestQueryDecodesOnlyTheRequestColumnsItReads(t *testing.T) {
 		if len(rep.Core.Server.Request) == 0 || rep.Core.Server.ServerIDs != nil {
 			t.Errorf("%v: %d requests with server evidence, their server ids decoded: %v", argv, len(rep.Core.Server.Request), rep.Core.Server.ServerIDs != nil)
 		}
+		if ag := &rep.Core.Agents; len(ag.Session) == 0 || ag.ID != nil || ag.Parent.V != nil || ag.Depth != nil {
+			t.Errorf("%v: %d agents, their ids, parents or depths decoded", argv, len(ag.Session))
+		}
 		if r.ID != nil || r.Status != nil || r.EvidenceLine != nil || r.InputTokens.V != nil || r.Worker.V != nil || r.TimingQuality != nil {
 			t.Errorf("%v: request columns the answer does not read were decoded", argv)
 		}
@@ -33,6 +37,9 @@ func TestQueryDecodesOnlyTheRequestColumnsItReads(t *testing.T) {
 	for _, argv := range [][]string{{"sessions", "--limit", "3"}, {"sessions", "--search", "a"}} {
 		_, rep := askWith(t, dir, argv, true)
 		r := &rep.Core.Requests
+		if ag := &rep.Core.Agents; len(ag.ID) != len(ag.Session) || len(ag.Depth) != len(ag.Session) {
+			t.Errorf("%v: %d agents, %d ids and %d depths decoded", argv, len(ag.Session), len(ag.ID), len(ag.Depth))
+		}
 		if len(r.ID) != r.N || r.Status != nil || r.InputTokens.V != nil || r.EvidenceLine != nil {
 			t.Errorf("%v: %d requests, %d ids, %d statuses, %d input token counts", argv, r.N, len(r.ID), len(r.Status), len(r.InputTokens.V))
 		}

@@ -379,7 +379,7 @@ func (c *Core) checkIndexes() error {
 		within("server evidence request", c.Server.Request, r.N),
 		within("server span chunk", c.ServerSpans.Chunk, len(c.SpanChunks)),
 		within("request session index", r.SessionIndex, len(c.Sessions.ID)),
-		within("request agent index", r.AgentIndex, len(c.Agents.ID)),
+		within("request agent index", r.AgentIndex, len(c.Agents.Session)),
 		within("agent session", c.Agents.Session, len(c.Sessions.ID)),
 		within("request id order", r.ByID, r.N),
 	} {

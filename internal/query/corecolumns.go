@@ -32,6 +32,10 @@ var readsRequestColumns = map[string][]string{
 	"sessions": append([]string{"id", "source_trace"}, engineColumns...),
 }
 
+// countsAgents are the kinds that read of the agents only their sessions
+// (New's grouping): their ids, parents and depths are left undecoded.
+var countsAgents = map[string]bool{"summary": true, "workers": true}
+
 // searchColumns are the request columns a search reads besides the
 // engine's (searchTexts: the identities it matches).
 var searchColumns = []string{"id", "conversation", "source_trace"}
@@ -54,9 +58,11 @@ func SkippedColumns(op string, args map[string]bool) func(table, column string) 
 			set[c] = true
 		}
 	}
-	search := args["search"]
+	search, agents := args["search"], countsAgents[op]
 	return func(table, column string) bool {
 		switch table {
+		case catalog.TableAgents:
+			return agents && column != "session"
 		case catalog.TableRequests:
 			return !set[column]
 		case catalog.TableRequestServer:

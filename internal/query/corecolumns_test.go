@@ -28,6 +28,9 @@ func TestSkippedColumns(t *testing.T) {
 	if SkippedColumns("sessions", map[string]bool{"search": true})(catalog.TableRequestServer, "server_ids") {
 		t.Error("a sessions search skips the server ids it searches")
 	}
+	if !skip(catalog.TableAgents, "id") || skip(catalog.TableAgents, "session") || SkippedColumns("sessions", nil)(catalog.TableAgents, "id") {
+		t.Error("summary decodes the agent ids or skips their sessions, or a sessions page skips the agent ids it lists")
+	}
 }
 
 // Requests whose ids were left undecoded are checked in start order

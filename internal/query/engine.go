@@ -106,10 +106,10 @@ func New(c *catalog.Core) (*Engine, error) {
 		e.maxRequestDur = max(e.maxRequestDur, r.End[i]-r.Start[i])
 	}
 	e.sessionStart, e.sessionRequests = bucket(r.SessionIndex, len(c.Sessions.ID))
-	e.agentStart, e.agentRequests = bucket(r.AgentIndex, len(c.Agents.ID))
+	e.agentStart, e.agentRequests = bucket(r.AgentIndex, len(c.Agents.Session))
 	e.indexSessionSpans()
 	e.agentsOf = make([][2]int32, len(c.Sessions.ID))
-	for a := len(c.Agents.ID) - 1; a >= 0; a-- {
+	for a := len(c.Agents.Session) - 1; a >= 0; a-- { // the ids may be undecoded (SkippedColumns)
 		s := c.Agents.Session[a]
 		if e.agentsOf[s][1] == 0 {
 			e.agentsOf[s][1] = int32(a + 1)

@@ -44,7 +44,8 @@ func queryCmd(args []string, stdout io.Writer) error {
 		defer stop()
 	}
 	defer collectOnlyPastLimit()()
-	rep, err := report.OpenLazyTables(path, query.SkippedTables(req.Op, req.named()))
+	named := req.named()
+	rep, err := report.OpenLazyColumns(path, query.SkippedTables(req.Op, named), query.SkippedColumns(req.Op, named))
 	if err != nil {
 		return err
 	}

@@ -14,6 +14,11 @@ var tableQuestions = [][]string{
 	{"requests", "--limit", "1000"},
 	{"requests", "--min-ttft-ms", "100", "--search", "a", "--limit", "5"},
 	{"sessions", "--sort", "latency", "--limit", "3"},
+	{"sessions", "--sort", "ttft", "--search", "a", "--limit", "3"},
+	{"sessions", "--min-ttft-ms", "100", "--from", "30", "--to", "60"},
+	{"sessions", "--worker", "decode-0", "--limit", "2"},
+	{"sessions", "--search", "no-such-request"},
+	{"workers", "--role", "prefill"},
 	{"iterations", "--from", "30", "--to", "40", "--limit", "3"},
 	{"iterations", "--rank", "0", "--limit", "2"},
 	{"profiles"},
@@ -29,7 +34,8 @@ var tableQuestions = [][]string{
 }
 
 // askWith answers argv over the report at dir as dsight query does: the
-// core decoded without the tables SkippedTables names when skip is set,
+// core decoded without the tables SkippedTables and the columns
+// SkippedColumns name when skip is set,
 // otherwise whole. A failure is returned as its message, to compare too.
 func askWith(t *testing.T, dir string, argv []string, skip bool) (string, *report.Lazy) {
 	t.Helper()
@@ -38,10 +44,12 @@ func askWith(t *testing.T, dir string, argv []string, skip bool) (string, *repor
 		t.Fatalf("%v: %v", argv, err)
 	}
 	var skipped func(string) bool
+	var skippedColumns func(string, string) bool
 	if skip {
 		skipped = query.SkippedTables(req.Op, req.named())
+		skippedColumns = query.SkippedColumns(req.Op, req.named())
 	}
-	rep, err := report.OpenLazyTables(dir, skipped)
+	rep, err := report.OpenLazyColumns(dir, skipped, skippedColumns)
 	if err != nil {
 		t.Fatal(err)
 	}

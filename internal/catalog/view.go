@@ -257,10 +257,19 @@ func Open(s *shard.Shard) (*Core, error) { return OpenTables(s, nil) }
 // (shard.DecodeTables): a table skipped names is read as absent, and the
 // Core holds nothing of it. A nil skipped is Open.
 func OpenTables(s *shard.Shard, skipped func(table string) bool) (*Core, error) {
+	return OpenColumns(s, skipped, nil)
+}
+
+// OpenColumns is OpenTables over a core decoded without some columns too
+// (shard.DecodeTableFramesSkipping): a column skippedColumns names is read
+// as nil, so a reader that reaches it fails loudly instead of reading
+// zeros. Only a one-shot question whose answer reads none of them opens
+// a core so (query.SkippedColumns).
+func OpenColumns(s *shard.Shard, skipped func(table string) bool, skippedColumns shard.SkipColumn) (*Core, error) {
 	if s.Kind != Kind {
 		return nil, fmt.Errorf("shard kind is %q, want %q", s.Kind, Kind)
 	}
-	o := opener{s: s, skipped: skipped}
+	o := opener{s: s, skipped: skipped, skippedColumns: skippedColumns}
 	c := &Core{Audit: model.Audit{}}
 
 	if t := o.table(TableMeta); t != nil {
@@ -370,7 +379,7 @@ func (c *Core) checkIndexes() error {
 		within("server evidence request", c.Server.Request, r.N),
 		within("server span chunk", c.ServerSpans.Chunk, len(c.SpanChunks)),
 		within("request session index", r.SessionIndex, len(c.Sessions.ID)),
-		within("request agent index", r.AgentIndex, len(c.Agents.ID)),
+		within("request agent index", r.AgentIndex, len(c.Agents.Session)),
 		within("agent session", c.Agents.Session, len(c.Sessions.ID)),
 		within("request id order", r.ByID, r.N),
 	} {
@@ -386,8 +395,20 @@ func (c *Core) checkIndexes() error {
 type opener struct {
 	s   *shard.Shard
 	err error
-	// skipped names the tables left undecoded on purpose (OpenTables).
-	skipped func(table string) bool
+	// skipped names the tables left undecoded on purpose (OpenTables),
+	// skippedColumns the columns (OpenColumns).
+	skipped        func(table string) bool
+	skippedColumns shard.SkipColumn
+}
+
+// left says whether column name of t was left undecoded on purpose: it
+// is read as nil, with no error.
+func (o *opener) left(t *shard.Table, name string) bool {
+	if o.skippedColumns == nil || !o.skippedColumns(t.Name, name) {
+		return false
+	}
+	_, ok := t.Column(name)
+	return !ok
 }
 
 func (o *opener) table(name string) *shard.Table {
@@ -423,6 +444,9 @@ func (o *opener) col(t *shard.Table, name string, typ shard.Type) *shard.Column 
 // so callers never index a nil slice before o.err is checked.
 
 func (o *opener) strs(t *shard.Table, name string) []string {
+	if o.left(t, name) {
+		return nil
+	}
 	if c := o.col(t, name, shard.String); c != nil {
 		return c.Strings
 	}
@@ -430,6 +454,9 @@ func (o *opener) strs(t *shard.Table, name string) []string {
 }
 
 func (o *opener) optStrs(t *shard.Table, name string) Strings {
+	if o.left(t, name) {
+		return Strings{}
+	}
 	if c := o.col(t, name, shard.String); c != nil {
 		return Strings{c.Strings, c.Valid}
 	}
@@ -437,6 +464,9 @@ func (o *opener) optStrs(t *shard.Table, name string) Strings {
 }
 
 func (o *opener) ints(t *shard.Table, name string) []int64 {
+	if o.left(t, name) {
+		return nil
+	}
 	if c := o.col(t, name, shard.Int64); c != nil {
 		return c.Ints
 	}
@@ -444,6 +474,9 @@ func (o *opener) ints(t *shard.Table, name string) []int64 {
 }
 
 func (o *opener) optInts(t *shard.Table, name string) Ints {
+	if o.left(t, name) {
+		return Ints{}
+	}
 	if c := o.col(t, name, shard.Int64); c != nil {
 		return Ints{c.Ints, c.Valid}
 	}
@@ -451,6 +484,9 @@ func (o *opener) optInts(t *shard.Table, name string) Ints {
 }
 
 func (o *opener) optFloats(t *shard.Table, name string) Floats {
+	if o.left(t, name) {
+		return Floats{}
+	}
 	if c := o.col(t, name, shard.Float64); c != nil {
 		return Floats{c.Floats, c.Valid}
 	}

@@ -90,12 +90,10 @@ func New(c *catalog.Core) (*Engine, error) {
 	}
 	r := &c.Requests
 	e := &Engine{c: c, r: r, sourceByID: make(map[int]int, len(c.Sources)), durationS: seconds(c.Meta.DurationNS)}
-	for i := 1; i < r.N; i++ {
-		if r.Start[i] < r.Start[i-1] || r.Start[i] == r.Start[i-1] && r.ID[i] < r.ID[i-1] {
-			return nil, fmt.Errorf("requests are not sorted by start at %q", r.ID[i])
-		}
+	if err := checkOrder(r); err != nil {
+		return nil, err
 	}
-	for k := 1; k < r.N; k++ {
+	for k := 1; k < r.N && r.ID != nil; k++ {
 		// One comparison a row, not an equality test and then an order
 		// test: this loop is most of New on the page (100,000 ids).
 		if c := strings.Compare(r.ID[r.ByID[k]], r.ID[r.ByID[k-1]]); c == 0 {
@@ -108,10 +106,10 @@ func New(c *catalog.Core) (*Engine, error) {
 		e.maxRequestDur = max(e.maxRequestDur, r.End[i]-r.Start[i])
 	}
 	e.sessionStart, e.sessionRequests = bucket(r.SessionIndex, len(c.Sessions.ID))
-	e.agentStart, e.agentRequests = bucket(r.AgentIndex, len(c.Agents.ID))
+	e.agentStart, e.agentRequests = bucket(r.AgentIndex, len(c.Agents.Session))
 	e.indexSessionSpans()
 	e.agentsOf = make([][2]int32, len(c.Sessions.ID))
-	for a := len(c.Agents.ID) - 1; a >= 0; a-- {
+	for a := len(c.Agents.Session) - 1; a >= 0; a-- { // the ids may be undecoded (SkippedColumns)
 		s := c.Agents.Session[a]
 		if e.agentsOf[s][1] == 0 {
 			e.agentsOf[s][1] = int32(a + 1)

@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/dsight/dsight/internal/catalog"
 	"github.com/dsight/dsight/internal/model"
 )
 
@@ -98,7 +97,10 @@ func (e *Engine) workerItems() ([]WorkerItem, error) {
 		a.ranks[key][*rank] = true
 	}
 	for _, list := range e.c.Server.Workers {
-		for _, w := range catalog.IDs(list) {
+		if list == "" {
+			continue
+		}
+		for w := range strings.SplitSeq(list, "\n") { // in place, as workers() walks them
 			get(w).served++
 		}
 	}

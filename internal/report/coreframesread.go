@@ -19,6 +19,12 @@ import (
 // read. The frames are decoded where they lie (a frame stored as is is a
 // slice of the parts), never joined into one raw copy.
 func readFramedTables(dir string, sh model.Shard, keep func(table string) bool) (*shard.Shard, error) {
+	return readFramedColumns(dir, sh, keep, nil)
+}
+
+// readFramedColumns is readFramedTables decoding none of the columns skip
+// names (nil: every column of every table read).
+func readFramedColumns(dir string, sh model.Shard, keep func(table string) bool, skip shard.SkipColumn) (*shard.Shard, error) {
 	frames, err := checkFrames(sh)
 	if err != nil {
 		// Frames that do not fit their descriptor: read every part, so
@@ -75,7 +81,7 @@ func readFramedTables(dir string, sh model.Shard, keep func(table string) bool) 
 		}
 		raws = raws[:len(raws)-1]
 	}
-	tables, err := shard.DecodeTableFrames(raws[1:])
+	tables, err := shard.DecodeTableFramesSkipping(raws[1:], skip)
 	if err != nil {
 		return nil, err
 	}

@@ -30,6 +30,12 @@ func openCore(path string) (string, Manifest, *catalog.Core, error) { return ope
 // openCoreTables is openCore decoding none of the core tables skipped
 // names (nil: every table).
 func openCoreTables(path string, skipped func(table string) bool) (string, Manifest, *catalog.Core, error) {
+	return openCoreColumns(path, skipped, nil)
+}
+
+// openCoreColumns is openCoreTables decoding none of the columns
+// skippedColumns names either (nil: every column).
+func openCoreColumns(path string, skipped func(table string) bool, skippedColumns shard.SkipColumn) (string, Manifest, *catalog.Core, error) {
 	var m Manifest
 	dir := path
 	if st, err := os.Stat(path); err != nil {
@@ -70,17 +76,17 @@ func openCoreTables(path string, skipped func(table string) bool) (string, Manif
 		if keep == nil {
 			keep = func(string) bool { return true }
 		}
-		s, err = readFramedTables(dir, m.Entry.Core, keep)
+		s, err = readFramedColumns(dir, m.Entry.Core, keep, skippedColumns)
 	} else {
 		var raw []byte
 		if raw, err = readShard(dir, m.Entry.Core); err == nil {
-			s, err = shard.DecodeTables(raw, keep)
+			s, err = shard.DecodeTablesSkipping(raw, keep, skippedColumns)
 		}
 	}
 	if err != nil {
 		return "", m, nil, fmt.Errorf("core shard: %w", err)
 	}
-	c, err := catalog.OpenTables(s, skipped)
+	c, err := catalog.OpenColumns(s, skipped, skippedColumns)
 	return dir, m, c, err
 }
 

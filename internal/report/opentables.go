@@ -11,3 +11,15 @@ func OpenLazyTables(path string, skipped func(table string) bool) (*Lazy, error)
 	}
 	return &Lazy{Core: c, Dir: dir, evidence: m.Entry.Evidence}, nil
 }
+
+// OpenLazyColumns is OpenLazyTables decoding none of the core columns
+// skippedColumns names either (query.SkippedColumns): a summary reads the
+// request table's row count and the columns its engine indexes, not the
+// rest of its values.
+func OpenLazyColumns(path string, skipped func(table string) bool, skippedColumns func(table, column string) bool) (*Lazy, error) {
+	dir, m, c, err := openCoreColumns(path, skipped, skippedColumns)
+	if err != nil {
+		return nil, err
+	}
+	return &Lazy{Core: c, Dir: dir, evidence: m.Entry.Evidence}, nil
+}

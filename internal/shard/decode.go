@@ -43,6 +43,8 @@ type decoder struct {
 	decoded int64 // memory allocated so far
 	budget  int64 // limit for decoded, normally maxDecodedBytes
 	where   string
+	// skip names the columns left undecoded (skipcolumns.go); nil: none.
+	skip SkipColumn
 }
 
 func (d *decoder) fail(format string, args ...any) error {
@@ -103,7 +105,14 @@ func (d *decoder) table(t *Table) error {
 	t.Columns = make([]Column, n)
 	seen := make(map[string]bool, n)
 	tableWhere := d.where
-	if done, err := d.columnsAtOnce(t, tableWhere); done {
+	var skipped []bool
+	if d.skip != nil {
+		skipped = make([]bool, n)
+	}
+	if done, err := d.columnsAtOnce(t, tableWhere, skipped); done {
+		if err == nil && skipped != nil {
+			dropSkipped(t, skipped)
+		}
 		return err
 	}
 	for i := range t.Columns {
@@ -117,9 +126,19 @@ func (d *decoder) table(t *Table) error {
 			return d.fail("duplicate column name")
 		}
 		seen[c.Name] = true
+		if d.skips(t, c.Name) {
+			skipped[i] = true
+			if err := d.skipColumn(); err != nil {
+				return err
+			}
+			continue
+		}
 		if err := d.column(c, t.Rows); err != nil {
 			return err
 		}
+	}
+	if skipped != nil {
+		dropSkipped(t, skipped)
 	}
 	d.where = tableWhere
 	return nil

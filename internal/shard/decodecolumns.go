@@ -22,7 +22,11 @@ const parallelRows = 1 << 14
 // error is the one the sequential decode would have stopped at, the first
 // in column order. Where GOMAXPROCS is 1 (the page's wasm) it is never
 // taken.
-func (d *decoder) columnsAtOnce(t *Table, tableWhere string) (done bool, err error) {
+//
+// Columns skip names are only checked and stepped over (skipped marks
+// them; nil when nothing is skipped); a flaw in their headers falls back
+// to the sequential path too.
+func (d *decoder) columnsAtOnce(t *Table, tableWhere string, skipped []bool) (done bool, err error) {
 	if t.Rows < parallelRows || len(t.Columns) < 2 || runtime.GOMAXPROCS(0) < 2 {
 		return false, nil
 	}
@@ -31,6 +35,7 @@ func (d *decoder) columnsAtOnce(t *Table, tableWhere string) (done bool, err err
 		if !done {
 			d.r.off = start
 			d.where = tableWhere
+			clear(skipped)
 		}
 	}()
 	// The walk: each column's name and where its header starts.
@@ -54,6 +59,14 @@ func (d *decoder) columnsAtOnce(t *Table, tableWhere string) (done bool, err err
 			return false, nil
 		}
 		d.r.off += int(size)
+		if d.skips(t, name) {
+			typ, enc := Type(header[0]), Encoding(header[1])
+			if !typ.valid() || !enc.allows(typ) || size == 0 {
+				return false, nil
+			}
+			skipped[i] = true
+			continue
+		}
 		// Every decode costs at most its fixed per-row cost, a validity
 		// slice and 36/16 bytes per payload byte (a UUID's text).
 		bound += decodedCost(Type(header[0]), t.Rows, true) + 3*int64(size)
@@ -66,6 +79,9 @@ func (d *decoder) columnsAtOnce(t *Table, tableWhere string) (done bool, err err
 	spent := make([]int64, len(t.Columns))
 	var wg sync.WaitGroup
 	for i := range t.Columns {
+		if skipped != nil && skipped[i] {
+			continue
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

@@ -13,14 +13,21 @@ import (
 // (dsight query) so skips the decoding a question does not use: the core's
 // request tables are most of its bytes, and a metrics question reads none.
 func DecodeTables(raw []byte, keep func(table string) bool) (*Shard, error) {
-	if keep == nil {
+	return decodeTables(raw, keep, nil)
+}
+
+func decodeTables(raw []byte, keep func(table string) bool, skip SkipColumn) (*Shard, error) {
+	if keep == nil && skip == nil {
 		return Decode(raw)
+	}
+	if keep == nil {
+		keep = func(string) bool { return true }
 	}
 	if err := checkFrame(raw); err != nil {
 		return nil, err
 	}
 	body := raw[:len(raw)-trailerBytes]
-	d := decoder{r: reader{b: body, off: headerFixedBytes}, budget: maxDecodedBytes}
+	d := decoder{r: reader{b: body, off: headerFixedBytes}, budget: maxDecodedBytes, skip: skip}
 	kind, err := d.name("kind")
 	if err != nil {
 		return nil, err
@@ -109,25 +116,9 @@ func (d *decoder) skipTable() error {
 			return d.fail("duplicate column name")
 		}
 		seen[col] = true
-		header, err := d.r.take(2)
-		if err != nil {
-			return d.fail("truncated column type and encoding")
-		}
-		typ, enc := Type(header[0]), Encoding(header[1])
-		if !typ.valid() {
-			return d.fail("unknown column type %d", header[0])
-		}
-		if !enc.allows(typ) {
-			return d.fail("encoding %s is not defined for %s columns", enc, typ)
-		}
-		size, err := d.uvarint("column payload length")
-		if err != nil {
+		if err := d.skipColumn(); err != nil {
 			return err
 		}
-		if size == 0 || size > uint64(d.r.remaining()) {
-			return d.fail("column payload of %d bytes but only %d remain", size, d.r.remaining())
-		}
-		d.r.off += int(size)
 	}
 	return nil
 }

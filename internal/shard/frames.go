@@ -99,6 +99,10 @@ func DecodeTableFrames(frames [][]byte) ([]Table, error) {
 }
 
 func decodeTableFrames(frames [][]byte, budget int64) ([]Table, error) {
+	return decodeTableFramesSkipping(frames, budget, nil)
+}
+
+func decodeTableFramesSkipping(frames [][]byte, budget int64, skip SkipColumn) ([]Table, error) {
 	tables := make([]Table, len(frames))
 	seen := make(map[string]bool, len(frames))
 	var decoded int64
@@ -106,7 +110,7 @@ func decodeTableFrames(frames [][]byte, budget int64) ([]Table, error) {
 		if len(b) > maxRawBytes {
 			return nil, fmt.Errorf("%w: table frame %d: %d bytes exceeds the limit of %d", ErrCorrupt, i, len(b), maxRawBytes)
 		}
-		d := decoder{r: reader{b: b}, decoded: decoded, budget: budget, where: fmt.Sprintf("table frame %d", i)}
+		d := decoder{r: reader{b: b}, decoded: decoded, budget: budget, where: fmt.Sprintf("table frame %d", i), skip: skip}
 		if err := d.table(&tables[i]); err != nil {
 			return nil, err
 		}

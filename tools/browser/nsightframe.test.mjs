@@ -165,3 +165,45 @@ for (const via of ["file", "http"]) {
     }
   });
 }
+
+// rehearsedInPage runs in the page: the overview, then idle time until the
+// exact-zoom rehearsal is marked, with what is shown read before and after.
+const rehearsedInPage = async () => {
+  const x = window.traceExplorer;
+  const frame = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+  const d = x.describe().meta.duration;
+  const p = x.listProfiles().filter((q) => q.event_count > 0).sort((a, b) => b.event_count - a.event_count)[0];
+  await x.inspectNsys({ profile: p.id, from: 0, to: d });
+  await frame();
+  const shown = () => {
+    const canvas = document.querySelector(`.nsight-canvas[data-profile="${p.id}"]`);
+    return { mode: canvas.dataset.mode, estimate: canvas.dataset.estimate, pixels: [canvas.width, canvas.height], note: document.querySelector(".nsight-note").textContent, blocks: document.querySelectorAll(".nsight-profile").length, canvases: document.querySelectorAll("canvas.nsight-canvas").length };
+  };
+  const before = shown();
+  const t0 = performance.now();
+  while (!performance.getEntriesByName("dsight:nsight-rehearsed").length && performance.now() - t0 < 30000) await new Promise((r) => setTimeout(r, 50));
+  const rehearsed = performance.getEntriesByName("dsight:nsight-rehearsed").length > 0;
+  const after = shown();
+  const [a0, a1] = p.imported_range;
+  const [from, to] = [a0 + (a1 - a0) * 0.45, a0 + (a1 - a0) * 0.45 + (a1 - a0) / 40];
+  x.selectRange(from, to);
+  await x.whenDetailsReady();
+  await frame();
+  const canvas = document.querySelector(`.nsight-canvas[data-profile="${p.id}"]`);
+  return { rehearsed, before, after, mode: canvas.dataset.mode, drawn: Number(canvas.dataset.drawn), total: (await x.queryNsys({ profile: p.id, from, to, limit: 1 })).total };
+};
+
+test("idle time rehearses an exact Nsight zoom off screen, changing nothing shown", async () => {
+  const { page, problems } = await open(at.browser.context, fileURL(at.report));
+  try {
+    const got = await page.evaluate(rehearsedInPage);
+    assert.ok(got.rehearsed, "no dsight:nsight-rehearsed mark within 30 s of idle time");
+    assert.equal(got.before.mode, "density");
+    assert.deepEqual(got.after, got.before, "the rehearsal changed what the tracks show");
+    assert.equal(got.mode, "exact");
+    assert.ok(got.total > 0 && got.drawn <= got.total, `drawn ${got.drawn} of ${got.total}`);
+    assert.deepEqual(problems, []);
+  } finally {
+    await page.close();
+  }
+});

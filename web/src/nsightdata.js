@@ -91,13 +91,20 @@ export async function nsysView(args, signal, onLoad, into, timing = null) {
   };
   const bytes = await askDetail("nsys_view", args, { signal, ask: timed, onLoad, timing });
   const t = performance.now();
+  const v = decodeView(bytes);
+  v.answerMs = answerMs + performance.now() - t;
+  return v;
+}
+
+// decodeView splits nsys_view's bytes into {header, rows, buffer}.
+export function decodeView(bytes) {
   const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const n = dv.getUint32(0, true);
   const header = JSON.parse(new TextDecoder().decode(bytes.subarray(4, 4 + n)));
   const at = Math.ceil((4 + n) / 8) * 8;
   const count = (bytes.byteLength - at) / 8;
   const rows = (bytes.byteOffset + at) % 8 === 0 ? new Float64Array(bytes.buffer, bytes.byteOffset + at, count) : new Float64Array(bytes.slice(at).buffer);
-  return { header, rows, answerMs: answerMs + performance.now() - t, buffer: new Uint8Array(bytes.buffer) };
+  return { header, rows, answerMs: 0, buffer: new Uint8Array(bytes.buffer) };
 }
 
 // browserNsys renames the CLI's global_tid to the browser API's globalTid

@@ -13,6 +13,7 @@ import { nsysView, askDetail, NSYS_ROW_FLOATS } from "./nsightdata.js";
 import { newLoadTiming } from "./loader.js";
 import { prefetchAround, prefetchCancel } from "./nsightprefetch.js";
 import { exactRects, sizeCanvas as sizeLaneCanvas, LANE_H, LANE_GAP } from "./nsightdraw.js";
+import { rehearseNsight } from "./nsightrehearse.js";
 
 // laneX places time t on a track lane as a fraction of its width, the
 // shared time axis's mapping (timeaxis.js; unclamped, so a range crossing
@@ -45,6 +46,21 @@ export class NsightSection {
     this.views = new Map(); // profile id → last drawn {header, rows, buffer}
     this.buffers = new Map(); // profile id → its answer buffers (nsysView's into)
     this.cpu = null; // last hotspots answer of the current profile
+    this.renders = 0;
+    // The idle-time rehearsal's state (nsightrehearse.js): rounds done and
+    // tried, its answer buffer and its off-screen block.
+    this.rehearsal = { done: 0, tried: 0, buffer: undefined, block: null };
+  }
+
+  // rehearseDraw draws view v of profile p into an off-screen block as a
+  // zoom would draw it on screen, at the shown lane's width.
+  rehearseDraw(p, v) {
+    const r = this.rehearsal;
+    const shown = this.blocks?.find((b) => b.profile === p.id);
+    if (!shown) return;
+    if (!r.block || r.block.profile !== p.id) r.block = this.block(p);
+    laneWidths.set(r.block.lane, laneWidth(shown.lane)); // never observed: not in the document
+    r.block.draw(v);
   }
 
   usable(p) {
@@ -87,6 +103,7 @@ export class NsightSection {
   // render redraws the tracks; it resolves when their data is drawn, and
   // quietly when a newer render replaced it.
   async render() {
+    const gen = ++this.renders;
     this.controller?.abort();
     prefetchCancel(); // a view change goes first; the next idle time resumes it
     const ctl = new AbortController();
@@ -152,6 +169,7 @@ export class NsightSection {
       performance.measure("dsight:nsight-render", { start: t0, detail: timing });
       // Idle time after this view fetches the chunks nearest it.
       prefetchAround(chosen.map((p) => p.id), s.from, s.to);
+      rehearseNsight(this, gen);
     } catch (err) {
       if (err.name === "AbortError" || ctl.signal.aborted) return;
       host.appendChild(h("p", { class: "error-inline" }, `Could not load Nsight ranges: ${err.message}`));
@@ -239,7 +257,7 @@ export class NsightSection {
       reqRow.replaceWith(next);
       reqRow = next;
     };
-    return { el, lane, draw, loading, moveRequest };
+    return { el, lane, draw, loading, moveRequest, profile: p.id };
   }
 }
 

@@ -71,9 +71,16 @@ func (e *Engine) orders() *statsOrders {
 				add(2, i, float64(r.OutputTokens.V[i])/seconds(end-*first))
 			}
 		}
+		var scratch radixScratch
 		for k, q := range qs {
 			v := byReq[k]
-			slices.SortFunc(q.rank, func(a, b int32) int { return cmp.Or(cmp.Compare(v[a], v[b]), cmp.Compare(b, a)) })
+			if o.usable {
+				rankByValue(q.rank, v, &scratch) // statsradix.go
+			} else {
+				// A NaN has no place in an order the orders' answers use;
+				// ranges then sort (the order still needs a total order).
+				slices.SortFunc(q.rank, func(a, b int32) int { return cmp.Or(cmp.Compare(v[a], v[b]), cmp.Compare(b, a)) })
+			}
 			q.val = make([]float64, len(q.rank))
 			for j, i := range q.rank {
 				q.val[j] = v[i]

@@ -273,7 +273,6 @@ func (d *decoder) keyText(c pickedColumn, rows int, text string) ([]int, error) 
 	if err != nil {
 		return nil, err
 	}
-	want := -1 // the matching value index (UUID list) or dictionary entry
 	switch c.enc {
 	case EncUUIDList:
 		packed, err := d.r.take(uuidBytes * v.present)
@@ -292,9 +291,22 @@ func (d *decoder) keyText(c pickedColumn, rows int, text string) ([]int, error) 
 		}
 		return nonNilRows(keep), nil
 	case EncUUIDDictionary, EncDictionary:
+		// The writer stores a value once, but a dictionary may repeat
+		// one: every entry equal to text matches.
+		var want []uint64 // a bit per entry
+		match := []byte(text)
+		if c.enc == EncUUIDDictionary {
+			match = nil // no UUID entry spells text otherwise
+			if isUUID(text) {
+				match = appendUUID(nil, text)
+			}
+		}
 		entries, err := d.dictionaryEntries(c.enc, v.present, func(k int, entry []byte) {
-			if want < 0 && entryEquals(c.enc, entry, text) {
-				want = k
+			if match != nil && bytes.Equal(entry, match) {
+				if want == nil {
+					want = make([]uint64, v.present/64+1)
+				}
+				want[k/64] |= 1 << (k % 64)
 			}
 		})
 		if err != nil {
@@ -302,7 +314,7 @@ func (d *decoder) keyText(c pickedColumn, rows int, text string) ([]int, error) 
 		}
 		var keep []int
 		err = d.eachIndex(v, rows, entries, func(row, k int) {
-			if k == want {
+			if want != nil && want[k/64]>>(k%64)&1 == 1 {
 				keep = append(keep, row)
 			}
 		})
@@ -316,13 +328,6 @@ func nonNilRows(rows []int) []int {
 		return []int{}
 	}
 	return rows
-}
-
-func entryEquals(enc Encoding, entry []byte, text string) bool {
-	if enc == EncUUIDDictionary {
-		return isUUID(text) && bytes.Equal(entry, appendUUID(nil, text))
-	}
-	return string(entry) == text
 }
 
 // dictionaryEntries walks a dictionary's entries, checking each as the
@@ -457,22 +462,18 @@ func (d *decoder) pickColumn(col *Column, c pickedColumn, rows int, keep []int) 
 			col.Valid[j] = v.has(i)
 		}
 	}
-	// at walks keep alongside the rows read in order.
-	next := 0
-	at := func(row int) (int, bool) {
-		for next < len(keep) && keep[next] < row {
-			next++
+	// vals[j] is kept row j's value index, -1 for a null.
+	vals := make([]int, len(keep))
+	for j, i := range keep {
+		vals[j] = -1
+		if v.has(i) {
+			vals[j] = v.index(i)
 		}
-		return next, next < len(keep) && keep[next] == row
 	}
 	switch c.typ {
 	case Int64:
 		col.Ints = make([]int64, len(keep))
-		return d.eachInt(v, c.enc, rows, func(row int, x int64) {
-			if j, ok := at(row); ok {
-				col.Ints[j] = x
-			}
-		})
+		return d.intsAt(v, c.enc, vals, col.Ints)
 	case Float64:
 		col.Floats = make([]float64, len(keep))
 		return d.pickFloats(col, v, c.enc, keep)
@@ -516,17 +517,13 @@ func (d *decoder) pickColumn(col *Column, c pickedColumn, rows int, keep []int) 
 		return err
 	}
 	index := make([]int, len(keep))
-	if err := d.eachIndex(v, rows, entries, func(row, k int) {
-		if j, ok := at(row); ok {
-			index[j] = k
-		}
-	}); err != nil {
+	if err := d.indexesAt(vals, entries, index); err != nil {
 		return err
 	}
 	d.r.off = dictStart
 	_, err = d.dictionaryEntries(c.enc, v.present, func(k int, entry []byte) {
-		for j, i := range keep {
-			if v.has(i) && index[j] == k {
+		for j := range keep {
+			if vals[j] >= 0 && index[j] == k {
 				if c.enc == EncUUIDDictionary {
 					col.Strings[j] = formatUUIDs(entry, 1)[0]
 				} else {
@@ -576,5 +573,102 @@ func (d *decoder) pickFloats(col *Column, v presence, enc Encoding, keep []int) 
 		}
 	}
 	d.r.off = len(d.r.b)
+	return nil
+}
+
+// The kept rows' values are read stepping over the values before them and
+// none after the last: the other rows' values are never stored, and, as a
+// skipped column's (SkipColumn), checked only for their payload's length.
+
+// skipVarints steps over k varints from off (each ends at a byte below
+// 0x80), returning where the next begins, or -1 when b ends first.
+func skipVarints(b []byte, off, k int) int {
+	for ; k > 0; off++ {
+		if off >= len(b) {
+			return -1
+		}
+		if b[off] < 0x80 {
+			k--
+		}
+	}
+	return off
+}
+
+// intsAt reads the Int64 values of value indexes vals (ascending, -1 for a
+// null, left zero) into out.
+func (d *decoder) intsAt(v presence, enc Encoding, vals []int, out []int64) error {
+	if enc == EncConstant {
+		if v.present == 0 {
+			return d.fail("constant encoding without values")
+		}
+		u, err := d.uvarint("constant value")
+		if err != nil {
+			return err
+		}
+		for j, k := range vals {
+			if k >= 0 {
+				out[j] = unzigzag(u)
+			}
+		}
+		return nil
+	}
+	b, off, at, sum := d.r.b, d.r.off, 0, int64(0)
+	for j, k := range vals {
+		if k < 0 {
+			continue
+		}
+		if enc == EncDeltaVarint {
+			// A delta's value is the sum of every step before it.
+			for ; at <= k; at++ {
+				u, n := binary.Uvarint(b[off:])
+				if n <= 0 {
+					d.r.off = off
+					return d.fail("value: %v", varintError(n))
+				}
+				off += n
+				sum = wrappingAdd(sum, unzigzag(u))
+			}
+			out[j] = sum
+			continue
+		}
+		if off = skipVarints(b, off, k-at); off < 0 {
+			return d.fail("%d values but the payload ends first", v.present)
+		}
+		u, n := binary.Uvarint(b[off:])
+		if n <= 0 {
+			d.r.off = off
+			return d.fail("value: %v", varintError(n))
+		}
+		off, at = off+n, k+1
+		out[j] = unzigzag(u)
+	}
+	d.r.off = off
+	return nil
+}
+
+// indexesAt reads the dictionary indexes of value indexes vals (as
+// intsAt) into out, checking each against the entries.
+func (d *decoder) indexesAt(vals []int, entries int, out []int) error {
+	b, off, at := d.r.b, d.r.off, 0
+	for j, k := range vals {
+		if k < 0 {
+			continue
+		}
+		if off = skipVarints(b, off, k-at); off < 0 {
+			return d.fail("dictionary indexes end before value %d", k)
+		}
+		x, n := binary.Uvarint(b[off:])
+		if n <= 0 {
+			d.r.off = off
+			return d.fail("dictionary index: %v", varintError(n))
+		}
+		if x >= uint64(entries) {
+			d.r.off = off
+			return d.fail("dictionary index %d out of range (%d entries)", x, entries)
+		}
+		off, at = off+n, k+1
+		out[j] = int(x)
+	}
+	d.r.off = off
 	return nil
 }

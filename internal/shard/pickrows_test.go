@@ -3,6 +3,7 @@ package shard
 import (
 	"fmt"
 	"reflect"
+	"runtime"
 	"testing"
 
 	"github.com/dsight/dsight/internal/fuzzlimit"
@@ -275,4 +276,56 @@ func FuzzDecodeTableFramesPicking(f *testing.F) {
 			t.Fatalf("picked\n%+v\nwant\n%+v", got[0], w)
 		}
 	})
+}
+
+// Picking one row of a 100,000-row table stores that row's values only:
+// what it allocates does not grow with the table (the whole decode of the
+// same frame allocates megabytes).
+func TestPickingOneRowAllocatesForThatRow(t *testing.T) {
+	const rows = 100_000
+	ids := Column{Name: "id", Type: String, Strings: make([]string, rows)}
+	start := Column{Name: "start", Type: Int64, Ints: make([]int64, rows)}
+	ttft := Column{Name: "ttft", Type: Float64, Floats: make([]float64, rows), Valid: make([]bool, rows)}
+	status := Column{Name: "status", Type: String, Strings: make([]string, rows)}
+	conv := Column{Name: "conversation", Type: String, Strings: make([]string, rows)}
+	for i := range rows {
+		ids.Strings[i] = fmt.Sprintf("%08x-0000-4000-8000-%012x", i, i*31)
+		start.Ints[i] = int64(i) * 1_000_003
+		ttft.Floats[i], ttft.Valid[i] = float64(i%977)/3, i%11 != 0
+		status.Strings[i] = []string{"completed", "error", "cancelled"}[i%3]
+		conv.Strings[i] = fmt.Sprintf("conversation-%d", i/4)
+	}
+	raw, err := Encode(&Shard{Kind: "core", Tables: []Table{{Name: "requests", Rows: rows, Columns: []Column{ids, start, ttft, status, conv}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	frames := tableFrames(t, raw)
+	row := rows - 3
+	pick := func(string) *RowPick { return &RowPick{Key: "id", Text: ids.Strings[row]} }
+	allocated := func(f func()) uint64 {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		f()
+		runtime.ReadMemStats(&after)
+		return after.TotalAlloc - before.TotalAlloc
+	}
+	var tables []Table
+	picked := allocated(func() {
+		if tables, _, err = DecodeTableFramesPicking(frames, nil, pick); err != nil {
+			t.Fatal(err)
+		}
+	})
+	whole := allocated(func() {
+		if _, err = DecodeTableFramesSkipping(frames, nil); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if got := tables[0]; got.Rows != 1 || got.Columns[0].Strings[0] != ids.Strings[row] || got.Columns[1].Ints[0] != start.Ints[row] ||
+		got.Columns[4].Strings[0] != conv.Strings[row] {
+		t.Fatalf("picked %+v", got)
+	}
+	if picked > 64<<10 || whole < 4<<20 {
+		t.Errorf("picking one row allocated %d bytes, the whole decode %d", picked, whole)
+	}
 }

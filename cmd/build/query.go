@@ -52,6 +52,7 @@ func queryCmd(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	pagesFromRows(e, path, req)
 	result, err := askLazy(e, rep, req)
 	if err != nil {
 		return err

@@ -28,6 +28,20 @@ func RequestPicks(id string) shard.PickRows {
 	}
 }
 
+// RowPicks keeps of the request tables requests rows (ascending row
+// numbers of the whole table) and the rows naming them.
+func RowPicks(rows []int) shard.PickRows {
+	return func(table string) *shard.RowPick {
+		switch table {
+		case TableRequests:
+			return &shard.RowPick{Rows: rows}
+		case TableRequestIssues, TableRequestServer:
+			return &shard.RowPick{Key: "request", Of: TableRequests}
+		}
+		return nil
+	}
+}
+
 // PicksReadTable says whether a core decoded by RequestPicks reads table:
 // every table but the id order.
 func PicksReadTable(table string) bool { return table != TableRequestOrder }

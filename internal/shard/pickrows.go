@@ -15,14 +15,16 @@ import (
 // others are walked in place, checked value by value, and only the kept
 // rows' values are stored, so the process touches no memory per row.
 //
-// Exactly one of Text and Of is set.
+// Exactly one of Text, Of and Rows is set.
 type RowPick struct {
-	Key string // the column matched
+	Key string // the column matched (none for Rows)
 	// Text keeps the rows whose String key equals it (never a null row).
 	Text string
 	// Of keeps the rows whose Int64 key holds a row kept of table Of, a
 	// table picked earlier in the same decode (a reference to it).
 	Of string
+	// Rows keeps these rows (ascending row numbers, each in the table).
+	Rows []int
 }
 
 // PickRows names the pick of a table, nil to decode it whole.
@@ -145,11 +147,18 @@ func (d *decoder) pickedTable(t *Table, p *RowPick, picked map[string][]int) ([]
 	}
 	end := d.r.off
 	d.where = tableWhere
-	if key < 0 {
+	if key < 0 && p.Rows == nil {
 		return nil, d.fail("no key column %s to pick rows by", p.Key)
 	}
 	var keep []int
-	if p.Of != "" {
+	if p.Rows != nil {
+		for k, i := range p.Rows {
+			if i < 0 || i >= int(rows) || (k > 0 && i <= p.Rows[k-1]) {
+				return nil, d.fail("row %d picked of %d rows, or out of order", i, rows)
+			}
+		}
+		keep = p.Rows
+	} else if p.Of != "" {
 		of, ok := picked[p.Of]
 		if !ok {
 			return nil, d.fail("rows picked by table %s, not read before it", p.Of)

@@ -329,3 +329,44 @@ func TestPickingOneRowAllocatesForThatRow(t *testing.T) {
 		t.Errorf("picking one row allocated %d bytes, the whole decode %d", picked, whole)
 	}
 }
+
+// A pick of listed rows keeps those rows, and the rows referring to them;
+// a row outside the table or out of order is refused.
+func TestPickedListedRows(t *testing.T) {
+	raw, err := Encode(pickTables())
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := Decode(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	frames := tableFrames(t, raw)
+	pickOf := func(rows []int) PickRows {
+		return func(table string) *RowPick {
+			switch table {
+			case "req":
+				return &RowPick{Rows: rows}
+			case "issues":
+				return &RowPick{Key: "request", Of: "req"}
+			}
+			return nil
+		}
+	}
+	rows := []int{3, 7, 57, 298, 299}
+	tables, kept, err := DecodeTableFramesPicking(frames, nil, pickOf(rows))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(tables[0], rowsOf(whole.Tables[0], rows)) || !reflect.DeepEqual(kept[0], rows) {
+		t.Errorf("listed rows decode to %+v", tables[0])
+	}
+	if want := rowsOf(whole.Tables[1], []int{0, 1, 2, 3}); !reflect.DeepEqual(tables[1], want) {
+		t.Errorf("the rows referring to them decode to %+v, want %+v", tables[1], want)
+	}
+	for _, bad := range [][]int{{300}, {-1}, {5, 5}, {9, 3}} {
+		if _, _, err := DecodeTableFramesPicking(frames, nil, pickOf(bad)); err == nil {
+			t.Errorf("rows %v: no error", bad)
+		}
+	}
+}

@@ -235,13 +235,25 @@ func (v presence) has(i int) bool {
 	return v.bitmap[i>>3]>>(i&7)&1 == 1
 }
 
-// index is row i's value index, for a row that has one.
-func (v presence) index(i int) int {
-	if v.flag == validAll {
-		return i
+// indexes are the value indexes of rows keep (ascending), -1 for a null
+// row, counted in one pass over the bitmap.
+func (v presence) indexes(keep []int) []int {
+	out := make([]int, len(keep))
+	counted, upTo := 0, 0 // present rows among the first upTo bytes' rows
+	for j, i := range keep {
+		if !v.has(i) {
+			out[j] = -1
+			continue
+		}
+		if v.flag == validAll {
+			out[j] = i
+			continue
+		}
+		counted += popcount(v.bitmap[upTo : i>>3])
+		upTo = i >> 3
+		out[j] = counted + bits.OnesCount8(v.bitmap[upTo]&(1<<(i&7)-1))
 	}
-	n := popcount(v.bitmap[:i>>3])
-	return n + bits.OnesCount8(v.bitmap[i>>3]&(1<<(i&7)-1))
+	return out
 }
 
 func popcount(b []byte) int {
@@ -472,20 +484,14 @@ func (d *decoder) pickColumn(col *Column, c pickedColumn, rows int, keep []int) 
 		}
 	}
 	// vals[j] is kept row j's value index, -1 for a null.
-	vals := make([]int, len(keep))
-	for j, i := range keep {
-		vals[j] = -1
-		if v.has(i) {
-			vals[j] = v.index(i)
-		}
-	}
+	vals := v.indexes(keep)
 	switch c.typ {
 	case Int64:
 		col.Ints = make([]int64, len(keep))
 		return d.intsAt(v, c.enc, vals, col.Ints)
 	case Float64:
 		col.Floats = make([]float64, len(keep))
-		return d.pickFloats(col, v, c.enc, keep)
+		return d.pickFloats(col, v, c.enc, vals)
 	case Bool:
 		col.Bools = make([]bool, len(keep))
 		size := (v.present + 7) / 8
@@ -496,9 +502,8 @@ func (d *decoder) pickColumn(col *Column, c pickedColumn, rows int, keep []int) 
 		if v.present&7 != 0 && b[size-1]>>(v.present&7) != 0 {
 			return d.fail("bool bitmap has padding bits set")
 		}
-		for j, i := range keep {
-			if v.has(i) {
-				k := v.index(i)
+		for j, k := range vals {
+			if k >= 0 {
 				col.Bools[j] = b[k>>3]>>(k&7)&1 == 1
 			}
 		}
@@ -510,9 +515,8 @@ func (d *decoder) pickColumn(col *Column, c pickedColumn, rows int, keep []int) 
 		if err != nil || d.r.remaining() != 0 {
 			return d.fail("%d UUIDs need %d bytes, %d are stored", v.present, uuidBytes*v.present, c.end-c.start)
 		}
-		for j, i := range keep {
-			if v.has(i) {
-				k := v.index(i)
+		for j, k := range vals {
+			if k >= 0 {
 				col.Strings[j] = formatUUIDs(packed[k*uuidBytes:(k+1)*uuidBytes], 1)[0]
 			}
 		}
@@ -529,23 +533,33 @@ func (d *decoder) pickColumn(col *Column, c pickedColumn, rows int, keep []int) 
 	if err := d.indexesAt(vals, entries, index); err != nil {
 		return err
 	}
+	// The kept rows by entry: a dictionary may hold an entry per row.
+	byEntry := make(map[int][]int, len(keep))
+	for j := range keep {
+		if vals[j] >= 0 {
+			byEntry[index[j]] = append(byEntry[index[j]], j)
+		}
+	}
 	d.r.off = dictStart
 	_, err = d.dictionaryEntries(c.enc, v.present, func(k int, entry []byte) {
-		for j := range keep {
-			if vals[j] >= 0 && index[j] == k {
-				if c.enc == EncUUIDDictionary {
-					col.Strings[j] = formatUUIDs(entry, 1)[0]
-				} else {
-					col.Strings[j] = string(entry)
-				}
-			}
+		js, ok := byEntry[k]
+		if !ok {
+			return
+		}
+		text := string(entry)
+		if c.enc == EncUUIDDictionary {
+			text = formatUUIDs(entry, 1)[0]
+		}
+		for _, j := range js {
+			col.Strings[j] = text
 		}
 	})
 	return err
 }
 
-// pickFloats reads the kept rows of a Float64 column.
-func (d *decoder) pickFloats(col *Column, v presence, enc Encoding, keep []int) error {
+// pickFloats reads the values of value indexes at (-1: a null) of a
+// Float64 column.
+func (d *decoder) pickFloats(col *Column, v presence, enc Encoding, at []int) error {
 	if enc == EncConstant {
 		if v.present == 0 {
 			return d.fail("constant encoding without values")
@@ -557,8 +571,8 @@ func (d *decoder) pickFloats(col *Column, v presence, enc Encoding, keep []int) 
 		if d.r.remaining() != 0 {
 			return d.fail("%d trailing bytes in column payload", d.r.remaining())
 		}
-		for j, i := range keep {
-			if v.has(i) {
+		for j, k := range at {
+			if k >= 0 {
 				col.Floats[j] = f
 			}
 		}
@@ -576,9 +590,9 @@ func (d *decoder) pickFloats(col *Column, v presence, enc Encoding, keep []int) 
 			return d.fail("%v", errNonFinite)
 		}
 	}
-	for j, i := range keep {
-		if v.has(i) {
-			col.Floats[j] = math.Float64frombits(binary.LittleEndian.Uint64(vals[8*v.index(i):]))
+	for j, k := range at {
+		if k >= 0 {
+			col.Floats[j] = math.Float64frombits(binary.LittleEndian.Uint64(vals[8*k:]))
 		}
 	}
 	d.r.off = len(d.r.b)

@@ -44,8 +44,7 @@ func queryCmd(args []string, stdout io.Writer) error {
 		defer stop()
 	}
 	defer collectOnlyPastLimit()()
-	named := req.named()
-	rep, err := report.OpenLazyColumns(path, query.SkippedTables(req.Op, named), query.SkippedColumns(req.Op, named))
+	rep, err := openFor(path, req)
 	if err != nil {
 		return err
 	}
@@ -53,6 +52,7 @@ func queryCmd(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	pagesFromRows(e, path, req)
 	result, err := askLazy(e, rep, req)
 	if err != nil {
 		return err

@@ -92,6 +92,9 @@ func pieceShard(payload []string, size []int64, first, total int) *shard.Shard {
 // evidenceChunkCount is the number of evidence chunks the core's
 // request_server rows point into.
 func (c *Core) evidenceChunkCount() int {
+	if c.chunkCount > 0 { // a core of some requests only (OpenRows)
+		return c.chunkCount
+	}
 	n := 0
 	for _, ch := range c.Server.Chunk {
 		n = max(n, int(ch)+1)

@@ -43,6 +43,9 @@ type Core struct {
 	// pieces (nil when it came whole); chunksMissing counts the others.
 	chunkHeld     []bool
 	chunksMissing int
+	// chunkCount is the run's evidence chunk count when the core holds
+	// some requests only (OpenRows); 0: as many as the requests point into.
+	chunkCount int
 }
 
 // Server is the request_server table: one row per request with server evidence.

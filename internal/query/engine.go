@@ -80,6 +80,10 @@ type Engine struct {
 	serverLaneInfo  []serverLaneInfo
 	serverLaneKeys  []serverLaneKey
 	serverLanesErr  error
+
+	// pageFrom, when set, writes a page of requests from an engine over
+	// the page's rows alone (requestspage.go).
+	pageFrom func(rows []int) (*Engine, error)
 }
 
 // New indexes a decoded core shard. Requests must be sorted by (start, id),

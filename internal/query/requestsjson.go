@@ -51,7 +51,7 @@ func (e *Engine) requestPage(a Args) (*requestPage, error) {
 		}
 		p.total++
 	})
-	return p, nil
+	return p.rehome()
 }
 
 // MarshalJSON serves the surfaces that encode answers themselves (Do).

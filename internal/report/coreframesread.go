@@ -25,14 +25,22 @@ func readFramedTables(dir string, sh model.Shard, keep func(table string) bool) 
 // readFramedColumns is readFramedTables decoding none of the columns skip
 // names (nil: every column of every table read).
 func readFramedColumns(dir string, sh model.Shard, keep func(table string) bool, skip shard.SkipColumn) (*shard.Shard, error) {
+	s, _, err := readFramedPicking(dir, sh, keep, skip, nil)
+	return s, err
+}
+
+// readFramedPicking is readFramedColumns keeping, of the tables pick names,
+// only the rows it matches (nil: every row); kept maps such a table to the
+// rows kept (shard.DecodeTableFramesPicking).
+func readFramedPicking(dir string, sh model.Shard, keep func(table string) bool, skip shard.SkipColumn, pick shard.PickRows) (*shard.Shard, map[string][]int, error) {
 	frames, err := checkFrames(sh)
 	if err != nil {
 		// Frames that do not fit their descriptor: read every part, so
 		// that a part holding another payload is named as before.
 		if _, perr := readShard(dir, sh); perr != nil {
-			return nil, perr
+			return nil, nil, perr
 		}
-		return nil, err
+		return nil, nil, err
 	}
 	var wanted []frameAt
 	for _, f := range frames[:len(frames)-1] {
@@ -47,50 +55,63 @@ func readFramedColumns(dir string, sh model.Shard, keep func(table string) bool,
 	}
 	payload, err := readPartsFor(dir, sh, wanted)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if whole {
 		if id := shard.ID(payload[0].b); len(payload) != 1 || id != sh.ID {
-			return nil, fmt.Errorf("content hash mismatch: parts assemble to %s, manifest expects %s", id, sh.ID)
+			return nil, nil, fmt.Errorf("content hash mismatch: parts assemble to %s, manifest expects %s", id, sh.ID)
 		}
 	}
 	var zr shard.FrameInflater
 	head, err := openFrame(&zr, wanted[0].ShardFrame, payload.slice(wanted[0]))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	kind, n, err := shard.DecodeHead(head)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if n != len(frames)-2 {
-		return nil, fmt.Errorf("%w: the head counts %d tables, the manifest frames %d", shard.ErrCorrupt, n, len(frames)-2)
+		return nil, nil, fmt.Errorf("%w: the head counts %d tables, the manifest frames %d", shard.ErrCorrupt, n, len(frames)-2)
 	}
 	raws := make([][]byte, 0, len(wanted))
 	raws = append(raws, head)
 	for _, f := range wanted[1:] {
 		b, err := openFrame(&zr, f.ShardFrame, payload.slice(f))
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		raws = append(raws, b)
 	}
 	if whole {
 		if err := shard.CheckFrames(raws); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		raws = raws[:len(raws)-1]
 	}
-	tables, err := shard.DecodeTableFramesSkipping(raws[1:], skip)
+	var tables []shard.Table
+	var kept map[string][]int
+	if pick == nil {
+		tables, err = shard.DecodeTableFramesSkipping(raws[1:], skip)
+	} else {
+		var rows [][]int
+		tables, rows, err = shard.DecodeTableFramesPicking(raws[1:], skip, pick)
+		kept = map[string][]int{}
+		for i, r := range rows {
+			if r != nil {
+				kept[tables[i].Name] = r
+			}
+		}
+	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for i, t := range tables {
 		if t.Name != wanted[i+1].Table {
-			return nil, fmt.Errorf("%w: the frame of table %q holds table %q", shard.ErrCorrupt, wanted[i+1].Table, t.Name)
+			return nil, nil, fmt.Errorf("%w: the frame of table %q holds table %q", shard.ErrCorrupt, wanted[i+1].Table, t.Name)
 		}
 	}
-	return &shard.Shard{Kind: kind, Tables: tables}, nil
+	return &shard.Shard{Kind: kind, Tables: tables}, kept, nil
 }
 
 // sparsePayload holds some runs of a payload's consecutive parts.

@@ -33,19 +33,19 @@ func openCoreTables(path string, skipped func(table string) bool) (string, Manif
 	return openCoreColumns(path, skipped, nil)
 }
 
-// openCoreColumns is openCoreTables decoding none of the columns
-// skippedColumns names either (nil: every column).
-func openCoreColumns(path string, skipped func(table string) bool, skippedColumns shard.SkipColumn) (string, Manifest, *catalog.Core, error) {
+// openManifest reads the manifest of the report at path and checks that
+// this dsight reads its format.
+func openManifest(path string) (string, Manifest, error) {
 	var m Manifest
 	dir := path
 	if st, err := os.Stat(path); err != nil {
-		return "", m, nil, err
+		return "", m, err
 	} else if !st.IsDir() {
 		dir = filepath.Dir(path)
 	}
 	mb, err := readBounded(filepath.Join(dir, ManifestFile), maxManifestBytes)
 	if err != nil {
-		return "", m, nil, fmt.Errorf("%s is not a dsight report: %w", dir, err)
+		return "", m, fmt.Errorf("%s is not a dsight report: %w", dir, err)
 	}
 	// Only what opening needs: the summary, sources and file list are most
 	// of the manifest's bytes (and, decoded, most of its allocations).
@@ -55,17 +55,27 @@ func openCoreColumns(path string, skipped func(table string) bool, skippedColumn
 		Entry         Entry  `json:"entry"`
 	}
 	if err := json.Unmarshal(mb, &head); err != nil {
-		return "", m, nil, fmt.Errorf("%s: %w", filepath.Join(dir, ManifestFile), err)
+		return "", m, fmt.Errorf("%s: %w", filepath.Join(dir, ManifestFile), err)
 	}
 	m.Generator, m.FormatVersion, m.Entry = head.Generator, head.FormatVersion, head.Entry
 	if m.Generator != Generator {
-		return "", m, nil, fmt.Errorf("%s is not a dsight report", dir)
+		return "", m, fmt.Errorf("%s is not a dsight report", dir)
 	}
 	if m.FormatVersion > FormatVersion {
-		return "", m, nil, fmt.Errorf("report format version %d is newer than this dsight reads (%d)", m.FormatVersion, FormatVersion)
+		return "", m, fmt.Errorf("report format version %d is newer than this dsight reads (%d)", m.FormatVersion, FormatVersion)
 	}
 	if m.FormatVersion < FormatVersion {
-		return "", m, nil, fmt.Errorf("report format version %d is older than this dsight reads (%d): rebuild the report with this dsight", m.FormatVersion, FormatVersion)
+		return "", m, fmt.Errorf("report format version %d is older than this dsight reads (%d): rebuild the report with this dsight", m.FormatVersion, FormatVersion)
+	}
+	return dir, m, nil
+}
+
+// openCoreColumns is openCoreTables decoding none of the columns
+// skippedColumns names either (nil: every column).
+func openCoreColumns(path string, skipped func(table string) bool, skippedColumns shard.SkipColumn) (string, Manifest, *catalog.Core, error) {
+	dir, m, err := openManifest(path)
+	if err != nil {
+		return "", m, nil, err
 	}
 	var keep func(string) bool
 	if skipped != nil {

@@ -46,8 +46,12 @@ type textPages struct {
 }
 
 // directText reports whether a column chunk's encodings are all ones
-// textPages decodes: PLAIN and dictionary values, RLE levels.
+// textPages decodes: PLAIN and dictionary values, RLE levels. A chunk that
+// lists none says nothing of its pages, and is left to Arrow's reader.
 func directText(col *metadata.ColumnChunkMetaData) bool {
+	if len(col.Encodings()) == 0 {
+		return false
+	}
 	for _, e := range col.Encodings() {
 		switch e {
 		case parquet.Encodings.Plain, parquet.Encodings.PlainDict, parquet.Encodings.RLEDict, parquet.Encodings.RLE:

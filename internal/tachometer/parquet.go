@@ -161,6 +161,11 @@ func (s *parquetSource) add(name string, role int, code *columnCoder) error {
 func (s *parquetSource) next(b *batch) error {
 	b.grow(batchRows)
 	b.n, b.nullTS = 0, -1
+	for i := range s.cols {
+		if c := s.cols[i].code; c != nil {
+			c.one = oneUnset
+		}
+	}
 	for b.n < batchRows {
 		if s.left == 0 {
 			if err := s.endGroup(); err != nil {
@@ -269,7 +274,12 @@ func (s *parquetSource) read(c *parquetColumn, b *batch, k int) error {
 	}
 	at := b.n
 	if c.direct {
-		return c.text.read(c.code.rows[at : at+k])
+		code, one, err := c.text.read(c.code.rows[at : at+k])
+		c.code.segment(code, one)
+		return err
+	}
+	if c.code != nil {
+		c.code.segment(0, false)
 	}
 	var total int64
 	var n int

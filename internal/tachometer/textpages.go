@@ -43,6 +43,11 @@ type textPages struct {
 	// The PLAIN value coded last, which consecutive rows often repeat.
 	lastPlain []byte
 	lastCode  int32
+	// The codes of the current read: the first, and whether another
+	// differs (note).
+	segCode  int32
+	segSet   bool
+	segMixed bool
 }
 
 // directText reports whether a column chunk's encodings are all ones
@@ -70,8 +75,26 @@ func (t *textPages) reset(p *columnPages, code *columnCoder, maxDef int16) {
 	t.left, t.runLeft, t.lastPlain, t.lastCode = 0, 0, nil, 0
 }
 
-// read codes the next k rows into rows.
-func (t *textPages) read(rows []int32) error {
+// read codes the next len(rows) rows into rows; one says they all hold
+// code, which identityCoder.identify then packs once for the batch.
+func (t *textPages) read(rows []int32) (code int32, one bool, err error) {
+	t.segSet, t.segMixed = false, false
+	if err := t.fill(rows); err != nil {
+		return 0, false, err
+	}
+	return t.segCode, t.segSet && !t.segMixed, nil
+}
+
+// note records that rows were given code.
+func (t *textPages) note(code int32) {
+	if !t.segSet {
+		t.segCode, t.segSet = code, true
+	} else if code != t.segCode {
+		t.segMixed = true
+	}
+}
+
+func (t *textPages) fill(rows []int32) error {
 	for len(rows) > 0 {
 		if t.left == 0 {
 			if err := t.nextPage(); err != nil {
@@ -220,6 +243,7 @@ func (t *textPages) rows(rows []int32) error {
 			present = min(present, t.runLeft)
 			t.runLeft -= present
 			if t.runDef != uint32(t.maxDef) {
+				t.note(0)
 				clear(rows[:present])
 				rows = rows[present:]
 				continue
@@ -246,6 +270,7 @@ func (t *textPages) values(rows []int32) error {
 				t.lastPlain, t.lastCode = v, t.code.text(v)
 			}
 			rows[i] = t.lastCode
+			t.note(t.lastCode)
 		}
 		return nil
 	}
@@ -265,6 +290,7 @@ func (t *textPages) values(rows []int32) error {
 			code = t.code.text(t.dict[ix])
 			t.dictCode[ix] = code
 		}
+		t.note(code)
 		run := rows[:n]
 		for i := range run {
 			run[i] = code

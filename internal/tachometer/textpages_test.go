@@ -128,9 +128,21 @@ func directTexts(t *testing.T, pf *file.Reader, src io.ReaderAt, name string, rn
 		tp.reset(pages, code, fm.Schema.Column(leaf).MaxDefinitionLevel())
 		for left := int(rg.NumRows()); left > 0; {
 			k := min(left, 1+rng.IntN(700))
+			if rng.IntN(3) == 0 {
+				k = min(left, 1+rng.IntN(4)) // short reads often hold one code
+			}
 			rows := make([]int32, k)
-			if err := tp.read(rows); err != nil {
+			one, isOne, err := tp.read(rows)
+			if err != nil {
 				t.Fatalf("%s: row group %d: %v", name, g, err)
+			}
+			// The read says its rows hold one code exactly when they do.
+			same := true
+			for _, c := range rows {
+				same = same && c == rows[0]
+			}
+			if isOne != same || isOne && one != rows[0] {
+				t.Fatalf("%s: row group %d: read of %d rows says one code %v (%d); the rows say %v", name, g, k, isOne, one, same)
 			}
 			for _, c := range rows {
 				if c == 0 {

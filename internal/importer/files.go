@@ -34,6 +34,44 @@ func openOS(path string) (file, error) {
 type held struct {
 	f  file
 	st fs.FileInfo
+	// digest, once started (hashHeld), delivers the file's sha256 to
+	// register, which would otherwise read the whole file again on its own.
+	digest chan heldDigest
+	got    *heldDigest
+}
+
+type heldDigest struct {
+	sum []byte
+	err error
+}
+
+// hashHeld starts hashing every held file on a goroutine of its own, so
+// that a capture's sha256 (a pass over the whole file) is computed beside
+// its read instead of before it.
+func (b *build) hashHeld() {
+	for _, h := range b.held {
+		if h.digest != nil {
+			continue
+		}
+		h.digest = make(chan heldDigest, 1)
+		go func() {
+			sum := sha256.New()
+			_, err := io.Copy(sum, h.view())
+			h.digest <- heldDigest{sum.Sum(nil), err}
+		}()
+	}
+}
+
+// sum waits for the digest hashHeld started; ok is false when none was.
+func (h *held) sum() (d heldDigest, ok bool) {
+	if h.digest == nil {
+		return d, false
+	}
+	if h.got == nil {
+		d := <-h.digest
+		h.got = &d
+	}
+	return *h.got, true
 }
 
 // hold opens path once per build and keeps it open until closeHeld.
@@ -80,6 +118,7 @@ func (b *build) openHeld(path string) (file, error) {
 
 func (b *build) closeHeld() {
 	for _, h := range b.held {
+		h.sum() // no hashing outlives the file
 		h.f.Close()
 	}
 }
@@ -94,6 +133,7 @@ type source struct {
 	closeFile func() error
 	st        fs.FileInfo
 	h         hash.Hash
+	sum       []byte // the digest, when it was computed beside the read (hashHeld)
 }
 
 // openSource opens path (or takes the file held open for it) to be read
@@ -134,13 +174,17 @@ func (s *source) close() { s.closeFile() }
 // registers the source with the size and time it had when opened (Verify
 // rechecks them).
 func (b *build) finishSource(s *source) error {
-	if _, err := io.Copy(s.h, s.r); err != nil {
-		return err
+	sum := s.sum
+	if sum == nil {
+		if _, err := io.Copy(s.h, s.r); err != nil {
+			return err
+		}
+		sum = s.h.Sum(nil)
 	}
 	d, res := b.d, b.res
 	res.pending--
 	res.stamps = append(res.stamps, stamp{path: s.path, size: s.st.Size(), modTime: s.st.ModTime().UnixNano(), changeTime: changeTime(s.st)})
-	d.Sources = append(d.Sources, model.Source{ID: s.id, Path: s.rel, Kind: s.kind, Bytes: s.st.Size(), SHA256: hex.EncodeToString(s.h.Sum(nil))})
+	d.Sources = append(d.Sources, model.Source{ID: s.id, Path: s.rel, Kind: s.kind, Bytes: s.st.Size(), SHA256: hex.EncodeToString(sum)})
 	b.registered[s.path] = s.id
 	return nil
 }
@@ -174,6 +218,14 @@ func (b *build) register(path, kind string) (int, string, error) {
 		return 0, "", err
 	}
 	defer src.close()
+	if h := b.held[path]; h != nil {
+		if d, ok := h.sum(); ok {
+			if d.err != nil {
+				return 0, "", d.err
+			}
+			src.sum = d.sum
+		}
+	}
 	if err := b.finishSource(src); err != nil {
 		return 0, "", err
 	}

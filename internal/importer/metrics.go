@@ -14,6 +14,7 @@ import (
 // [b.origin, b.last] (absolute ns), registering every file read.
 func readMetrics(b *build, _ []string) error {
 	d := b.d
+	b.hashHeld()
 	r, err := metrics.Read(metrics.Options{
 		LogDir: b.logDir, Location: b.opt.IterationTimezone, OriginNS: b.origin, LastNS: b.last,
 		Sources: &b.metrics, Register: b.register, ReadFile: b.readConfig,

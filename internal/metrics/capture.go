@@ -55,12 +55,6 @@ func readCaptureInto(opt Options, res *Result, newStore func() (pointStore, erro
 	if err != nil {
 		return nil, nil, err
 	}
-	sourceIDs := make([]int, len(c.Files))
-	for i, f := range c.Files {
-		if sourceIDs[i], _, err = opt.Register(f.Path, KindCapture); err != nil {
-			return nil, nil, err
-		}
-	}
 	store, err := newStore()
 	if err != nil {
 		return nil, nil, err
@@ -76,6 +70,15 @@ func readCaptureInto(opt Options, res *Result, newStore func() (pointStore, erro
 	}
 	if err := store.endRead(); err != nil {
 		return nil, nil, err
+	}
+	// Registered after the read, in file order (no other file is registered
+	// meanwhile, so the ids are the same): registering hashes each file,
+	// which the importer does beside the read.
+	sourceIDs := make([]int, len(c.Files))
+	for i, f := range c.Files {
+		if sourceIDs[i], _, err = opt.Register(f.Path, KindCapture); err != nil {
+			return nil, nil, err
+		}
 	}
 	res.Warnings = append(res.Warnings, r.Warnings...) // the capture's own warnings included
 	for k, v := range map[string]int64{

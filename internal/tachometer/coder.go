@@ -23,10 +23,32 @@ type columnCoder struct {
 	lastCode int32
 	empty    int32 // code of the empty text, often in identity columns; 0 until seen
 	memo     dictMemo
+	// one is the code every row of the batch being decoded holds, when its
+	// decoder could tell (textPages); negative otherwise (oneMixed, or
+	// oneUnset before the batch's first rows).
+	one int32
 }
 
+const (
+	oneMixed = -1
+	oneUnset = -2
+)
+
 func newColumnCoder(bound bool) *columnCoder {
-	return &columnCoder{byText: map[string]int32{}, byBits: map[uint64]int32{}, bound: bound}
+	return &columnCoder{byText: map[string]int32{}, byBits: map[uint64]int32{}, bound: bound, one: oneMixed}
+}
+
+// segment records the codes of some rows of the batch: all code when one
+// is set, else codes the coder did not check.
+func (c *columnCoder) segment(code int32, one bool) {
+	switch {
+	case !one:
+		c.one = oneMixed
+	case c.one == oneUnset:
+		c.one = code
+	case c.one != code:
+		c.one = oneMixed
+	}
 }
 
 // codes is how many non-null codes the column has given.

@@ -73,9 +73,24 @@ func (c *identityCoder) identify(n int, ids []int32) {
 		return
 	}
 	keys := c.keys[:n]
-	clear(keys)
+	// A column whose rows all hold one code adds it to every key at once.
+	var base uint64
 	shift := 0
 	for k, col := range c.cols {
+		if col.one >= 0 {
+			base |= uint64(col.one) << shift
+		}
+		shift += c.widths[k]
+	}
+	for i := range keys {
+		keys[i] = base
+	}
+	shift = 0
+	for k, col := range c.cols {
+		if col.one >= 0 {
+			shift += c.widths[k]
+			continue
+		}
 		// Column by column, so each pass reads one array in order.
 		for i, code := range col.rows[:n] {
 			keys[i] |= uint64(code) << shift

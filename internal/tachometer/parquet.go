@@ -61,6 +61,10 @@ type parquetColumn struct {
 	optional bool
 	rd       file.ColumnChunkReader
 	pages    *columnPages
+	// text decodes the open chunk of a text column instead of rd when
+	// direct is set (textPages).
+	text   *textPages
+	direct bool
 }
 
 func openParquet(f Handle) (*parquetSource, error) {
@@ -147,6 +151,9 @@ func (s *parquetSource) add(name string, role int, code *columnCoder) error {
 		return fmt.Errorf("column %q is stored as Parquet %s, not %s", name, got, want)
 	}
 	c.pages = &columnPages{mem: pageMemory{recycle: want != parquet.Types.ByteArray}}
+	if want == parquet.Types.ByteArray && code != nil {
+		c.text = &textPages{}
+	}
 	s.cols = append(s.cols, c)
 	return nil
 }
@@ -154,6 +161,11 @@ func (s *parquetSource) add(name string, role int, code *columnCoder) error {
 func (s *parquetSource) next(b *batch) error {
 	b.grow(batchRows)
 	b.n, b.nullTS = 0, -1
+	for i := range s.cols {
+		if c := s.cols[i].code; c != nil {
+			c.one = oneUnset
+		}
+	}
 	for b.n < batchRows {
 		if s.left == 0 {
 			if err := s.endGroup(); err != nil {
@@ -195,6 +207,14 @@ func (s *parquetSource) next(b *batch) error {
 func (s *parquetSource) endGroup() error {
 	for i := range s.cols {
 		c := &s.cols[i]
+		if c.direct {
+			if more, err := c.text.more(); err != nil {
+				return fmt.Errorf("row group %d: column %q: %w", s.group-1, c.name, err)
+			} else if more {
+				return fmt.Errorf("row group %d: column %q has more rows than the row group", s.group-1, c.name)
+			}
+			continue
+		}
 		if c.rd == nil {
 			continue
 		}
@@ -218,8 +238,23 @@ func (s *parquetSource) openGroup() error {
 	}
 	for i := range s.cols {
 		c := &s.cols[i]
+		if c.text != nil {
+			// Text values read by Arrow's column reader point into their
+			// pages; textPages codes them before the next page is read.
+			chunk, err := rg.ColumnChunk(c.leaf)
+			if err != nil {
+				return fmt.Errorf("row group %d: column %q: %w", s.group-1, c.name, err)
+			}
+			c.direct = directText(chunk)
+			c.pages.mem.recycle = c.direct
+		}
 		if err := c.pages.open(s.src, fm, rg, c.leaf); err != nil {
 			return fmt.Errorf("row group %d: column %q: %w", s.group-1, c.name, err)
+		}
+		if c.direct {
+			c.rd = nil
+			c.text.reset(c.pages, c.code, fm.Schema.Column(c.leaf).MaxDefinitionLevel())
+			continue
 		}
 		c.rd = file.NewColumnReader(fm.Schema.Column(c.leaf), c.pages, s.mem, s.pool)
 		if c.code != nil {
@@ -238,6 +273,14 @@ func (s *parquetSource) read(c *parquetColumn, b *batch, k int) error {
 		valid.defs = s.defs
 	}
 	at := b.n
+	if c.direct {
+		code, one, err := c.text.read(c.code.rows[at : at+k])
+		c.code.segment(code, one)
+		return err
+	}
+	if c.code != nil {
+		c.code.segment(0, false)
+	}
 	var total int64
 	var n int
 	var err error

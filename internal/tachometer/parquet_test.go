@@ -177,6 +177,10 @@ func TestParquetMatchesArrow(t *testing.T) {
 		{name: "dictionary fallback", groups: []int64{25_000},
 			props: []parquet.WriterProperty{parquet.WithDictionaryPageSizeLimit(2_000), parquet.WithDataPageSize(4_096), parquet.WithBatchSize(256)}},
 		{name: "data page v2", props: []parquet.WriterProperty{parquet.WithDataPageVersion(parquet.DataPageV2), parquet.WithDataPageSize(8_192)}},
+		// Text pages whose memory is reused for the next page of the column.
+		{name: "plain text, small pages", props: []parquet.WriterProperty{parquet.WithDictionaryDefault(false), parquet.WithDataPageSize(1_024)}},
+		{name: "data page v2, dictionary fallback", groups: []int64{25_000}, props: []parquet.WriterProperty{parquet.WithDataPageVersion(parquet.DataPageV2),
+			parquet.WithDictionaryPageSizeLimit(2_000), parquet.WithDataPageSize(4_096), parquet.WithCompression(compress.Codecs.Uncompressed)}},
 		{name: "uncompressed", props: []parquet.WriterProperty{parquet.WithCompression(compress.Codecs.Uncompressed)}},
 		{name: "snappy", props: []parquet.WriterProperty{parquet.WithCompression(compress.Codecs.Snappy), parquet.WithDataPageSize(2_048)}},
 		{name: "float32", float32: true, props: []parquet.WriterProperty{parquet.WithDataPageSize(2_048)}},

@@ -29,8 +29,17 @@ func OpenRows(dir string, skipped func(table string) bool, rows []int) (*catalog
 	return catalog.OpenRows(s, kept[catalog.TableRequests], 0, skipped, nil)
 }
 
-// CoreFramed says whether the report at path stores its core framed.
-func CoreFramed(path string) (bool, error) {
+// CoreFramed says whether the report at path stores its core framed, and
+// the decoded bytes of its requests table's frame (0 when not framed).
+func CoreFramed(path string) (framed bool, requestBytes int, err error) {
 	_, m, err := openManifest(path)
-	return m.Entry.Core.Encoding == EncodingFrames, err
+	if err != nil || m.Entry.Core.Encoding != EncodingFrames {
+		return false, 0, err
+	}
+	for _, f := range m.Entry.Core.Frames {
+		if f.Table == catalog.TableRequests {
+			requestBytes = f.DecodedBytes
+		}
+	}
+	return true, requestBytes, nil
 }

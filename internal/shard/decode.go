@@ -370,20 +370,11 @@ func (d *decoder) strings(c *Column, enc Encoding, rows, present int) error {
 	}
 	bounds := make([]int, 2*n) // start and end of each entry in d.r.b
 	total := 0
-	for k := 0; k < int(n); k++ {
-		size, err := d.uvarint("dictionary entry length")
-		if err != nil {
-			return err
-		}
-		if size > maxStringBytes {
-			return d.fail("dictionary entry of %d bytes exceeds the limit of %d", size, maxStringBytes)
-		}
-		start := d.r.off
-		if _, err := d.r.take(int(size)); err != nil {
-			return d.fail("truncated dictionary entry: %d bytes needed, %d remain", size, d.r.remaining())
-		}
-		bounds[2*k], bounds[2*k+1] = start, d.r.off
-		total += int(size)
+	if err := d.dictionaryTexts(int(n), func(k int, entry []byte) {
+		bounds[2*k], bounds[2*k+1] = d.r.off-len(entry), d.r.off
+		total += len(entry)
+	}); err != nil {
+		return err
 	}
 	d.decoded += int64(total)
 	if d.decoded > d.budget {

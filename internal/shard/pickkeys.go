@@ -9,14 +9,20 @@ import (
 // RowPick.Of), read to the payload's end and checked as the decoder
 // checks it.
 
+// keyPresence checks that key column c is of type typ and reads its
+// validity, leaving d at its values.
+func (d *decoder) keyPresence(c pickedColumn, rows int, typ Type) (presence, error) {
+	if c.typ != typ {
+		return presence{}, d.fail("key column %s is %v, not %v", c.name, c.typ, typ)
+	}
+	return d.validity(c, rows)
+}
+
 // keyText lists the rows whose String column c equals text.
 func (d *decoder) keyText(c pickedColumn, rows int, text string) ([]int, error) {
-	if c.typ != String {
-		return nil, d.fail("key column %s is %v, not string", c.name, c.typ)
-	}
 	outer := d.r
 	defer func() { d.r = outer }()
-	v, err := d.validity(c, rows)
+	v, err := d.keyPresence(c, rows, String)
 	if err != nil {
 		return nil, err
 	}
@@ -87,23 +93,39 @@ func (d *decoder) dictionaryEntries(enc Encoding, present int, f func(k int, ent
 	if n > uint64(present) || n > uint64(d.r.remaining()) {
 		return 0, d.fail("dictionary of %d entries for %d values", n, present)
 	}
+	if enc == EncDictionary {
+		return int(n), d.dictionaryTexts(int(n), f)
+	}
 	for k := 0; k < int(n); k++ {
-		size := uint64(uuidBytes)
-		if enc == EncDictionary {
-			if size, err = d.uvarint("dictionary entry length"); err != nil {
-				return 0, err
-			}
-			if size > maxStringBytes {
-				return 0, d.fail("dictionary entry of %d bytes exceeds the limit of %d", size, maxStringBytes)
-			}
-		}
-		entry, err := d.r.take(int(size))
+		entry, err := d.r.take(uuidBytes)
 		if err != nil {
-			return 0, d.fail("truncated dictionary entry: %d bytes needed, %d remain", size, d.r.remaining())
+			return 0, d.fail("truncated dictionary entry: %d bytes needed, %d remain", uuidBytes, d.r.remaining())
 		}
 		f(k, entry)
 	}
 	return int(n), nil
+}
+
+// dictionaryTexts walks n length-prefixed dictionary entries, each checked
+// against the limit and the payload, calling f with each entry's bytes
+// (d.r is just past them): the whole decode and the row pick read a text
+// dictionary through it.
+func (d *decoder) dictionaryTexts(n int, f func(k int, entry []byte)) error {
+	for k := 0; k < n; k++ {
+		size, err := d.uvarint("dictionary entry length")
+		if err != nil {
+			return err
+		}
+		if size > maxStringBytes {
+			return d.fail("dictionary entry of %d bytes exceeds the limit of %d", size, maxStringBytes)
+		}
+		entry, err := d.r.take(int(size))
+		if err != nil {
+			return d.fail("truncated dictionary entry: %d bytes needed, %d remain", size, d.r.remaining())
+		}
+		f(k, entry)
+	}
+	return nil
 }
 
 // eachIndex reads every present row's dictionary index, to the payload's
@@ -173,12 +195,9 @@ func (d *decoder) eachInt(v presence, enc Encoding, rows int, f func(row int, x 
 
 // keyInts lists the rows whose Int64 column c holds one of of (ascending).
 func (d *decoder) keyInts(c pickedColumn, rows int, of []int) ([]int, error) {
-	if c.typ != Int64 {
-		return nil, d.fail("key column %s is %v, not int64", c.name, c.typ)
-	}
 	outer := d.r
 	defer func() { d.r = outer }()
-	v, err := d.validity(c, rows)
+	v, err := d.keyPresence(c, rows, Int64)
 	if err != nil {
 		return nil, err
 	}

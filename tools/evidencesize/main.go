@@ -51,6 +51,7 @@ var variants = []variant{
 
 func main() {
 	path := flag.String("report", "", "a traced report (directory)")
+	read := flag.Bool("read", false, "print what a first question about a request costs at 64 and 256 a chunk instead (holds every record)")
 	flag.Parse()
 	if *path == "" {
 		fmt.Fprintln(os.Stderr, "usage: evidencesize -report DIR")
@@ -60,6 +61,34 @@ func main() {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
+	}
+	if *read {
+		var all []*model.RequestEvidence
+		for k := range c.ServerChunks {
+			raw, err := c.ServerChunk(k)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(1)
+			}
+			dec, err := catalog.DecodeEvidenceChunk(raw)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(1)
+			}
+			for slot := range dec.Len() {
+				r, err := dec.Request(slot)
+				if err != nil {
+					fmt.Fprintln(os.Stderr, err)
+					os.Exit(1)
+				}
+				all = append(all, r)
+			}
+		}
+		fmt.Println("| chunk | inflate + decode + one record, p50 | p95 |")
+		fmt.Println("| --- | --- | --- |")
+		readCost(all, 64)
+		readCost(all, 256)
+		return
 	}
 	stored := int64(0)
 	for _, p := range c.ServerChunks {

@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"unsafe"
 
 	"github.com/dsight/dsight/internal/model"
 )
@@ -156,7 +157,9 @@ func (s *Store) Read(b int) ([]model.Span, error) {
 		return nil, fmt.Errorf("span spill: bucket %d: %w", b, err)
 	}
 	spans := make([]model.Span, bk.spans)
-	d := decoder{b: raw, whole: string(raw), resources: s.resources.list, scopes: s.scopes.list, paths: s.pathList, names: s.names.list,
+	// The decoded strings are views of raw, which nothing writes again:
+	// one buffer for the bytes and the strings, not a copy for each.
+	d := decoder{b: raw, whole: unsafe.String(unsafe.SliceData(raw), len(raw)), resources: s.resources.list, scopes: s.scopes.list, paths: s.pathList, names: s.names.list,
 		slab: make(model.Attributes, 0, bk.attrs)}
 	for k := range spans {
 		d.span(&spans[k])

@@ -19,7 +19,8 @@ const ownedSpansPerBucket = 1024
 // joinStreamed is the join: the spans wait in the spill, taken
 // through join.Stream in passes over the de-duplication buckets:
 //
-//  1. link every unique span's trace to its request;
+//  1. link every unique span's trace to its request (from the pairs the
+//     check pass noted, otelSpill.links);
 //  2. route every span: to the owner bucket of its request's range, to
 //     the server spans (a bucket of their own, sorted back into input
 //     order), or nowhere (counted);
@@ -65,7 +66,13 @@ func (res *Result) joinStreamed(d *model.Dataset, ev *serverEvidence, requests [
 			return nil
 		})
 	}
-	if err := each(func(sp *model.Span) error { st.Link(sp); return nil }); err != nil {
+	if o.links != nil {
+		// The check pass noted every pair a link pass would link.
+		for k := range o.links {
+			st.LinkID(k.trace, k.request)
+		}
+		o.links = nil
+	} else if err := each(func(sp *model.Span) error { st.Link(sp); return nil }); err != nil {
 		return err
 	}
 	buckets := int(min(max(o.spans/ownedSpansPerBucket, 1), 1024))

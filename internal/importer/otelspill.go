@@ -4,7 +4,9 @@ import (
 	"cmp"
 	"fmt"
 	"os"
+	"strings"
 
+	"github.com/dsight/dsight/internal/importer/join"
 	"github.com/dsight/dsight/internal/model"
 	"github.com/dsight/dsight/internal/otlp"
 	"github.com/dsight/dsight/internal/spanspill"
@@ -35,6 +37,25 @@ type otelSpill struct {
 	// pass dropped (none in most buckets), so the join's passes drop them
 	// again without keying every span (uniqueAgain).
 	later [][]int32
+	// links are the distinct (trace, Dynamo request id) pairs of the valid
+	// unique spans, noted by the check pass: all the join's link step
+	// reads (join.Stream.LinkID), so it needs no pass of its own.
+	links map[linkKey]struct{}
+}
+
+type linkKey struct{ trace, request string }
+
+// noteLink keeps the pair span sp links its trace by, if any; sp is valid
+// and cut to the report's bounds, as the join's spans are.
+func (o *otelSpill) noteLink(sp *model.Span) {
+	rid := join.LinkRequestID(sp)
+	if rid == "" {
+		return
+	}
+	if _, ok := o.links[linkKey{sp.TraceID, rid}]; !ok {
+		// Cloned: the span's strings live in its bucket's buffer.
+		o.links[linkKey{strings.Clone(sp.TraceID), strings.Clone(rid)}] = struct{}{}
+	}
 }
 
 // spanOrder places a span in the order the join takes spans (the order
@@ -155,7 +176,7 @@ func readOTelStreamed(b *build, files []string) error {
 	if err != nil {
 		return fmt.Errorf("cannot keep the OTel spans on disk in %s (set --spill-dir to a writable directory with room for about the OTel input's size): %w", dir, err)
 	}
-	o := &otelSpill{store: store, file: map[string]int{}, later: make([][]int32, spillBuckets)}
+	o := &otelSpill{store: store, file: map[string]int{}, later: make([][]int32, spillBuckets), links: map[linkKey]struct{}{}}
 	b.server.otel = o
 	heads := map[string]*head{}
 	var stats []otlp.FileStats
@@ -235,6 +256,9 @@ func readOTelStreamed(b *build, files []string) error {
 				o.lo, o.hi = min(o.lo, sp.StartNS), max(o.hi, sp.EndNS)
 			}
 			noteCut(truncateAttrs(sp.Attrs), at, sp.Ref) // a copy: the join cuts its own again
+			if !at.invalid {
+				o.noteLink(sp)
+			}
 			if sp.Resource != nil {
 				use(&sp.Resource.Attrs, at, sp.Ref)
 			}

@@ -50,16 +50,25 @@ func (res *Result) joinStreamed(d *model.Dataset, ev *serverEvidence, requests [
 	// Each pass reads the buckets back; spans are cut to the report's
 	// bounds as readOTelStreamed counted (resources and scopes are cut in
 	// the spill already).
+	// f keeps nothing of a span but copies (Link and Route clone what
+	// they keep; the spill's Add encodes), so the buffers are recycled.
+	bufs := newSpillBuffers()
+	type read struct {
+		spans []model.Span
+		buf   *spanspill.ReadBuffer
+	}
 	each := func(f func(sp *model.Span) error) error {
-		return inOrder(o.store.Buckets(), readAhead(), func(b int) ([]model.Span, error) {
-			spans, err := o.uniqueAgain(b)
+		return inOrder(o.store.Buckets(), readAhead(), func(b int) (read, error) {
+			buf := bufs.get()
+			spans, err := o.uniqueAgain(b, buf)
 			for k := range spans {
 				truncateAttrs(spans[k].Attrs)
 			}
-			return spans, err
-		}, func(_ int, spans []model.Span) error {
-			for k := range spans {
-				if err := f(&spans[k]); err != nil {
+			return read{spans, buf}, err
+		}, func(_ int, r read) error {
+			defer bufs.put(r.buf)
+			for k := range r.spans {
+				if err := f(&r.spans[k]); err != nil {
 					return err
 				}
 			}

@@ -100,8 +100,8 @@ type spanKey struct{ trace, span string }
 // the spans left are the first copies, in the order they were added. A
 // copy that differs from its first is a conflict; the one earliest in the
 // input is returned with its place.
-func (o *otelSpill) unique(b int) (spans []model.Span, dups int64, conflict error, at spanOrder, err error) {
-	spans, err = o.store.Read(b)
+func (o *otelSpill) unique(b int, buf *spanspill.ReadBuffer) (spans []model.Span, dups int64, conflict error, at spanOrder, err error) {
+	spans, err = o.store.ReadInto(b, buf)
 	if err != nil {
 		return nil, 0, nil, at, err
 	}
@@ -136,13 +136,13 @@ func (o *otelSpill) unique(b int) (spans []model.Span, dups int64, conflict erro
 
 // uniqueAgain reads bucket b back without its later copies, which the
 // check pass (unique) found and noted: the same spans unique gives, with
-// no key built for any of them.
-func (o *otelSpill) uniqueAgain(b int) ([]model.Span, error) {
+// no key built for any of them. The spans live in buf (ReadInto).
+func (o *otelSpill) uniqueAgain(b int, buf *spanspill.ReadBuffer) ([]model.Span, error) {
 	if o.later == nil {
-		spans, _, _, _, err := o.unique(b)
+		spans, _, _, _, err := o.unique(b, buf)
 		return spans, err
 	}
-	spans, err := o.store.Read(b)
+	spans, err := o.store.ReadInto(b, buf)
 	if err != nil || len(o.later[b]) == 0 {
 		return spans, err
 	}
@@ -230,11 +230,17 @@ func readOTelStreamed(b *build, files []string) error {
 		dups  int64
 		c     error
 		at    spanOrder
+		buf   *spanspill.ReadBuffer
 	}
+	bufs := newSpillBuffers()
 	if err := inOrder(store.Buckets(), readAhead(), func(k int) (uniqueBucket, error) {
-		spans, n, c, at, err := o.unique(k)
-		return uniqueBucket{spans, n, c, at}, err
+		buf := bufs.get()
+		spans, n, c, at, err := o.unique(k, buf)
+		return uniqueBucket{spans, n, c, at, buf}, err
 	}, func(_ int, u uniqueBucket) error {
+		// Everything kept of a span below is a copy (formatted, cloned or
+		// the spill's own), so its bucket's buffer serves the next read.
+		defer bufs.put(u.buf)
 		spans, c, at := u.spans, u.c, u.at
 		dups += u.dups
 		if c != nil && (conflict == nil || at.compare(conflictAt) < 0) {

@@ -19,7 +19,8 @@ const ownedSpansPerBucket = 1024
 // joinStreamed is the join: the spans wait in the spill, taken
 // through join.Stream in passes over the de-duplication buckets:
 //
-//  1. link every unique span's trace to its request;
+//  1. link every unique span's trace to its request (from the pairs the
+//     check pass noted, otelSpill.links);
 //  2. route every span: to the owner bucket of its request's range, to
 //     the server spans (a bucket of their own, sorted back into input
 //     order), or nowhere (counted);
@@ -49,23 +50,38 @@ func (res *Result) joinStreamed(d *model.Dataset, ev *serverEvidence, requests [
 	// Each pass reads the buckets back; spans are cut to the report's
 	// bounds as readOTelStreamed counted (resources and scopes are cut in
 	// the spill already).
+	// f keeps nothing of a span but copies (Link and Route clone what
+	// they keep; the spill's Add encodes), so the buffers are recycled.
+	bufs := newSpillBuffers()
+	type read struct {
+		spans []model.Span
+		buf   *spanspill.ReadBuffer
+	}
 	each := func(f func(sp *model.Span) error) error {
-		return inOrder(o.store.Buckets(), readAhead(), func(b int) ([]model.Span, error) {
-			spans, err := o.uniqueAgain(b)
+		return inOrder(o.store.Buckets(), readAhead(), func(b int) (read, error) {
+			buf := bufs.get()
+			spans, err := o.uniqueAgain(b, buf)
 			for k := range spans {
 				truncateAttrs(spans[k].Attrs)
 			}
-			return spans, err
-		}, func(_ int, spans []model.Span) error {
-			for k := range spans {
-				if err := f(&spans[k]); err != nil {
+			return read{spans, buf}, err
+		}, func(_ int, r read) error {
+			defer bufs.put(r.buf)
+			for k := range r.spans {
+				if err := f(&r.spans[k]); err != nil {
 					return err
 				}
 			}
 			return nil
 		})
 	}
-	if err := each(func(sp *model.Span) error { st.Link(sp); return nil }); err != nil {
+	if o.links != nil {
+		// The check pass noted every pair a link pass would link.
+		for k := range o.links {
+			st.LinkID(k.trace, k.request)
+		}
+		o.links = nil
+	} else if err := each(func(sp *model.Span) error { st.Link(sp); return nil }); err != nil {
 		return err
 	}
 	buckets := int(min(max(o.spans/ownedSpansPerBucket, 1), 1024))

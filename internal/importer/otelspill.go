@@ -4,7 +4,9 @@ import (
 	"cmp"
 	"fmt"
 	"os"
+	"strings"
 
+	"github.com/dsight/dsight/internal/importer/join"
 	"github.com/dsight/dsight/internal/model"
 	"github.com/dsight/dsight/internal/otlp"
 	"github.com/dsight/dsight/internal/spanspill"
@@ -35,6 +37,25 @@ type otelSpill struct {
 	// pass dropped (none in most buckets), so the join's passes drop them
 	// again without keying every span (uniqueAgain).
 	later [][]int32
+	// links are the distinct (trace, Dynamo request id) pairs of the valid
+	// unique spans, noted by the check pass: all the join's link step
+	// reads (join.Stream.LinkID), so it needs no pass of its own.
+	links map[linkKey]struct{}
+}
+
+type linkKey struct{ trace, request string }
+
+// noteLink keeps the pair span sp links its trace by, if any; sp is valid
+// and cut to the report's bounds, as the join's spans are.
+func (o *otelSpill) noteLink(sp *model.Span) {
+	rid := join.LinkRequestID(sp)
+	if rid == "" {
+		return
+	}
+	if _, ok := o.links[linkKey{sp.TraceID, rid}]; !ok {
+		// Cloned: the span's strings live in its bucket's buffer.
+		o.links[linkKey{strings.Clone(sp.TraceID), strings.Clone(rid)}] = struct{}{}
+	}
 }
 
 // spanOrder places a span in the order the join takes spans (the order
@@ -79,8 +100,8 @@ type spanKey struct{ trace, span string }
 // the spans left are the first copies, in the order they were added. A
 // copy that differs from its first is a conflict; the one earliest in the
 // input is returned with its place.
-func (o *otelSpill) unique(b int) (spans []model.Span, dups int64, conflict error, at spanOrder, err error) {
-	spans, err = o.store.Read(b)
+func (o *otelSpill) unique(b int, buf *spanspill.ReadBuffer) (spans []model.Span, dups int64, conflict error, at spanOrder, err error) {
+	spans, err = o.store.ReadInto(b, buf)
 	if err != nil {
 		return nil, 0, nil, at, err
 	}
@@ -115,13 +136,13 @@ func (o *otelSpill) unique(b int) (spans []model.Span, dups int64, conflict erro
 
 // uniqueAgain reads bucket b back without its later copies, which the
 // check pass (unique) found and noted: the same spans unique gives, with
-// no key built for any of them.
-func (o *otelSpill) uniqueAgain(b int) ([]model.Span, error) {
+// no key built for any of them. The spans live in buf (ReadInto).
+func (o *otelSpill) uniqueAgain(b int, buf *spanspill.ReadBuffer) ([]model.Span, error) {
 	if o.later == nil {
-		spans, _, _, _, err := o.unique(b)
+		spans, _, _, _, err := o.unique(b, buf)
 		return spans, err
 	}
-	spans, err := o.store.Read(b)
+	spans, err := o.store.ReadInto(b, buf)
 	if err != nil || len(o.later[b]) == 0 {
 		return spans, err
 	}
@@ -155,7 +176,7 @@ func readOTelStreamed(b *build, files []string) error {
 	if err != nil {
 		return fmt.Errorf("cannot keep the OTel spans on disk in %s (set --spill-dir to a writable directory with room for about the OTel input's size): %w", dir, err)
 	}
-	o := &otelSpill{store: store, file: map[string]int{}, later: make([][]int32, spillBuckets)}
+	o := &otelSpill{store: store, file: map[string]int{}, later: make([][]int32, spillBuckets), links: map[linkKey]struct{}{}}
 	b.server.otel = o
 	heads := map[string]*head{}
 	var stats []otlp.FileStats
@@ -209,11 +230,17 @@ func readOTelStreamed(b *build, files []string) error {
 		dups  int64
 		c     error
 		at    spanOrder
+		buf   *spanspill.ReadBuffer
 	}
+	bufs := newSpillBuffers()
 	if err := inOrder(store.Buckets(), readAhead(), func(k int) (uniqueBucket, error) {
-		spans, n, c, at, err := o.unique(k)
-		return uniqueBucket{spans, n, c, at}, err
+		buf := bufs.get()
+		spans, n, c, at, err := o.unique(k, buf)
+		return uniqueBucket{spans, n, c, at, buf}, err
 	}, func(_ int, u uniqueBucket) error {
+		// Everything kept of a span below is a copy (formatted, cloned or
+		// the spill's own), so its bucket's buffer serves the next read.
+		defer bufs.put(u.buf)
 		spans, c, at := u.spans, u.c, u.at
 		dups += u.dups
 		if c != nil && (conflict == nil || at.compare(conflictAt) < 0) {
@@ -235,6 +262,9 @@ func readOTelStreamed(b *build, files []string) error {
 				o.lo, o.hi = min(o.lo, sp.StartNS), max(o.hi, sp.EndNS)
 			}
 			noteCut(truncateAttrs(sp.Attrs), at, sp.Ref) // a copy: the join cuts its own again
+			if !at.invalid {
+				o.noteLink(sp)
+			}
 			if sp.Resource != nil {
 				use(&sp.Resource.Attrs, at, sp.Ref)
 			}

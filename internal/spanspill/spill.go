@@ -23,6 +23,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync/atomic"
+	"unsafe"
 
 	"github.com/dsight/dsight/internal/model"
 )
@@ -144,6 +146,23 @@ func (s *Store) Add(b int, sp *model.Span) error {
 // Resource and Scope are the pointers the added spans carried. A bucket
 // may be read more than once.
 func (s *Store) Read(b int) ([]model.Span, error) {
+	return s.ReadInto(b, &ReadBuffer{})
+}
+
+// ReadBuffer holds what a bucket read back decodes into: its bytes, its
+// spans and their attributes. A pass that is done with one bucket's spans
+// before it reads the next can give each read the buffer of a bucket it
+// finished, so the passes allocate per bucket size, not per bucket read.
+type ReadBuffer struct {
+	raw   []byte
+	spans []model.Span
+	slab  []model.Attr
+}
+
+// ReadInto is Read into buf: the spans, and every string and attribute
+// they hold, are valid until buf is given to another read. Nothing of
+// them may be kept past that (clone what must outlive it).
+func (s *Store) ReadInto(b int, buf *ReadBuffer) ([]model.Span, error) {
 	if s.closed {
 		return nil, errors.New("span spill: store is closed")
 	}
@@ -151,13 +170,16 @@ func (s *Store) Read(b int) ([]model.Span, error) {
 	if err := bk.w.Flush(); err != nil {
 		return nil, fmt.Errorf("span spill: %w", err)
 	}
-	raw := make([]byte, bk.bytes)
+	reads.Add(1)
+	raw := grow(&buf.raw, int(bk.bytes))
 	if _, err := bk.f.ReadAt(raw, 0); err != nil && !(errors.Is(err, io.EOF) && len(raw) == 0) {
 		return nil, fmt.Errorf("span spill: bucket %d: %w", b, err)
 	}
-	spans := make([]model.Span, bk.spans)
-	d := decoder{b: raw, whole: string(raw), resources: s.resources.list, scopes: s.scopes.list, paths: s.pathList, names: s.names.list,
-		slab: make(model.Attributes, 0, bk.attrs)}
+	spans := grow(&buf.spans, bk.spans)
+	// The decoded strings are views of raw, which nothing writes again:
+	// one buffer for the bytes and the strings, not a copy for each.
+	d := decoder{b: raw, whole: unsafe.String(unsafe.SliceData(raw), len(raw)), resources: s.resources.list, scopes: s.scopes.list, paths: s.pathList, names: s.names.list,
+		slab: grow(&buf.slab, bk.attrs)[:0]}
 	for k := range spans {
 		d.span(&spans[k])
 		if d.err != nil {
@@ -169,6 +191,23 @@ func (s *Store) Read(b int) ([]model.Span, error) {
 	}
 	return spans, nil
 }
+
+// grow makes *p hold n items (reallocated only when it is too small) and
+// returns them; their old contents are overwritten by the decode.
+func grow[T any](p *[]T, n int) []T {
+	if cap(*p) < n {
+		*p = make([]T, n)
+	}
+	*p = (*p)[:n]
+	return *p
+}
+
+// reads counts the buckets read back by every store: what a build's
+// passes over the spill cost, which the importer's tests bound.
+var reads atomic.Int64
+
+// Reads is the number of bucket reads by every store of the process so far.
+func Reads() int64 { return reads.Load() }
 
 // Close releases the files; it is safe to call more than once.
 func (s *Store) Close() error {

@@ -85,19 +85,31 @@ func (s *Stream) Link(sp *model.Span) {
 	if sp.EndNS < sp.StartNS {
 		return
 	}
-	i, ok := s.j.byServer[requestID(sp)]
+	s.LinkID(sp.TraceID, requestID(sp))
+}
+
+// LinkID is Link for a valid span of trace traceID that records Dynamo
+// request id requestID (LinkRequestID): a caller that saw every span
+// already may link each distinct pair once, in any order, and skip a
+// pass; the trace owners come out the same.
+func (s *Stream) LinkID(traceID, requestID string) {
+	i, ok := s.j.byServer[requestID]
 	if !ok {
 		return
 	}
-	if owner, seen := s.j.traceOwner[sp.TraceID]; !seen {
+	if owner, seen := s.j.traceOwner[traceID]; !seen {
 		// Cloned, as intern does: the span may live in a buffer the
 		// caller reuses or drops (a spill bucket read back), which the
 		// key would otherwise keep whole for the rest of the join.
-		s.j.traceOwner[strings.Clone(sp.TraceID)] = i
+		s.j.traceOwner[strings.Clone(traceID)] = i
 	} else if owner != i {
-		s.j.traceOwner[sp.TraceID] = -1
+		s.j.traceOwner[traceID] = -1
 	}
 }
+
+// LinkRequestID is the Dynamo request id by which Link links a span's
+// trace ("" for none: a bridge always names a UUID, so "" links nothing).
+func LinkRequestID(sp *model.Span) string { return requestID(sp) }
 
 // Owner is the request index span sp joins once every span is linked, or
 // Unowned or Dropped. It counts nothing.

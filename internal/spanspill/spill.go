@@ -176,8 +176,9 @@ func (s *Store) ReadInto(b int, buf *ReadBuffer) ([]model.Span, error) {
 		return nil, fmt.Errorf("span spill: bucket %d: %w", b, err)
 	}
 	spans := grow(&buf.spans, bk.spans)
-	// The decoded strings are views of raw, which nothing writes again:
-	// one buffer for the bytes and the strings, not a copy for each.
+	// The decoded strings are views of raw: one buffer for the bytes and
+	// the strings, not a copy for each. They stay valid until buf is read
+	// into again, which a caller recycling buffers must wait for.
 	d := decoder{b: raw, whole: unsafe.String(unsafe.SliceData(raw), len(raw)), resources: s.resources.list, scopes: s.scopes.list, paths: s.pathList, names: s.names.list,
 		slab: grow(&buf.slab, bk.attrs)[:0]}
 	for k := range spans {

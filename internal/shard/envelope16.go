@@ -184,45 +184,55 @@ func OpenPart(script []byte) (id string, gz []byte, err error) { return AppendOp
 // assembles a shard's parts in one buffer; the id is checked against the
 // bytes appended.
 func AppendOpenPart(dst, script []byte) (id string, out []byte, err error) {
-	rest, ok := bytes.CutPrefix(script, prefix16)
-	if !ok {
-		id, gz, err := OpenEnvelope(script)
-		if err != nil || dst == nil {
-			return id, gz, err
-		}
-		return id, append(dst, gz...), nil
-	}
-	if len(rest) < 2*idLen+len(middle16) {
-		return "", nil, errors.New("open shard envelope: truncated id")
-	}
-	ascii := make([]byte, idLen)
-	for i := range idLen {
-		if rest[2*i+1] != 0 {
-			return "", nil, errors.New("open shard envelope: id is not ASCII")
-		}
-		ascii[i] = rest[2*i]
-	}
-	id = string(ascii)
-	if !isLowerHex(id) {
-		return "", nil, fmt.Errorf("open shard envelope: id %q is not %d lowercase hex digits", id, idLen)
-	}
-	rest, ok = bytes.CutPrefix(rest[2*idLen:], middle16)
-	if !ok {
-		return "", nil, errors.New("open shard envelope: malformed separator after id")
-	}
-	payload, ok := bytes.CutSuffix(rest, suffix16)
-	if !ok {
-		return "", nil, errors.New("open shard envelope: missing */});\\n ending")
-	}
-	if len(payload)/2*unitBits/8 > maxRawBytes {
-		return "", nil, fmt.Errorf("open shard envelope: payload exceeds %d bytes", maxRawBytes)
-	}
 	start := len(dst)
-	if out, err = AppendDecodeBase32768(dst, payload); err != nil {
-		return "", nil, fmt.Errorf("open shard envelope: payload: %w", err)
+	id, out, dense, err := appendPartUnhashed(dst, script)
+	if err != nil || !dense {
+		return id, out, err
 	}
 	if got := ID(out[start:]); got != id {
 		return "", nil, fmt.Errorf("open shard envelope: content hash mismatch: id %s does not match the payload's sha256 %s", id, got)
 	}
 	return id, out, nil
+}
+
+// appendPartUnhashed is AppendOpenPart but for the hash of a dense
+// envelope's payload (dense false: the base64 envelope, checked whole).
+func appendPartUnhashed(dst, script []byte) (id string, out []byte, dense bool, err error) {
+	rest, ok := bytes.CutPrefix(script, prefix16)
+	if !ok {
+		id, gz, err := OpenEnvelope(script)
+		if err != nil || dst == nil {
+			return id, gz, false, err
+		}
+		return id, append(dst, gz...), false, nil
+	}
+	if len(rest) < 2*idLen+len(middle16) {
+		return "", nil, false, errors.New("open shard envelope: truncated id")
+	}
+	ascii := make([]byte, idLen)
+	for i := range idLen {
+		if rest[2*i+1] != 0 {
+			return "", nil, false, errors.New("open shard envelope: id is not ASCII")
+		}
+		ascii[i] = rest[2*i]
+	}
+	id = string(ascii)
+	if !isLowerHex(id) {
+		return "", nil, false, fmt.Errorf("open shard envelope: id %q is not %d lowercase hex digits", id, idLen)
+	}
+	rest, ok = bytes.CutPrefix(rest[2*idLen:], middle16)
+	if !ok {
+		return "", nil, false, errors.New("open shard envelope: malformed separator after id")
+	}
+	payload, ok := bytes.CutSuffix(rest, suffix16)
+	if !ok {
+		return "", nil, false, errors.New("open shard envelope: missing */});\\n ending")
+	}
+	if len(payload)/2*unitBits/8 > maxRawBytes {
+		return "", nil, false, fmt.Errorf("open shard envelope: payload exceeds %d bytes", maxRawBytes)
+	}
+	if out, err = AppendDecodeBase32768(dst, payload); err != nil {
+		return "", nil, false, fmt.Errorf("open shard envelope: payload: %w", err)
+	}
+	return id, out, true, nil
 }

@@ -34,6 +34,14 @@ func readFramedColumns(dir string, sh model.Shard, keep func(table string) bool,
 // only the rows it matches (nil: every row); kept maps such a table to the
 // rows kept (shard.DecodeTableFramesPicking).
 func readFramedPicking(dir string, sh model.Shard, keep func(table string) bool, skip shard.SkipColumn, pick shard.PickRows) (*shard.Shard, map[string][]int, error) {
+	return readFramedHeld(dir, sh, keep, skip, pick, nil)
+}
+
+// readFramedHeld is readFramedPicking taking the frames held has (by
+// payload offset: read, checked and inflated by an earlier read of the
+// same descriptor) from there instead of the parts, and adding the ones
+// it reads (held nil: none kept).
+func readFramedHeld(dir string, sh model.Shard, keep func(table string) bool, skip shard.SkipColumn, pick shard.PickRows, held map[int][]byte) (*shard.Shard, map[string][]int, error) {
 	frames, err := checkFrames(sh)
 	if err != nil {
 		// Frames that do not fit their descriptor: read every part, so
@@ -54,22 +62,46 @@ func readFramedPicking(dir string, sh model.Shard, keep func(table string) bool,
 	if whole {
 		wanted = frames
 	}
-	payload, err := readPartsFor(dir, sh, wanted)
-	if err != nil {
-		return nil, nil, err
+	toRead := wanted
+	if len(held) > 0 {
+		toRead = nil
+		for _, f := range wanted {
+			if held[f.start] == nil {
+				toRead = append(toRead, f)
+			}
+		}
+	}
+	var payload sparsePayload
+	if len(toRead) > 0 {
+		if payload, err = readPartsFor(dir, sh, toRead); err != nil {
+			return nil, nil, err
+		}
 	}
 	// Every table read: the payload is one run, and its hash is not
 	// taken again. The frames tile the payload (checkFrames) and each is
 	// checked against its own id below, so every byte is checked once; the
 	// whole payload's hash was a second pass over all of them, and the
 	// shard's checksum (shard.CheckFrames) still covers the joined frames.
-	if whole && len(payload) != 1 {
+	if whole && len(toRead) == len(wanted) && len(payload) != 1 {
 		return nil, nil, fmt.Errorf("framed shard: its parts read as %d runs, not one", len(payload))
 	}
 	var zr shard.FrameInflater
-	head, err := openFrame(&zr, wanted[0].ShardFrame, payload.slice(wanted[0]))
+	open := func(f frameAt) ([]byte, error) {
+		if b := held[f.start]; b != nil {
+			return b, nil
+		}
+		b, err := openFrame(&zr, f.ShardFrame, payload.slice(f))
+		if err != nil {
+			return nil, payload.nameDamage(dir, sh, f, err)
+		}
+		if held != nil {
+			held[f.start] = b
+		}
+		return b, nil
+	}
+	head, err := open(wanted[0])
 	if err != nil {
-		return nil, nil, payload.nameDamage(dir, sh, wanted[0], err)
+		return nil, nil, err
 	}
 	kind, n, err := shard.DecodeHead(head)
 	if err != nil {
@@ -81,9 +113,9 @@ func readFramedPicking(dir string, sh model.Shard, keep func(table string) bool,
 	raws := make([][]byte, 0, len(wanted))
 	raws = append(raws, head)
 	for _, f := range wanted[1:] {
-		b, err := openFrame(&zr, f.ShardFrame, payload.slice(f))
+		b, err := open(f)
 		if err != nil {
-			return nil, nil, payload.nameDamage(dir, sh, f, err)
+			return nil, nil, err
 		}
 		raws = append(raws, b)
 	}

@@ -63,3 +63,37 @@ func TestFramedShardNamesADamagedPartWithinAFrame(t *testing.T) {
 		t.Errorf("a reader of the other tables gave %v", err)
 	}
 }
+
+// A shard read whole (readShard) hashes its parts' bytes once, as the
+// whole payload: a part whose bytes were damaged in place (its script
+// still naming its id) is refused, and the damaged file named.
+func TestWholeShardNamesADamagedPart(t *testing.T) {
+	dir := t.TempDir()
+	raw, files, _ := framedFixture(t, dir)
+	if err := os.MkdirAll(filepath.Join(dir, DetailDir), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sh, err := addStoredShard(files, raw)
+	if err != nil || files.err != nil {
+		t.Fatal(err, files.err)
+	}
+	if len(sh.Parts) < 1 {
+		t.Fatal("no parts")
+	}
+	if _, err := readShard(dir, sh); err != nil {
+		t.Fatal(err)
+	}
+	p := sh.Parts[len(sh.Parts)-1]
+	file := filepath.Join(dir, filepath.FromSlash(p.Path))
+	_, payload, err := shard.OpenPart(mustRead(t, file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	payload[len(payload)/2] ^= 0x10
+	if err := os.WriteFile(file, shard.Envelope16(p.ID, payload), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := readShard(dir, sh); err == nil || !strings.Contains(err.Error(), "content hash mismatch") || !strings.Contains(err.Error(), p.ID+".js") {
+		t.Errorf("a damaged part gave %v, want a content hash mismatch naming %s.js", err, p.ID)
+	}
+}

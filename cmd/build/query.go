@@ -44,7 +44,7 @@ func queryCmd(args []string, stdout io.Writer) error {
 		defer stop()
 	}
 	defer collectOnlyPastLimit()()
-	rep, err := openFor(path, req)
+	rep, reader, err := openReading(path, req)
 	if err != nil {
 		return err
 	}
@@ -52,7 +52,7 @@ func queryCmd(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	pagesFromRows(e, path, req)
+	pagesFromReader(e, reader, req)
 	result, err := askLazy(e, rep, req)
 	if err != nil {
 		return err

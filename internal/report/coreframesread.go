@@ -11,13 +11,14 @@ import (
 )
 
 // readFramedTables decodes the head and the tables keep accepts of a
-// framed shard, reading only the parts that hold their frames. Each part
-// read is checked against its id and each frame against its own, so a
+// framed shard, reading only the parts that hold their frames. Each frame
+// read is checked against its id and each part read against its own
+// (readPartsFor: a part within one frame by that frame's hash), so a
 // damaged frame is refused by every question that reads it; the frames
-// not read are neither trusted nor checked; the shard's checksum and the
-// whole payload's hash, which cover them, are checked when every table is
-// read. The frames are decoded where they lie (a frame stored as is is a
-// slice of the parts), never joined into one raw copy.
+// not read are neither trusted nor checked; the shard's checksum, which
+// covers them, is checked when every table is read. The frames are
+// decoded where they lie (a frame stored as is is a slice of the parts),
+// never joined into one raw copy.
 func readFramedTables(dir string, sh model.Shard, keep func(table string) bool) (*shard.Shard, error) {
 	return readFramedColumns(dir, sh, keep, nil)
 }
@@ -33,6 +34,14 @@ func readFramedColumns(dir string, sh model.Shard, keep func(table string) bool,
 // only the rows it matches (nil: every row); kept maps such a table to the
 // rows kept (shard.DecodeTableFramesPicking).
 func readFramedPicking(dir string, sh model.Shard, keep func(table string) bool, skip shard.SkipColumn, pick shard.PickRows) (*shard.Shard, map[string][]int, error) {
+	return readFramedHeld(dir, sh, keep, skip, pick, nil)
+}
+
+// readFramedHeld is readFramedPicking taking the frames held has (by
+// payload offset: read, checked and inflated by an earlier read of the
+// same descriptor) from there instead of the parts, and adding the ones
+// it reads (held nil: none kept).
+func readFramedHeld(dir string, sh model.Shard, keep func(table string) bool, skip shard.SkipColumn, pick shard.PickRows, held map[int][]byte) (*shard.Shard, map[string][]int, error) {
 	frames, err := checkFrames(sh)
 	if err != nil {
 		// Frames that do not fit their descriptor: read every part, so
@@ -53,17 +62,44 @@ func readFramedPicking(dir string, sh model.Shard, keep func(table string) bool,
 	if whole {
 		wanted = frames
 	}
-	payload, err := readPartsFor(dir, sh, wanted)
-	if err != nil {
-		return nil, nil, err
-	}
-	if whole {
-		if id := shard.ID(payload[0].b); len(payload) != 1 || id != sh.ID {
-			return nil, nil, fmt.Errorf("content hash mismatch: parts assemble to %s, manifest expects %s", id, sh.ID)
+	toRead := wanted
+	if len(held) > 0 {
+		toRead = nil
+		for _, f := range wanted {
+			if held[f.start] == nil {
+				toRead = append(toRead, f)
+			}
 		}
 	}
+	var payload sparsePayload
+	if len(toRead) > 0 {
+		if payload, err = readPartsFor(dir, sh, toRead); err != nil {
+			return nil, nil, err
+		}
+	}
+	// Every table read: the payload is one run, and its hash is not
+	// taken again. The frames tile the payload (checkFrames) and each is
+	// checked against its own id below, so every byte is checked once; the
+	// whole payload's hash was a second pass over all of them, and the
+	// shard's checksum (shard.CheckFrames) still covers the joined frames.
+	if whole && len(toRead) == len(wanted) && len(payload) != 1 {
+		return nil, nil, fmt.Errorf("framed shard: its parts read as %d runs, not one", len(payload))
+	}
 	var zr shard.FrameInflater
-	head, err := openFrame(&zr, wanted[0].ShardFrame, payload.slice(wanted[0]))
+	open := func(f frameAt) ([]byte, error) {
+		if b := held[f.start]; b != nil {
+			return b, nil
+		}
+		b, err := openFrame(&zr, f.ShardFrame, payload.slice(f))
+		if err != nil {
+			return nil, payload.nameDamage(dir, sh, f, err)
+		}
+		if held != nil {
+			held[f.start] = b
+		}
+		return b, nil
+	}
+	head, err := open(wanted[0])
 	if err != nil {
 		return nil, nil, err
 	}
@@ -77,7 +113,7 @@ func readFramedPicking(dir string, sh model.Shard, keep func(table string) bool,
 	raws := make([][]byte, 0, len(wanted))
 	raws = append(raws, head)
 	for _, f := range wanted[1:] {
-		b, err := openFrame(&zr, f.ShardFrame, payload.slice(f))
+		b, err := open(f)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -133,7 +169,13 @@ func (p sparsePayload) slice(f frameAt) []byte {
 }
 
 // readPartsFor reads, checks and decodes in place the parts that hold the
-// frames, consecutive parts into one buffer.
+// frames, consecutive parts into one buffer. A part that lies wholly
+// within one of the frames is not hashed here: the caller checks that
+// frame's hash (openFrame), which covers every byte of the part, so
+// hashing both spent two SHA-256 passes on the same bytes (a third of a
+// 100,000-request question's CPU went to hashing). Such a part's script
+// must still name the id the manifest gives it; the other parts, which
+// hold bytes of frames not read, are hashed as before.
 func readPartsFor(dir string, sh model.Shard, frames []frameAt) (sparsePayload, error) {
 	if len(sh.Parts) == 0 {
 		return nil, errNoParts
@@ -183,7 +225,11 @@ func readPartsFor(dir string, sh model.Shard, frames []frameAt) (sparsePayload, 
 				return nil, err
 			}
 			at := len(run.b)
-			id, grown, err := shard.AppendOpenPart(run.b, script)
+			open := shard.AppendOpenPart
+			if withinOne(frames, at+starts[i], p.Bytes) {
+				open = shard.AppendOpenPartCovered
+			}
+			id, grown, err := open(run.b, script)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", file, err)
 			}
@@ -233,4 +279,39 @@ func readBoundedInto(buf []byte, file string, limit int64) ([]byte, error) {
 		return nil, fmt.Errorf("%s grew past the %d bytes the manifest declares", file, limit)
 	}
 	return b.Bytes(), nil
+}
+
+// withinOne says whether the payload bytes [start, start+n) lie wholly
+// within one of the frames.
+func withinOne(frames []frameAt, start, n int) bool {
+	for _, f := range frames {
+		if f.start <= start && start+n <= f.start+f.Bytes {
+			return true
+		}
+	}
+	return false
+}
+
+// nameDamage is err, a frame refused, naming the part file whose payload
+// is not the one its id names when such a part lies within the frame
+// (readPartsFor left those parts to the frame's hash): a damaged file is
+// named as when every part was hashed.
+func (p sparsePayload) nameDamage(dir string, sh model.Shard, f frameAt, err error) error {
+	at := 0
+	for _, part := range sh.Parts {
+		start := at
+		at += part.Bytes
+		if start < f.start || at > f.start+f.Bytes {
+			continue
+		}
+		for _, r := range p {
+			if start >= r.start && at <= r.start+len(r.b) {
+				if id := shard.ID(r.b[start-r.start : at-r.start]); id != part.ID {
+					file, _ := partFile(dir, part)
+					return fmt.Errorf("%s: content hash mismatch: it holds part %s, manifest expects %s", file, id, part.ID)
+				}
+			}
+		}
+	}
+	return err
 }

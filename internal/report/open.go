@@ -101,7 +101,9 @@ func openCoreColumns(path string, skipped func(table string) bool, skippedColumn
 }
 
 // readShard reassembles a shard's payload from its parts, checking each
-// part's hash, the whole payload's hash and its decoded size.
+// part's script names its manifest id, the whole payload's hash (which
+// covers every part's bytes; a damaged part is named) and its decoded
+// size.
 func readShard(dir string, sh model.Shard) ([]byte, error) {
 	if len(sh.Parts) == 0 {
 		return nil, errNoParts
@@ -121,9 +123,12 @@ func readShard(dir string, sh model.Shard) ([]byte, error) {
 		if len(payload)+p.Bytes > sh.Bytes {
 			return nil, fmt.Errorf("parts declare more than the shard's %d bytes", sh.Bytes)
 		}
-		// Each part decodes in place, after the ones before it.
+		// Each part decodes in place, after the ones before it. Its bytes
+		// are checked by the whole payload's hash below, which covers
+		// every one of them: hashing each part as well spent two SHA-256
+		// passes on every byte (wholeDamage names a damaged part).
 		start := len(payload)
-		id, grown, err := shard.AppendOpenPart(payload, script)
+		id, grown, err := shard.AppendOpenPartCovered(payload, script)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", file, err)
 		}
@@ -136,7 +141,7 @@ func readShard(dir string, sh model.Shard) ([]byte, error) {
 		payload = grown
 	}
 	if id := shard.ID(payload); id != sh.ID {
-		return nil, fmt.Errorf("content hash mismatch: parts assemble to %s, manifest expects %s", id, sh.ID)
+		return nil, wholeDamage(dir, sh, payload, fmt.Errorf("content hash mismatch: parts assemble to %s, manifest expects %s", id, sh.ID))
 	}
 	raw := payload
 	switch sh.Encoding {
@@ -158,4 +163,20 @@ func readShard(dir string, sh model.Shard) ([]byte, error) {
 		return nil, fmt.Errorf("decoded %d bytes, manifest expects %d", len(raw), sh.DecodedBytes)
 	}
 	return raw, nil
+}
+
+// wholeDamage is err, a payload refused by its hash, naming the first part
+// file whose payload is not the one its id names, as when every part was
+// hashed on its own; err as is when every part holds its id's bytes (the
+// parts are another payload's, or the manifest's id is damaged).
+func wholeDamage(dir string, sh model.Shard, payload []byte, err error) error {
+	at := 0
+	for _, p := range sh.Parts {
+		if id := shard.ID(payload[at : at+p.Bytes]); id != p.ID {
+			file, _ := partFile(dir, p)
+			return fmt.Errorf("%s: content hash mismatch: it holds part %s, manifest expects %s", file, id, p.ID)
+		}
+		at += p.Bytes
+	}
+	return err
 }

@@ -33,13 +33,21 @@ func OpenRows(dir string, skipped func(table string) bool, rows []int) (*catalog
 // the decoded bytes of its requests table's frame (0 when not framed).
 func CoreFramed(path string) (framed bool, requestBytes int, err error) {
 	_, m, err := openManifest(path)
-	if err != nil || m.Entry.Core.Encoding != EncodingFrames {
+	if err != nil {
 		return false, 0, err
+	}
+	framed, requestBytes = coreFramed(m)
+	return framed, requestBytes, nil
+}
+
+func coreFramed(m Manifest) (framed bool, requestBytes int) {
+	if m.Entry.Core.Encoding != EncodingFrames {
+		return false, 0
 	}
 	for _, f := range m.Entry.Core.Frames {
 		if f.Table == catalog.TableRequests {
 			requestBytes = f.DecodedBytes
 		}
 	}
-	return true, requestBytes, nil
+	return true, requestBytes
 }

@@ -2,8 +2,10 @@ package shard
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // The dense envelope carries a part's payload in base 32768 inside a
@@ -83,24 +85,31 @@ func AppendDecodeBase32768(out, units []byte) ([]byte, error) {
 	n := len(units) / 2
 	i := 0
 	// Eight full units are 120 bits, 15 whole bytes: decoded a group at a
-	// time, never the last unit (it may be the short one).
-	for ; i+8 < n; i += 8 {
-		g := units[2*i : 2*i+16]
-		var hi, lo uint64
-		ok := true
-		for k := range 4 {
-			u := uint64(g[2*k]) | uint64(g[2*k+1])<<8 - unitBase
-			v := uint64(g[2*k+8]) | uint64(g[2*k+9])<<8 - unitBase
-			// Out of range (below the base it wraps): the loop below
-			// names the unit.
-			ok = ok && u < 1<<unitBits && v < 1<<unitBits
-			hi, lo = hi<<unitBits|u&(1<<unitBits-1), lo<<unitBits|v&(1<<unitBits-1)
+	// time, never the last unit (it may be the short one). The units are
+	// read four to a word and the group's bytes written as two words into
+	// room grown once (one byte past the group's end is overwritten by the
+	// next group or cut off), which made the loop about twice as fast as
+	// byte-wise loads and appends.
+	if groups := (n - 1) / 8; groups > 0 {
+		at := len(out)
+		out = slices.Grow(out, groups*15+1)[:at+groups*15+1]
+		for ; i+8 < n; i += 8 {
+			g := units[2*i : 2*i+16]
+			a, c := binary.LittleEndian.Uint64(g), binary.LittleEndian.Uint64(g[8:])
+			// Below the base a unit wraps to a huge value: one test for
+			// the group; the loop below names the unit.
+			u0, u1, u2, u3 := a&0xffff-unitBase, a>>16&0xffff-unitBase, a>>32&0xffff-unitBase, a>>48-unitBase
+			v0, v1, v2, v3 := c&0xffff-unitBase, c>>16&0xffff-unitBase, c>>32&0xffff-unitBase, c>>48-unitBase
+			if (u0|u1|u2|u3|v0|v1|v2|v3)>>unitBits != 0 {
+				break
+			}
+			hi := u0<<45 | u1<<30 | u2<<15 | u3
+			lo := v0<<45 | v1<<30 | v2<<15 | v3
+			binary.BigEndian.PutUint64(out[at:], hi<<4|lo>>56)
+			binary.BigEndian.PutUint64(out[at+8:], lo<<8)
+			at += 15
 		}
-		if !ok {
-			break
-		}
-		out = append(out, byte(hi>>52), byte(hi>>44), byte(hi>>36), byte(hi>>28), byte(hi>>20), byte(hi>>12), byte(hi>>4),
-			byte(hi<<4)|byte(lo>>56), byte(lo>>48), byte(lo>>40), byte(lo>>32), byte(lo>>24), byte(lo>>16), byte(lo>>8), byte(lo))
+		out = out[:at]
 	}
 	var acc uint32
 	bits := 0
@@ -184,45 +193,55 @@ func OpenPart(script []byte) (id string, gz []byte, err error) { return AppendOp
 // assembles a shard's parts in one buffer; the id is checked against the
 // bytes appended.
 func AppendOpenPart(dst, script []byte) (id string, out []byte, err error) {
-	rest, ok := bytes.CutPrefix(script, prefix16)
-	if !ok {
-		id, gz, err := OpenEnvelope(script)
-		if err != nil || dst == nil {
-			return id, gz, err
-		}
-		return id, append(dst, gz...), nil
-	}
-	if len(rest) < 2*idLen+len(middle16) {
-		return "", nil, errors.New("open shard envelope: truncated id")
-	}
-	ascii := make([]byte, idLen)
-	for i := range idLen {
-		if rest[2*i+1] != 0 {
-			return "", nil, errors.New("open shard envelope: id is not ASCII")
-		}
-		ascii[i] = rest[2*i]
-	}
-	id = string(ascii)
-	if !isLowerHex(id) {
-		return "", nil, fmt.Errorf("open shard envelope: id %q is not %d lowercase hex digits", id, idLen)
-	}
-	rest, ok = bytes.CutPrefix(rest[2*idLen:], middle16)
-	if !ok {
-		return "", nil, errors.New("open shard envelope: malformed separator after id")
-	}
-	payload, ok := bytes.CutSuffix(rest, suffix16)
-	if !ok {
-		return "", nil, errors.New("open shard envelope: missing */});\\n ending")
-	}
-	if len(payload)/2*unitBits/8 > maxRawBytes {
-		return "", nil, fmt.Errorf("open shard envelope: payload exceeds %d bytes", maxRawBytes)
-	}
 	start := len(dst)
-	if out, err = AppendDecodeBase32768(dst, payload); err != nil {
-		return "", nil, fmt.Errorf("open shard envelope: payload: %w", err)
+	id, out, dense, err := appendPartUnhashed(dst, script)
+	if err != nil || !dense {
+		return id, out, err
 	}
 	if got := ID(out[start:]); got != id {
 		return "", nil, fmt.Errorf("open shard envelope: content hash mismatch: id %s does not match the payload's sha256 %s", id, got)
 	}
 	return id, out, nil
+}
+
+// appendPartUnhashed is AppendOpenPart but for the hash of a dense
+// envelope's payload (dense false: the base64 envelope, checked whole).
+func appendPartUnhashed(dst, script []byte) (id string, out []byte, dense bool, err error) {
+	rest, ok := bytes.CutPrefix(script, prefix16)
+	if !ok {
+		id, gz, err := OpenEnvelope(script)
+		if err != nil || dst == nil {
+			return id, gz, false, err
+		}
+		return id, append(dst, gz...), false, nil
+	}
+	if len(rest) < 2*idLen+len(middle16) {
+		return "", nil, false, errors.New("open shard envelope: truncated id")
+	}
+	ascii := make([]byte, idLen)
+	for i := range idLen {
+		if rest[2*i+1] != 0 {
+			return "", nil, false, errors.New("open shard envelope: id is not ASCII")
+		}
+		ascii[i] = rest[2*i]
+	}
+	id = string(ascii)
+	if !isLowerHex(id) {
+		return "", nil, false, fmt.Errorf("open shard envelope: id %q is not %d lowercase hex digits", id, idLen)
+	}
+	rest, ok = bytes.CutPrefix(rest[2*idLen:], middle16)
+	if !ok {
+		return "", nil, false, errors.New("open shard envelope: malformed separator after id")
+	}
+	payload, ok := bytes.CutSuffix(rest, suffix16)
+	if !ok {
+		return "", nil, false, errors.New("open shard envelope: missing */});\\n ending")
+	}
+	if len(payload)/2*unitBits/8 > maxRawBytes {
+		return "", nil, false, fmt.Errorf("open shard envelope: payload exceeds %d bytes", maxRawBytes)
+	}
+	if out, err = AppendDecodeBase32768(dst, payload); err != nil {
+		return "", nil, false, fmt.Errorf("open shard envelope: payload: %w", err)
+	}
+	return id, out, true, nil
 }

@@ -1,0 +1,67 @@
+package report
+
+import (
+	"fmt"
+
+	"github.com/dsight/dsight/internal/catalog"
+)
+
+// Reader is one report opened for the several reads of its core a
+// question may make: dsight query requests chooses its page over the
+// request table's filter columns, then decodes the page's rows from the
+// same table. The manifest is read once, and each frame of a framed core
+// is read, checked and inflated once, whichever read asks for it first
+// (reading the 6.5 MB requests frame of a 100,000-request core twice was
+// a third of such a question). A Reader is for one question: it keeps
+// every frame it has read.
+type Reader struct {
+	dir    string
+	m      Manifest
+	frames map[int][]byte // checked raw frames by payload offset
+}
+
+// NewReader reads the manifest of the report at path.
+func NewReader(path string) (*Reader, error) {
+	dir, m, err := openManifest(path)
+	if err != nil {
+		return nil, err
+	}
+	return &Reader{dir: dir, m: m, frames: map[int][]byte{}}, nil
+}
+
+// CoreFramed is the package's CoreFramed for the report r read.
+func (r *Reader) CoreFramed() (framed bool, requestBytes int) {
+	return coreFramed(r.m)
+}
+
+// OpenLazyColumns is the package's OpenLazyColumns over r's frames.
+func (r *Reader) OpenLazyColumns(skipped func(table string) bool, skippedColumns func(table, column string) bool) (*Lazy, error) {
+	if r.m.Entry.Core.Encoding != EncodingFrames {
+		return OpenLazyColumns(r.dir, skipped, skippedColumns)
+	}
+	keep := func(table string) bool { return skipped == nil || !skipped(table) }
+	s, _, err := readFramedHeld(r.dir, r.m.Entry.Core, keep, skippedColumns, nil, r.frames)
+	if err != nil {
+		return nil, fmt.Errorf("core shard: %w", err)
+	}
+	c, err := catalog.OpenColumns(s, skipped, skippedColumns)
+	if err != nil {
+		return nil, err
+	}
+	return &Lazy{Core: c, Dir: r.dir, evidence: r.m.Entry.Evidence}, nil
+}
+
+// OpenRows is the package's OpenRows over r's frames.
+func (r *Reader) OpenRows(skipped func(table string) bool, rows []int) (*catalog.Core, error) {
+	if r.m.Entry.Core.Encoding != EncodingFrames {
+		return nil, fmt.Errorf("core shard: stored %q, not framed", r.m.Entry.Core.Encoding)
+	}
+	keep := func(table string) bool {
+		return catalog.PicksReadTable(table) && (skipped == nil || !skipped(table))
+	}
+	s, kept, err := readFramedHeld(r.dir, r.m.Entry.Core, keep, nil, catalog.RowPicks(rows), r.frames)
+	if err != nil {
+		return nil, fmt.Errorf("core shard: %w", err)
+	}
+	return catalog.OpenRows(s, kept[catalog.TableRequests], 0, skipped, nil)
+}

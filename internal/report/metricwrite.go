@@ -3,7 +3,9 @@ package report
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -135,13 +137,20 @@ func compressedShardParts(gz []byte, decodedBytes int, put func(p string, script
 }
 
 // write writes one file, named by slash path, into the stage directory.
-// It changes nothing in f, so goroutines may call it at once.
+// It changes nothing in f, so goroutines may call it at once. Its
+// directory is made only when the file cannot be created without it: the
+// stage holds thousands of files in a few directories, and a stat of the
+// directory before each was one system call a file for nothing.
 func (f *stageFiles) write(name string, b []byte) error {
 	p := filepath.Join(f.dir, filepath.FromSlash(name))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return fmt.Errorf("stage report: %w", err)
+	err := os.WriteFile(p, b, 0o644)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return fmt.Errorf("stage report: %w", err)
+		}
+		err = os.WriteFile(p, b, 0o644)
 	}
-	if err := os.WriteFile(p, b, 0o644); err != nil {
+	if err != nil {
 		return fmt.Errorf("stage report: %w", err)
 	}
 	return nil

@@ -90,11 +90,13 @@ func render(d *model.Dataset, assets fs.FS, out *stageFiles, store StoreWriter) 
 	if err != nil {
 		return nil, fmt.Errorf("page assets: %w (run `make assets`)", err)
 	}
-	engine, err := addShard(out, wasm)
+	// The engine is compressed while the metric shards are written.
+	engineGz := compressBeside(wasm)
+	d, err = addMetricShards(out, d)
 	if err != nil {
 		return nil, err
 	}
-	d, err = addMetricShards(out, d)
+	engine, err := engineGz.add(out)
 	if err != nil {
 		return nil, err
 	}

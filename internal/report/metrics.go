@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 
 	"github.com/dsight/dsight/internal/catalog"
 	"github.com/dsight/dsight/internal/model"
@@ -13,26 +14,9 @@ import (
 // addMetricShards writes each series' summary as its own detail shard,
 // named by content, and returns a shallow copy of d whose series carry
 // their shard descriptors, so a reader loads only the series a query needs.
+// The files are written on one goroutine per core (metricwrite.go).
 func addMetricShards(files *stageFiles, d *model.Dataset) (*model.Dataset, error) {
-	if len(d.Metrics) == 0 {
-		return d, nil
-	}
-	out := *d
-	out.Metrics = make([]model.MetricSeries, len(d.Metrics))
-	for i, m := range d.Metrics {
-		if m.Summary == nil {
-			return nil, fmt.Errorf("metric series %d (%s) has no summary", m.ID, m.Name)
-		}
-		gz, err := m.Summary.Payload.Bytes()
-		if err != nil {
-			return nil, fmt.Errorf("metric series %d (%s): %w", m.ID, m.Name, err)
-		}
-		sh := addCompressedShard(files, gz, m.Summary.DecodedBytes)
-		m.Shard = &model.MetricShard{Shard: sh, MetricBounds: m.Summary.MetricBounds}
-		m.Summary = nil
-		out.Metrics[i] = m
-	}
-	return &out, nil
+	return stageMetricShards(files, d, runtime.GOMAXPROCS(0))
 }
 
 // ReadMetricShard reads the decoded summary payload of one series of the

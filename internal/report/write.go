@@ -2,14 +2,11 @@ package report
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"html/template"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -77,21 +74,11 @@ func (f *stageFiles) put(name string, b []byte) {
 	}
 	if f.mem != nil {
 		f.mem[name] = b
-		sum := sha256.Sum256(b)
-		f.entries = append(f.entries, FileEntry{Path: name, Bytes: int64(len(b)), SHA256: hex.EncodeToString(sum[:])})
+	} else if err := f.write(name, b); err != nil {
+		f.err = err
 		return
 	}
-	p := filepath.Join(f.dir, filepath.FromSlash(name))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		f.err = fmt.Errorf("stage report: %w", err)
-		return
-	}
-	if err := os.WriteFile(p, b, 0o644); err != nil {
-		f.err = fmt.Errorf("stage report: %w", err)
-		return
-	}
-	sum := sha256.Sum256(b)
-	f.entries = append(f.entries, FileEntry{Path: name, Bytes: int64(len(b)), SHA256: hex.EncodeToString(sum[:])})
+	f.entries = append(f.entries, fileEntry(name, b))
 }
 
 // render produces every output file into out and returns the manifest.
@@ -103,11 +90,13 @@ func render(d *model.Dataset, assets fs.FS, out *stageFiles, store StoreWriter) 
 	if err != nil {
 		return nil, fmt.Errorf("page assets: %w (run `make assets`)", err)
 	}
-	engine, err := addShard(out, wasm)
+	// The engine is compressed while the metric shards are written.
+	engineGz := compressBeside(wasm)
+	d, err = addMetricShards(out, d)
 	if err != nil {
 		return nil, err
 	}
-	d, err = addMetricShards(out, d)
+	engine, err := engineGz.add(out)
 	if err != nil {
 		return nil, err
 	}
@@ -223,14 +212,10 @@ func addShard(files *stageFiles, raw []byte) (model.Shard, error) {
 // addCompressedShard is addShard for a payload already compressed with
 // shard.Compress, decodedBytes long once decompressed.
 func addCompressedShard(files *stageFiles, gz []byte, decodedBytes int) model.Shard {
-	sh := model.Shard{ID: shard.ID(gz), Bytes: len(gz), DecodedBytes: decodedBytes}
-	for off := 0; off < len(gz); off += PartBytes {
-		part := gz[off:min(off+PartBytes, len(gz))]
-		id := shard.ID(part)
-		p := path.Join(DetailDir, id+".js")
-		files.put(p, shard.Envelope16(id, part))
-		sh.Parts = append(sh.Parts, model.ShardPart{ID: id, Path: p, Bytes: len(part)})
-	}
+	sh, _ := compressedShardParts(gz, decodedBytes, func(p string, script []byte) error {
+		files.put(p, script)
+		return nil
+	})
 	return sh
 }
 

@@ -3,7 +3,6 @@ package lifecycle
 import (
 	"cmp"
 	"slices"
-	"strconv"
 
 	"github.com/dsight/dsight/internal/model"
 )
@@ -359,12 +358,22 @@ func RecordedHost(sp *model.Span) *string {
 
 // stagesTo partitions the time from start through each milestone in turn.
 func stagesTo(start Milestone, milestones []Milestone) ([]Stage, [][]string) {
-	stages := make([]Stage, 0, len(milestones))
-	ids := make([]string, 0, len(milestones))
-	rows := make([][]string, 0, len(milestones))
+	stages := appendStages(make([]Stage, 0, len(milestones)), start, milestones, true)
+	ids := make([]string, 0, len(stages))
+	rows := make([][]string, 0, len(stages))
+	for i := range stages {
+		ids = append(ids, stages[i].ID)
+		rows = append(rows, ids[:i+1:i+1])
+	}
+	return stages, rows
+}
+
+// appendStages appends the stages from start through each milestone in
+// turn; describe adds each stage's Description, which only a request's own
+// answer shows.
+func appendStages(stages []Stage, start Milestone, milestones []Milestone, describe bool) []Stage {
 	previous := start
 	for i, m := range milestones {
-		id := "progress:" + strconv.Itoa(i)
 		host := m.Host
 		var source *string
 		if h, client := stageHost(m); client {
@@ -374,18 +383,19 @@ func stagesTo(start Milestone, milestones []Milestone) ([]Stage, [][]string) {
 			spanID := m.SpanID
 			source = &spanID
 		}
-		stages = append(stages, Stage{
-			ID: id, Name: "milestone_interval", Kind: "progress", Row: i, Label: m.Label,
+		st := Stage{
+			ID: progressID(i), Name: "milestone_interval", Kind: "progress", Row: i, Label: m.Label,
 			StartNS: previous.TimeNS, EndNS: m.TimeNS, Role: m.Role, Host: host,
 			FromBoundary: previous, ToBoundary: m, Evidence: m.Evidence, SourceSpanID: source,
-			Description: "Elapsed time from " + previous.Label + " to " + m.Label + ". " +
-				"Includes any intervening gaps and concurrent work; not exclusive engine time.",
-		})
-		ids = append(ids, id)
-		rows = append(rows, ids[:i+1:i+1])
+		}
+		if describe {
+			st.Description = "Elapsed time from " + previous.Label + " to " + m.Label + ". " +
+				"Includes any intervening gaps and concurrent work; not exclusive engine time."
+		}
+		stages = append(stages, st)
 		previous = m
 	}
-	return stages, rows
+	return stages
 }
 
 // stageHost is the host of the stage that ends at m: "client" for a

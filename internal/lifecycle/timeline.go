@@ -11,6 +11,7 @@ type Scratch struct {
 	byKey      map[spanKey]int
 	milestones []Milestone
 	extents    []Extent
+	stages     []Stage
 }
 
 // Extent is a stage as a timeline draws it: where it starts and ends, its

@@ -37,7 +37,7 @@ func ActivityLabel(name string, attrs model.Attributes) (label, kind string, ok 
 // explicitly: callers pass Span.Role() and the phase the join associated
 // from the next same-parent route ("" when none).
 func ActivityFor(name, role, phase string) (label, kind string, ok bool) {
-	role = titleCase(role)
+	role = title(role)
 	switch {
 	case name == "request.preprocessing":
 		return "Preprocessing", KindActivity, true
@@ -45,15 +45,15 @@ func ActivityFor(name, role, phase string) (label, kind string, ok bool) {
 		if phase == "" {
 			phase = "Router"
 		}
-		return titleCase(phase) + " selection", KindActivity, true
+		return roleLabel(title(phase), suffixSelection), KindActivity, true
 	case name == "worker.admission":
-		return role + " ingress and transport setup", KindActivity, true
+		return roleLabel(role, suffixIngress), KindActivity, true
 	case strings.HasPrefix(name, "worker.operation."):
-		return role + " operation", KindEnvelope, true
+		return roleLabel(role, suffixOperation), KindEnvelope, true
 	case name == "request.dispatch":
-		return role + " backend stream creation", KindActivity, true
+		return roleLabel(role, suffixDispatch), KindActivity, true
 	case strings.HasPrefix(name, "response.streaming."):
-		return role + " response pump", KindActivity, true
+		return roleLabel(role, suffixPump), KindActivity, true
 	case name == "response.streaming":
 		return "Frontend response stream", KindConcurrent, true
 	}

@@ -48,14 +48,20 @@ export function fmtSeconds(s, width) {
   return `${s.toFixed(digits)} s`;
 }
 
+// One formatter each, made once: toLocaleString builds an Intl formatter
+// per call, and the first render labels every bar on screen with these
+// (its tooltip and its accessible name), several times a bar.
+const msFormat = new Intl.NumberFormat("en-US", { maximumFractionDigits: 1 });
+const intFormat = new Intl.NumberFormat("en-US");
+
 export function fmtMs(ms) {
   if (ms === null || ms === undefined) return "unknown";
-  return `${ms.toLocaleString("en-US", { maximumFractionDigits: 1 })} ms`;
+  return `${msFormat.format(ms)} ms`;
 }
 
 export function fmtInt(n) {
   if (n === null || n === undefined) return "unknown";
-  return n.toLocaleString("en-US");
+  return intFormat.format(n);
 }
 
 export function fmtDuration(s) {

@@ -5,6 +5,7 @@
 // any static host. A registry keyed by id lets several loads run at once.
 
 import { isBase32768, base32768ToBytes, base32768Into, base32768Length } from "./base32768.js";
+import { framePlan, assembleFrames } from "./framed.js";
 
 const pending = new Map();
 
@@ -138,8 +139,9 @@ const PARTS_IN_FLIGHT = 6;
 // (script: waiting for the script to run; decode: base 32768 to bytes;
 // verify: the SHA-256 check; held: parts a prefetch already held).
 // With whole, a buffer of the parts' summed sizes (identity shards: see
-// wholeBuffer), each part is decoded straight into its place there.
-async function loadParts(desc, { engine = false, timing = null, whole = null } = {}) {
+// wholeBuffer), each part is decoded straight into its place there; with
+// dests (framed shards: framed.js), part k into dests[k] where not null.
+async function loadParts(desc, { engine = false, timing = null, whole = null, dests = null } = {}) {
   const out = new Array(desc.parts.length);
   const starts = whole ? partStarts(desc) : null;
   let next = 0;
@@ -159,7 +161,7 @@ async function loadParts(desc, { engine = false, timing = null, whole = null } =
       t = performance.now();
       let bytes;
       try {
-        bytes = payloadBytes(b64, whole && whole.subarray(starts[k], starts[k] + p.bytes));
+        bytes = payloadBytes(b64, whole ? whole.subarray(starts[k], starts[k] + p.bytes) : dests && dests[k]);
       } catch (err) {
         throw new Error(`${p.path}: damaged payload (${err.message}); republish the report's detail/ directory`);
       }
@@ -256,10 +258,20 @@ async function joinFrames(payload, frames) {
 // shrink is stored as is ("identity") and needs no inflating.
 export async function loadShard(desc, timing = null) {
   const whole = wholeBuffer(desc);
-  const parts = await loadParts(desc, { timing, whole });
+  const plan = whole ? null : framePlan(desc);
+  const parts = await loadParts(desc, { timing, whole, dests: plan && plan.dests });
   const t = performance.now();
   let bytes;
   if (whole && parts.every((p) => p.buffer === whole.buffer)) bytes = whole;
+  else if (plan && parts.every((p, k) => !plan.dests[k] || p.buffer === plan.out.buffer)) {
+    try {
+      const done = await assembleFrames(plan, parts);
+      bytes = done.bytes;
+      if (timing) timing.copied_bytes = (timing.copied_bytes || 0) + done.copied;
+    } catch (err) {
+      throw new Error(`${desc.parts.map((p) => p.path).join(", ")}: ${err.message}; republish the report's detail/ directory`);
+    }
+  }
   else if (desc.encoding === "identity") bytes = parts.length === 1 ? parts[0] : concat(parts);
   else if (!desc.encoding) {
     try {
@@ -271,6 +283,8 @@ export async function loadShard(desc, timing = null) {
   else if (desc.encoding === "frames") {
     try {
       bytes = await joinFrames(parts.length === 1 ? parts[0] : concat(parts), desc.frames);
+      // The parts joined, then the frames: each byte written twice more.
+      if (timing) timing.copied_bytes = (timing.copied_bytes || 0) + (parts.length > 1 ? 2 : 1) * bytes.length;
     } catch (err) {
       throw new Error(`${desc.parts.map((p) => p.path).join(", ")}: ${err.message}; republish the report's detail/ directory`);
     }

@@ -47,6 +47,11 @@ func (res *Result) joinStreamed(d *model.Dataset, ev *serverEvidence, requests [
 	if err != nil {
 		return err
 	}
+	// The stream bridged the requests: the bridges are dropped here too,
+	// as the worker-log records are once attached, so neither is held
+	// through the passes (dropServerLogs).
+	decode := newDecodeCounter(&in)
+	dropServerLogs(ev, &in, false)
 	// Each pass reads the buckets back; spans are cut to the report's
 	// bounds as readOTelStreamed counted (resources and scopes are cut in
 	// the spill already).
@@ -109,11 +114,11 @@ func (res *Result) joinStreamed(d *model.Dataset, ev *serverEvidence, requests [
 		return err
 	}
 	st.AttachWorkerLogs()
+	dropServerLogs(ev, &in, true)
 
 	// The deflated chunks wait on disk beside the spans (--spill-dir).
 	chunks := catalog.EvidenceChunks{SpillDir: ev.spillDir}
 	var bigs []bigSpan // by chunk
-	decode := newDecodeCounter(&in)
 	var available int64
 	if err := inOrder(buckets, readAhead(), owned.Read, func(b int, spans []model.Span) error {
 		ptrs, owners := make([]*model.Span, len(spans)), make([]int, len(spans))

@@ -80,6 +80,7 @@ func NewStream(clients []model.ClientTiming, in Input) (*Stream, error) {
 	// Bridged: the requests keep what the finish needs of each bridge (its
 	// server id and line), so the bridges themselves need not outlive it.
 	j.in.Bridges = nil
+	j.byClient = nil // only bridging looks requests up by client id
 	return &Stream{j: j, procs: map[procKey]procState{}, strs: map[string]uint32{}}, nil
 }
 

@@ -63,6 +63,7 @@ type parser struct {
 	row         fields
 	res         Result
 	seen        map[string]int64 // request id → line, for kept rows
+	shared      sharedText       // worker ids and phases, one copy each
 	noEnd       int
 	fromLatency int
 	badTTFT     int64 // line of the first row with an invalid TTFT
@@ -157,7 +158,7 @@ func (p *parser) request(f *fields, line int64, schema string) (model.Request, e
 		Conversation:  f.conversationID.ptr(),
 		Parent:        f.parentCorrelation.ptr(),
 		SourceTrace:   f.sourceTraceID.ptr(),
-		Worker:        f.workerID.ptr(),
+		Worker:        p.shared.ptr(f.workerID),
 		TimingQuality: TimingQuality,
 	}
 	switch {
@@ -179,13 +180,13 @@ func (p *parser) request(f *fields, line int64, schema string) (model.Request, e
 		req.Session = req.ID
 	}
 	req.Agent = req.Session
-	if f.xCorrelationID.nonEmpty() {
-		req.Agent = f.xCorrelationID.s
+	if f.xCorrelationID.nonEmpty() && f.xCorrelationID.s != req.Session {
+		req.Agent = f.xCorrelationID.s // else the session's copy, not a second
 	}
 	if f.benchmarkPhase.ok {
-		req.Phase = f.benchmarkPhase.ptr()
+		req.Phase = p.shared.ptr(f.benchmarkPhase)
 	} else {
-		req.Phase = f.creditPhase.ptr()
+		req.Phase = p.shared.ptr(f.creditPhase)
 	}
 	var err error
 	if req.Turn, err = optionalInt(f.turnIndex, "metadata.turn_index"); err != nil {

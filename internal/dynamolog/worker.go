@@ -46,6 +46,7 @@ func ScanWorker(r io.Reader, path string) (*WorkerLog, error) {
 func (o Options) ScanWorker(r io.Reader, path string) (*WorkerLog, error) {
 	log := &WorkerLog{Path: path}
 	index := map[[4]string]int{} // (request, host, role, process) → binding
+	var same interned
 	var err error
 	log.Lines, log.Bytes, err = eachLine(r, path, o.MaxLineBytes, func(line []byte, n int64) error {
 		hasRequest := bytes.Contains(line, requestMarker)
@@ -70,6 +71,7 @@ func (o Options) ScanWorker(r io.Reader, path string) (*WorkerLog, error) {
 					log.Bindings[i].Repeats++
 				} else {
 					b.Ref = model.LineRef{Path: path, Line: n}
+					b.Host, b.Role, b.RecordedRole, b.Process = same.of(b.Host), same.of(b.Role), same.of(b.RecordedRole), same.of(b.Process)
 					if f.encoding == model.EncodingJSON {
 						b.Time = recordTimestamp(&f)
 					} else {

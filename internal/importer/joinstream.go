@@ -42,11 +42,17 @@ func (res *Result) joinStreamed(d *model.Dataset, ev *serverEvidence, requests [
 	defer o.store.Close()
 	in := ev.in
 	in.Window = &join.Window{StartNS: originNS, EndNS: lastNS}
-	clients := clientTimings(d, requests)
-	st, err := join.NewStream(clients, in)
+	st, err := join.NewStream(clientTimings(d, requests), in)
 	if err != nil {
 		return err
 	}
+	// The stream keeps each client's timing; only their count is read here.
+	clients := len(requests)
+	// The stream bridged the requests: the bridges are dropped here too,
+	// as the worker-log records are once attached, so neither is held
+	// through the passes (dropServerLogs).
+	decode := newDecodeCounter(&in)
+	dropServerLogs(ev, &in, false)
 	// Each pass reads the buckets back; spans are cut to the report's
 	// bounds as readOTelStreamed counted (resources and scopes are cut in
 	// the spill already).
@@ -85,8 +91,8 @@ func (res *Result) joinStreamed(d *model.Dataset, ev *serverEvidence, requests [
 		return err
 	}
 	buckets := int(min(max(o.spans/ownedSpansPerBucket, 1), 1024))
-	per := max(1, (len(clients)+buckets-1)/buckets)
-	buckets = (len(clients) + per - 1) / per
+	per := max(1, (clients+buckets-1)/buckets)
+	buckets = (clients + per - 1) / per
 	owned, err := spanspill.New(ev.spillDir, max(buckets, 1))
 	if err != nil {
 		return err
@@ -109,18 +115,18 @@ func (res *Result) joinStreamed(d *model.Dataset, ev *serverEvidence, requests [
 		return err
 	}
 	st.AttachWorkerLogs()
+	dropServerLogs(ev, &in, true)
 
 	// The deflated chunks wait on disk beside the spans (--spill-dir).
 	chunks := catalog.EvidenceChunks{SpillDir: ev.spillDir}
 	var bigs []bigSpan // by chunk
-	decode := newDecodeCounter(&in)
 	var available int64
 	if err := inOrder(buckets, readAhead(), owned.Read, func(b int, spans []model.Span) error {
 		ptrs, owners := make([]*model.Span, len(spans)), make([]int, len(spans))
 		for k := range spans {
 			ptrs[k], owners[k] = &spans[k], st.Owner(&spans[k])
 		}
-		lo, hi := b*per, min(len(clients), (b+1)*per)
+		lo, hi := b*per, min(clients, (b+1)*per)
 		evs, err := st.Finish(lo, hi, ptrs, owners)
 		if err != nil {
 			return err

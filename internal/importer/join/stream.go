@@ -77,6 +77,10 @@ func NewStream(clients []model.ClientTiming, in Input) (*Stream, error) {
 	if err := j.bridge(); err != nil {
 		return nil, err
 	}
+	// Bridged: the requests keep what the finish needs of each bridge (its
+	// server id and line), so the bridges themselves need not outlive it.
+	j.in.Bridges = nil
+	j.byClient = nil // only bridging looks requests up by client id
 	return &Stream{j: j, procs: map[procKey]procState{}, strs: map[string]uint32{}}, nil
 }
 
@@ -227,6 +231,10 @@ func (s *Stream) AttachWorkerLogs() {
 	s.j.count("joined_spans", s.audit.joined)
 	s.j.attachWorkerLogs(s.spanProcess)
 	s.known = s.j.knownWorkers()
+	// Attached: the requests hold their bindings and engine entries, so
+	// the worker-log records (two or more a request) need not wait for
+	// every range to finish.
+	s.j.in.WorkerLogs = nil
 }
 
 // Finish joins requests lo..hi-1 with the spans they own (each span's

@@ -20,13 +20,16 @@ func openFor(path string, req wireRequest) (*report.Lazy, error) {
 func openReading(path string, req wireRequest) (*report.Lazy, *report.Reader, error) {
 	named := req.named()
 	skipped, skippedColumns := query.SkippedTables(req.Op, named), query.SkippedColumns(req.Op, named)
-	if id, ok := askedRequest(req); ok {
-		rep, err := report.OpenLazyRequest(path, skipped, skippedColumns, id)
-		return rep, nil, err
-	}
 	r, err := report.NewReader(path)
 	if err != nil {
 		return nil, nil, err
+	}
+	if r.CoreReadBytes(skipped) >= hugeHeapFrom {
+		adviseHeap()
+	}
+	if id, ok := askedRequest(req); ok {
+		rep, err := r.OpenLazyRequest(skipped, skippedColumns, id)
+		return rep, nil, err
 	}
 	if cols := query.PageColumns(req.Op, named); cols != nil && pagesPay(r) {
 		skippedColumns = cols

@@ -15,12 +15,18 @@ import (
 // process the memory a whole decode touched was most of the question's
 // time. A core not stored framed is opened as OpenLazyColumns opens it.
 func OpenLazyRequest(path string, skipped func(table string) bool, skippedColumns func(table, column string) bool, id string) (*Lazy, error) {
-	dir, m, err := openManifest(path)
+	r, err := NewReader(path)
 	if err != nil {
 		return nil, err
 	}
+	return r.OpenLazyRequest(skipped, skippedColumns, id)
+}
+
+// OpenLazyRequest is the package's OpenLazyRequest for the report r read.
+func (r *Reader) OpenLazyRequest(skipped func(table string) bool, skippedColumns func(table, column string) bool, id string) (*Lazy, error) {
+	dir, m := r.dir, r.m
 	if m.Entry.Core.Encoding != EncodingFrames {
-		return OpenLazyColumns(path, skipped, skippedColumns)
+		return OpenLazyColumns(dir, skipped, skippedColumns)
 	}
 	keep := func(table string) bool {
 		return catalog.PicksReadTable(table) && (skipped == nil || !skipped(table))

@@ -65,3 +65,21 @@ func (r *Reader) OpenRows(skipped func(table string) bool, rows []int) (*catalog
 	}
 	return catalog.OpenRows(s, kept[catalog.TableRequests], 0, skipped, nil)
 }
+
+// CoreReadBytes is how many bytes the frames of r's core a question reads
+// decode to, the tables skipped names left out: about the fresh memory its
+// open will touch, known before any frame is read. A core not stored
+// framed is read whole.
+func (r *Reader) CoreReadBytes(skipped func(table string) bool) int {
+	core := r.m.Entry.Core
+	if core.Encoding != EncodingFrames {
+		return core.DecodedBytes
+	}
+	n := 0
+	for _, f := range core.Frames {
+		if f.Table == "" || skipped == nil || !skipped(f.Table) {
+			n += f.DecodedBytes
+		}
+	}
+	return n
+}

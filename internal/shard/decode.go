@@ -221,17 +221,35 @@ func (d *decoder) payload(c *Column, enc Encoding, rows int) error {
 	return nil
 }
 
+// constantInt reads the one value of a constant-encoded Int64 column: a
+// column with no present row has none to repeat.
+func (d *decoder) constantInt(present int) (int64, error) {
+	if present == 0 {
+		return 0, d.fail("constant encoding without values")
+	}
+	u, err := d.uvarint("constant value")
+	if err != nil {
+		return 0, err
+	}
+	return unzigzag(u), nil
+}
+
+// constantFloat is constantInt for a Float64 column.
+func (d *decoder) constantFloat(present int) (float64, error) {
+	if present == 0 {
+		return 0, d.fail("constant encoding without values")
+	}
+	return d.float()
+}
+
 func (d *decoder) ints(c *Column, enc Encoding, rows, present int) error {
 	if enc == EncConstant {
-		if present == 0 {
-			return d.fail("constant encoding without values")
-		}
-		u, err := d.uvarint("constant value")
+		x, err := d.constantInt(present)
 		if err != nil {
 			return err
 		}
 		c.Ints = make([]int64, rows)
-		fillPresent(c.Ints, c.Valid, unzigzag(u))
+		fillPresent(c.Ints, c.Valid, x)
 		return nil
 	}
 	if d.r.remaining() < present { // every varint takes at least one byte
@@ -274,10 +292,7 @@ func (d *decoder) ints(c *Column, enc Encoding, rows, present int) error {
 
 func (d *decoder) floats(c *Column, enc Encoding, rows, present int) error {
 	if enc == EncConstant {
-		if present == 0 {
-			return d.fail("constant encoding without values")
-		}
-		f, err := d.float()
+		f, err := d.constantFloat(present)
 		if err != nil {
 			return err
 		}

@@ -154,10 +154,7 @@ func (d *decoder) eachIndex(v presence, rows, entries int, f func(row, k int)) e
 // payload's end, calling f with the row and its value.
 func (d *decoder) eachInt(v presence, enc Encoding, rows int, f func(row int, x int64)) error {
 	if enc == EncConstant {
-		if v.present == 0 {
-			return d.fail("constant encoding without values")
-		}
-		u, err := d.uvarint("constant value")
+		x, err := d.constantInt(v.present)
 		if err != nil {
 			return err
 		}
@@ -166,7 +163,7 @@ func (d *decoder) eachInt(v presence, enc Encoding, rows int, f func(row int, x 
 		}
 		for i := 0; i < rows; i++ {
 			if v.has(i) {
-				f(i, unzigzag(u))
+				f(i, x)
 			}
 		}
 		return nil

@@ -104,10 +104,7 @@ func (d *decoder) pickColumn(col *Column, c pickedColumn, rows int, keep []int) 
 // Float64 column.
 func (d *decoder) pickFloats(col *Column, v presence, enc Encoding, at []int) error {
 	if enc == EncConstant {
-		if v.present == 0 {
-			return d.fail("constant encoding without values")
-		}
-		f, err := d.float()
+		f, err := d.constantFloat(v.present)
 		if err != nil {
 			return err
 		}
@@ -164,16 +161,13 @@ func skipVarints(b []byte, off, k int) int {
 // null, left zero) into out.
 func (d *decoder) intsAt(v presence, enc Encoding, vals []int, out []int64) error {
 	if enc == EncConstant {
-		if v.present == 0 {
-			return d.fail("constant encoding without values")
-		}
-		u, err := d.uvarint("constant value")
+		x, err := d.constantInt(v.present)
 		if err != nil {
 			return err
 		}
 		for j, k := range vals {
 			if k >= 0 {
-				out[j] = unzigzag(u)
+				out[j] = x
 			}
 		}
 		return nil

@@ -29,9 +29,18 @@ func NewReader(path string) (*Reader, error) {
 	return &Reader{dir: dir, m: m, frames: map[int][]byte{}}, nil
 }
 
-// CoreFramed is the package's CoreFramed for the report r read.
+// CoreFramed says whether r's report stores its core framed, and the
+// decoded bytes of its requests table's frame (0 when not framed).
 func (r *Reader) CoreFramed() (framed bool, requestBytes int) {
-	return coreFramed(r.m)
+	if r.m.Entry.Core.Encoding != EncodingFrames {
+		return false, 0
+	}
+	for _, f := range r.m.Entry.Core.Frames {
+		if f.Table == catalog.TableRequests {
+			requestBytes = f.DecodedBytes
+		}
+	}
+	return true, requestBytes
 }
 
 // OpenLazyColumns is the package's OpenLazyColumns over r's frames.
@@ -51,7 +60,11 @@ func (r *Reader) OpenLazyColumns(skipped func(table string) bool, skippedColumns
 	return &Lazy{Core: c, Dir: r.dir, evidence: r.m.Entry.Evidence}, nil
 }
 
-// OpenRows is the package's OpenRows over r's frames.
+// OpenRows opens r's core holding of the request tables requests rows
+// alone (ascending row numbers; catalog.RowPicks), every table skipped
+// names left out: the core a page of requests is written from once the
+// page's rows are chosen over the whole core's filter columns (dsight
+// query requests). The core must be framed.
 func (r *Reader) OpenRows(skipped func(table string) bool, rows []int) (*catalog.Core, error) {
 	if r.m.Entry.Core.Encoding != EncodingFrames {
 		return nil, fmt.Errorf("core shard: stored %q, not framed", r.m.Entry.Core.Encoding)

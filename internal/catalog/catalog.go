@@ -210,8 +210,6 @@ func Encode(d *model.Dataset) *shard.Shard {
 		tables = append(tables, encodeWorkerBindings(d))
 	} else if s, ok := d.StreamedEvidence.(*StreamedEvidence); ok && s.n > 0 {
 		tables = append(tables, s.bindings.table())
-	} else if s, ok := d.StreamedEvidence.(*StreamedEvidence); ok && s.n > 0 {
-		tables = append(tables, s.bindings.table())
 	}
 	return &shard.Shard{Kind: Kind, Tables: tables}
 }

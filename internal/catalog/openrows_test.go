@@ -29,7 +29,7 @@ func coreFrames(t *testing.T, s *shard.Shard) [][]byte {
 // pickedCore decodes frames as RequestPicks(id) does, without the id order.
 func pickedCore(t *testing.T, frames [][]byte, id string, chunks int) (*Core, error) {
 	t.Helper()
-	tables, kept, err := shard.DecodeTableFramesPicking(frames, nil, RequestPicks(id))
+	tables, kept, err := shard.DecodeTableFramesPicking(frames, 0, nil, RequestPicks(id))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +106,7 @@ func TestOpenRowsHoldsTheRequestAsked(t *testing.T) {
 // renumbered onto another request.
 func TestOpenRowsRefusesARowNotKept(t *testing.T) {
 	d := piecesDataset(4)
-	tables, _, err := shard.DecodeTableFramesPicking(coreFrames(t, Encode(d)), nil, RequestPicks("r0002"))
+	tables, _, err := shard.DecodeTableFramesPicking(coreFrames(t, Encode(d)), 0, nil, RequestPicks("r0002"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -128,10 +128,10 @@ func readFramedHeld(dir string, sh model.Shard, keep func(table string) bool, sk
 	var tables []shard.Table
 	var kept map[string][]int
 	if pick == nil {
-		tables, err = shard.DecodeTableFramesSkipping(raws[1:], skip)
+		tables, err = shard.DecodeTableFramesSkipping(raws[1:], sh.DecodedBytes, skip)
 	} else {
 		var rows [][]int
-		tables, rows, err = shard.DecodeTableFramesPicking(raws[1:], skip, pick)
+		tables, rows, err = shard.DecodeTableFramesPicking(raws[1:], sh.DecodedBytes, skip, pick)
 		kept = map[string][]int{}
 		for i, r := range rows {
 			if r != nil {

@@ -25,7 +25,9 @@ const (
 // Decode parses a raw shard. It checks magic, version, checksum, every length
 // and every limit; a truncated or corrupted input gives an error wrapping
 // ErrCorrupt or ErrUnsupportedVersion, never a panic.
-func Decode(raw []byte) (*Shard, error) { return decode(raw, maxDecodedBytes) }
+//
+// The decoded shard may occupy DecodeBudget(len(raw)) bytes of memory.
+func Decode(raw []byte) (*Shard, error) { return decode(raw, DecodeBudget(len(raw))) }
 
 // decode is Decode with a chosen memory budget; the fuzz target passes a
 // small one so that it explores instead of filling memory.
@@ -41,7 +43,7 @@ func decode(raw []byte, budget int64) (*Shard, error) {
 type decoder struct {
 	r       reader
 	decoded int64 // memory allocated so far
-	budget  int64 // limit for decoded, normally maxDecodedBytes
+	budget  int64 // limit for decoded, normally DecodeBudget of the raw shard
 	where   string
 	// skip names the columns left undecoded (skipcolumns.go); nil: none.
 	skip SkipColumn

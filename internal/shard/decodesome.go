@@ -27,7 +27,7 @@ func decodeTables(raw []byte, keep func(table string) bool, skip SkipColumn) (*S
 		return nil, err
 	}
 	body := raw[:len(raw)-trailerBytes]
-	d := decoder{r: reader{b: body, off: headerFixedBytes}, budget: maxDecodedBytes, skip: skip}
+	d := decoder{r: reader{b: body, off: headerFixedBytes}, budget: DecodeBudget(len(raw)), skip: skip}
 	kind, err := d.name("kind")
 	if err != nil {
 		return nil, err

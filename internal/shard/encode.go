@@ -37,14 +37,19 @@ func AppendEncode(dst []byte, s *Shard) ([]byte, error) {
 			p := &plans[ti][ci]
 			p.plan(c, t.Rows)
 			decoded += p.decoded
-			if decoded > maxDecodedBytes {
-				return nil, fmt.Errorf("encode shard: table %q column %q: decoded shard would exceed %d bytes", t.Name, c.Name, maxDecodedBytes)
+			if decoded > maxDecodedTotal {
+				return nil, fmt.Errorf("encode shard: table %q column %q: decoded shard would exceed %d bytes", t.Name, c.Name, int64(maxDecodedTotal))
 			}
 			size += stringLen(c.Name) + 2 + uvarintLen(uint64(p.size)) + p.size
 		}
 	}
 	if size > maxRawBytes {
 		return nil, fmt.Errorf("encode shard: %d bytes exceeds the limit of %d", size, maxRawBytes)
+	}
+	// The budget grows with the raw size, known only now: readers check the
+	// same DecodeBudget(len(raw)), so what is written here always decodes.
+	if budget := DecodeBudget(size); decoded > budget {
+		return nil, fmt.Errorf("encode shard: decoded shard would take %d bytes, over the %d a shard of %d bytes may take", decoded, budget, size)
 	}
 
 	start := len(dst)

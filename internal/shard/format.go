@@ -26,8 +26,32 @@ const (
 	maxRows         = 1 << 22 // rows per table (4,194,304)
 	maxStringBytes  = 1 << 24 // one dictionary entry (16 MiB)
 	maxRawBytes     = 1 << 28 // an encoded shard (256 MiB); also caps Decompress output
-	maxDecodedBytes = 1 << 28 // memory a decoded shard may occupy (256 MiB), see decodedCost
+	maxDecodedBytes = 1 << 28 // memory any decoded shard may occupy (256 MiB), see decodedCost
+	// decodedPerRawByte lets a larger shard occupy more: a shard of n raw
+	// bytes may take decodedPerRawByte×n when that is over maxDecodedBytes.
+	// The budget exists because a constant or all-null column costs a few
+	// bytes on disk and rows values in memory; an honest core costs 5.6
+	// bytes a raw byte (424 MB for the 76 MB core of a million requests)
+	// and ~14 at most (requests whose optional columns are all null), so a
+	// fixed 256 MiB refused every core over ~630,000 requests while this
+	// ratio still bounds what a few hostile bytes can ask for.
+	decodedPerRawByte = 32
+	// maxDecodedTotal caps every budget: what a 4 GiB wasm memory can hold
+	// beside the page's own, and far over a core at maxRows requests.
+	maxDecodedTotal = 1 << 31
 )
+
+// DecodeBudget is the memory a decoded shard whose raw form is rawBytes
+// long may occupy, as Encode and every decoder count it (decodedCost plus
+// dictionary bytes): maxDecodedBytes, or decodedPerRawByte for each raw
+// byte when that is more, at most maxDecodedTotal. A reader that decodes
+// some tables of a framed shard passes the whole shard's raw size (the
+// manifest records it), so what the writer accepted for the whole shard is
+// accepted for any part of it.
+func DecodeBudget(rawBytes int) int64 {
+	b := decodedPerRawByte * int64(max(rawBytes, 0))
+	return min(max(b, maxDecodedBytes), maxDecodedTotal)
+}
 
 // Type is the value type of a column.
 type Type uint8

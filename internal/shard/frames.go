@@ -29,7 +29,7 @@ func FrameSpans(raw []byte) ([]FrameSpan, error) {
 		return nil, err
 	}
 	body := raw[:len(raw)-trailerBytes]
-	d := decoder{r: reader{b: body, off: headerFixedBytes}, budget: maxDecodedBytes}
+	d := decoder{r: reader{b: body, off: headerFixedBytes}, budget: DecodeBudget(len(raw))}
 	if _, err := d.name("kind"); err != nil {
 		return nil, err
 	}
@@ -71,7 +71,7 @@ func DecodeHead(head []byte) (kind string, tables int, err error) {
 	if v := head[len(magic)]; v == 0 || v > FormatVersion {
 		return "", 0, fmt.Errorf("%w %d (this reader reads <= %d)", ErrUnsupportedVersion, v, FormatVersion)
 	}
-	d := decoder{r: reader{b: head, off: headerFixedBytes}, budget: maxDecodedBytes}
+	d := decoder{r: reader{b: head, off: headerFixedBytes}}
 	if kind, err = d.name("kind"); err != nil {
 		return "", 0, err
 	}
@@ -90,12 +90,13 @@ func DecodeHead(head []byte) (kind string, tables int, err error) {
 }
 
 // DecodeTableFrames decodes table frames, each exactly one table's bytes
-// as FrameSpans cut them, under one shard's memory budget; the names must
+// as FrameSpans cut them, under the memory budget of their whole shard,
+// DecodeBudget(shardBytes) for a raw shard of shardBytes; the names must
 // be distinct. The frames' integrity is the caller's (the report checks
 // each frame's SHA-256): the shard's checksum covers every frame, and a
 // reader of some frames does not hold the others.
-func DecodeTableFrames(frames [][]byte) ([]Table, error) {
-	return decodeTableFrames(frames, maxDecodedBytes)
+func DecodeTableFrames(frames [][]byte, shardBytes int) ([]Table, error) {
+	return decodeTableFrames(frames, DecodeBudget(shardBytes))
 }
 
 func decodeTableFrames(frames [][]byte, budget int64) ([]Table, error) {

@@ -48,7 +48,7 @@ func TestFramesDecodeAsTheWhole(t *testing.T) {
 		if err != nil || kind != s.Kind || n != len(s.Tables) {
 			t.Fatalf("%s: head %q %d %v", name, kind, n, err)
 		}
-		tables, err := DecodeTableFrames(frames[1 : len(frames)-1])
+		tables, err := DecodeTableFrames(frames[1:len(frames)-1], len(raw))
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -56,7 +56,7 @@ func TestFramesDecodeAsTheWhole(t *testing.T) {
 			t.Fatalf("%s: %s", name, diff)
 		}
 		for i := 1; i < len(frames)-1; i++ {
-			one, err := DecodeTableFrames(frames[i : i+1])
+			one, err := DecodeTableFrames(frames[i:i+1], len(raw))
 			if err != nil || len(one) != 1 || one[0].Name != spans[i].Table || one[0].Name != whole.Tables[i-1].Name {
 				t.Fatalf("%s: frame %d alone: %v", name, i, err)
 			}
@@ -84,14 +84,14 @@ func TestDamagedFramesAreRefused(t *testing.T) {
 		t.Errorf("a changed byte passed the checksum: %v", err)
 	}
 	table := frames[1]
-	if _, err := DecodeTableFrames([][]byte{table[:len(table)-1]}); !errors.Is(err, ErrCorrupt) {
+	if _, err := DecodeTableFrames([][]byte{table[:len(table)-1]}, 0); !errors.Is(err, ErrCorrupt) {
 		t.Errorf("a frame cut short decoded: %v", err)
 	}
 	if len(frames) > 3 {
-		if _, err := DecodeTableFrames([][]byte{append(append([]byte{}, frames[1]...), frames[2]...)}); !errors.Is(err, ErrCorrupt) {
+		if _, err := DecodeTableFrames([][]byte{append(append([]byte{}, frames[1]...), frames[2]...)}, 0); !errors.Is(err, ErrCorrupt) {
 			t.Errorf("two tables in one frame decoded: %v", err)
 		}
-		if _, err := DecodeTableFrames([][]byte{frames[1], frames[1]}); !errors.Is(err, ErrCorrupt) {
+		if _, err := DecodeTableFrames([][]byte{frames[1], frames[1]}, 0); !errors.Is(err, ErrCorrupt) {
 			t.Errorf("one table framed twice decoded: %v", err)
 		}
 	}

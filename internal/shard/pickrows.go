@@ -27,7 +27,8 @@ type PickRows func(table string) *RowPick
 // table pick names, only the rows it matches, in row order. kept[i] lists
 // the rows kept of table i, as row numbers of the whole table (nil for a
 // table decoded whole).
-func DecodeTableFramesPicking(frames [][]byte, skip SkipColumn, pick PickRows) (tables []Table, kept [][]int, err error) {
+func DecodeTableFramesPicking(frames [][]byte, shardBytes int, skip SkipColumn, pick PickRows) (tables []Table, kept [][]int, err error) {
+	budget := DecodeBudget(shardBytes)
 	tables = make([]Table, len(frames))
 	kept = make([][]int, len(frames))
 	seen := make(map[string]bool, len(frames))
@@ -37,7 +38,7 @@ func DecodeTableFramesPicking(frames [][]byte, skip SkipColumn, pick PickRows) (
 		if len(b) > maxRawBytes {
 			return nil, nil, fmt.Errorf("%w: table frame %d: %d bytes exceeds the limit of %d", ErrCorrupt, i, len(b), maxRawBytes)
 		}
-		d := decoder{r: reader{b: b}, decoded: decoded, budget: maxDecodedBytes, where: fmt.Sprintf("table frame %d", i), skip: skip}
+		d := decoder{r: reader{b: b}, decoded: decoded, budget: budget, where: fmt.Sprintf("table frame %d", i), skip: skip}
 		name, err := d.peekFrameName()
 		if err != nil {
 			return nil, nil, err

@@ -136,7 +136,7 @@ func TestPickedRowsDecodeAsTheWholeTable(t *testing.T) {
 				}
 				return nil
 			}
-			tables, kept, err := DecodeTableFramesPicking(frames, nil, pick)
+			tables, kept, err := DecodeTableFramesPicking(frames, 0, nil, pick)
 			if err != nil {
 				t.Fatalf("%s %q: %v", key, text, err)
 			}
@@ -173,7 +173,7 @@ func TestPickedRowsDecodeAsTheWholeTable(t *testing.T) {
 	}
 	// An id no row holds, or not a UUID at all, keeps no row.
 	for _, text := range []string{"00000000-0000-4000-8000-ffffffffffff", "no-such-id"} {
-		tables, _, err := DecodeTableFramesPicking(frames, nil, func(table string) *RowPick {
+		tables, _, err := DecodeTableFramesPicking(frames, 0, nil, func(table string) *RowPick {
 			if table == "req" {
 				return &RowPick{Key: "id", Text: text}
 			}
@@ -207,7 +207,7 @@ func TestPickNeedsItsKey(t *testing.T) {
 		"no column":   {Key: "nope", Text: "x"},
 		"not string":  {Key: "start", Text: "x"},
 	} {
-		_, _, err := DecodeTableFramesPicking(frames, nil, func(table string) *RowPick {
+		_, _, err := DecodeTableFramesPicking(frames, 0, nil, func(table string) *RowPick {
 			if table == "req" {
 				return p
 			}
@@ -255,7 +255,7 @@ func FuzzDecodeTableFramesPicking(f *testing.F) {
 				}
 			}
 		}
-		got, kept, pickErr := DecodeTableFramesPicking(frames, nil, func(string) *RowPick { return p })
+		got, kept, pickErr := DecodeTableFramesPicking(frames, 0, nil, func(string) *RowPick { return p })
 		if key < 0 {
 			return
 		}
@@ -312,12 +312,12 @@ func TestPickingOneRowAllocatesForThatRow(t *testing.T) {
 	}
 	var tables []Table
 	picked := allocated(func() {
-		if tables, _, err = DecodeTableFramesPicking(frames, nil, pick); err != nil {
+		if tables, _, err = DecodeTableFramesPicking(frames, 0, nil, pick); err != nil {
 			t.Fatal(err)
 		}
 	})
 	whole := allocated(func() {
-		if _, err = DecodeTableFramesSkipping(frames, nil); err != nil {
+		if _, err = DecodeTableFramesSkipping(frames, 0, nil); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -354,7 +354,7 @@ func TestPickedListedRows(t *testing.T) {
 		}
 	}
 	rows := []int{3, 7, 57, 298, 299}
-	tables, kept, err := DecodeTableFramesPicking(frames, nil, pickOf(rows))
+	tables, kept, err := DecodeTableFramesPicking(frames, 0, nil, pickOf(rows))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -365,7 +365,7 @@ func TestPickedListedRows(t *testing.T) {
 		t.Errorf("the rows referring to them decode to %+v, want %+v", tables[1], want)
 	}
 	for _, bad := range [][]int{{300}, {-1}, {5, 5}, {9, 3}} {
-		if _, _, err := DecodeTableFramesPicking(frames, nil, pickOf(bad)); err == nil {
+		if _, _, err := DecodeTableFramesPicking(frames, 0, nil, pickOf(bad)); err == nil {
 			t.Errorf("rows %v: no error", bad)
 		}
 	}

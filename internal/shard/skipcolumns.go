@@ -11,8 +11,8 @@ type SkipColumn func(table, column string) bool
 
 // DecodeTableFramesSkipping is DecodeTableFrames leaving out the columns
 // skip names (nil: every column is decoded).
-func DecodeTableFramesSkipping(frames [][]byte, skip SkipColumn) ([]Table, error) {
-	return decodeTableFramesSkipping(frames, maxDecodedBytes, skip)
+func DecodeTableFramesSkipping(frames [][]byte, shardBytes int, skip SkipColumn) ([]Table, error) {
+	return decodeTableFramesSkipping(frames, DecodeBudget(shardBytes), skip)
 }
 
 // DecodeTablesSkipping is DecodeTables leaving out the columns skip names.

@@ -58,7 +58,7 @@ func TestSkippedColumnsAreLeftOut(t *testing.T) {
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("GOMAXPROCS %d: the whole shard decodes skipping to a different shard", procs)
 		}
-		tables, err := DecodeTableFramesSkipping(frames, skip)
+		tables, err := DecodeTableFramesSkipping(frames, 0, skip)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -93,8 +93,8 @@ func TestSkippedColumnHeaderIsChecked(t *testing.T) {
 		at--
 	}
 	frame[at+1] = 0xee
-	_, want := DecodeTableFrames([][]byte{frame})
-	_, got := DecodeTableFramesSkipping([][]byte{frame}, func(_, c string) bool { return c == "b" })
+	_, want := DecodeTableFrames([][]byte{frame}, 0)
+	_, got := DecodeTableFramesSkipping([][]byte{frame}, 0, func(_, c string) bool { return c == "b" })
 	if !errors.Is(got, ErrCorrupt) || want == nil || got.Error() != want.Error() {
 		t.Fatalf("skipping a column with an unknown type: %v, decoding it: %v", got, want)
 	}

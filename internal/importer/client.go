@@ -3,12 +3,14 @@ package importer
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"io"
 	"path/filepath"
 
 	"github.com/dsight/dsight/internal/agentperf"
 	"github.com/dsight/dsight/internal/aiperf"
 	"github.com/dsight/dsight/internal/model"
+	"github.com/dsight/dsight/internal/shard"
 )
 
 // clientCounts are the counters both client parsers report.
@@ -18,7 +20,14 @@ type clientCounts struct {
 	invalidTTFT                                 int
 }
 
-// readClients reads the client export (at most one is discovered).
+// maxReportRequests is the most client requests one report holds: a table
+// of the core has at most shard.MaxRows rows. Tests lower it.
+var maxReportRequests = shard.MaxRows
+
+// readClients reads the client export (at most one is discovered). A run
+// with more requests than a report can hold is refused here, before the
+// server logs and OTel exports are read: the core is written last, and
+// finding out there cost a run of a million requests an hour.
 func readClients(b *build, files []string) error {
 	b.clients = files
 	for _, path := range files {
@@ -27,6 +36,11 @@ func readClients(b *build, files []string) error {
 			return err
 		}
 		b.requests = append(b.requests, rs...)
+	}
+	if n := len(b.requests); n > maxReportRequests {
+		return fmt.Errorf("the client export holds %d requests, more than the %d one report can hold; "+
+			"split the export into parts of at most %d requests and build a report of each (--client PATH picks the export)",
+			n, maxReportRequests, maxReportRequests)
 	}
 	return nil
 }

@@ -41,6 +41,10 @@ const (
 	maxDecodedTotal = 1 << 31
 )
 
+// MaxRows is the most rows a table may hold, and so the most requests a
+// report's core can carry.
+const MaxRows = maxRows
+
 // DecodeBudget is the memory a decoded shard whose raw form is rawBytes
 // long may occupy, as Encode and every decoder count it (decodedCost plus
 // dictionary bytes): maxDecodedBytes, or decodedPerRawByte for each raw

@@ -17,6 +17,9 @@ export function base32768Length(text) {
   return Math.floor(((n - (tail ? 1 : 0)) * 15 + (tail ? 7 : 0)) / 8);
 }
 
+// FLATTEN is the unit base32768Into puts before a payload (any one does).
+const FLATTEN = "\u3000";
+
 export function base32768ToBytes(text) {
   const out = new Uint8Array(base32768Length(text));
   base32768Into(text, out, 0);
@@ -27,19 +30,26 @@ export function base32768ToBytes(text) {
 // base32768Length(text) bytes there) and returns that length. A page
 // decodes a shard's parts straight into the shard's one buffer, instead
 // of into one array per part joined afterwards.
-export function base32768Into(text, out, at) {
+export function base32768Into(payload, out, at) {
+  // The payload is a slice of its script's source, which the engine keeps
+  // as an external string; reading it unit by unit took a slow path there
+  // (Chromium: 97–200 ms for 7.5 MB, against 11–16 ms from an ordinary
+  // string). One unit put before it makes a pair of strings that the first
+  // read flattens into one sequential copy (~11 ms for 7.5 MB), and every
+  // read after that is the fast one. Units are read from index 1 on.
+  const text = FLATTEN + payload;
   const n = text.length;
-  const size = base32768Length(text);
-  const last = n ? text.charCodeAt(n - 1) : 0;
+  const size = base32768Length(payload);
+  const last = n > 1 ? text.charCodeAt(n - 1) : 0;
   const tail = last >= 0xb000 && last < 0xb080;
   const full = tail ? n - 1 : n;
   // Eight units are 120 bits, fifteen whole bytes: a group is decoded with
   // fixed shifts and one range check, no branch per unit. This loop is
   // most of a payload's decoding on the page's one thread (7.5 MB for a
   // 100,000-request core).
-  const groups = full >> 3;
+  const groups = (full - 1) >> 3;
   let o = at;
-  let i = 0;
+  let i = 1;
   for (let g = 0; g < groups; g++, i += 8) {
     const v0 = text.charCodeAt(i) - 0x3000;
     const v1 = text.charCodeAt(i + 1) - 0x3000;
@@ -71,7 +81,7 @@ export function base32768Into(text, out, at) {
   let bits = 0;
   for (; i < full; i++) {
     const v = text.charCodeAt(i) - 0x3000;
-    if (v >>> 0 > 0x7fff) throw new Error(`character ${i} is not base 32768`);
+    if (v >>> 0 > 0x7fff) throw new Error(`character ${i - 1} is not base 32768`);
     acc = (acc << 15) | v;
     bits += 7; // 15 in, one byte out now and (when bits reach 8) another
     out[o++] = (acc >>> bits) & 255;

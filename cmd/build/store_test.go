@@ -1,6 +1,8 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"os"
@@ -117,9 +119,20 @@ func TestStoreOpensWithSQLiteAndCountsMatchManifest(t *testing.T) {
 	}
 	// The manifest lists the store among the report's files, and in no
 	// shard: the page never loads it.
+	// Its digest is the SHA-256 of the file as it stands.
 	listed := false
 	for _, f := range m.Files {
-		listed = listed || f.Path == report.StoreFile
+		if f.Path != report.StoreFile {
+			continue
+		}
+		listed = true
+		b, err := os.ReadFile(db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sum := sha256.Sum256(b); f.SHA256 != hex.EncodeToString(sum[:]) || f.Bytes != int64(len(b)) {
+			t.Errorf("the manifest lists %s as %d bytes, %s; the file is %d bytes, %x", report.StoreFile, f.Bytes, f.SHA256, len(b), sum)
+		}
 	}
 	if !listed {
 		t.Errorf("the manifest does not list %s", report.StoreFile)

@@ -140,10 +140,14 @@ func (w *writer) rangeSeconds(p *model.Profile, k int) (start, end float64) {
 type threadIndex struct {
 	gtids []int64 // ascending
 	ids   []int
+	// The last thread found: ranges in key order mostly repeat it.
+	lastG   int64
+	lastID  int
+	hasLast bool
 }
 
 func (t *threadIndex) reset(threads map[int64]int) {
-	t.gtids, t.ids = t.gtids[:0], t.ids[:0]
+	t.gtids, t.ids, t.hasLast = t.gtids[:0], t.ids[:0], false
 	for _, g := range sortedKeys(threads) {
 		t.gtids, t.ids = append(t.gtids, g), append(t.ids, threads[g])
 	}
@@ -152,12 +156,18 @@ func (t *threadIndex) reset(threads map[int64]int) {
 // of is gtid's number, numbering it (w.threadOf) when the profile has not
 // named it yet.
 func (t *threadIndex) of(w *writer, d *model.Dataset, i int, gtid int64) int {
-	at, ok := slices.BinarySearch(t.gtids, gtid)
-	if ok {
-		return t.ids[at]
+	if t.hasLast && gtid == t.lastG {
+		return t.lastID
 	}
-	k := w.threadOf(d, i, gtid)
-	t.gtids, t.ids = slices.Insert(t.gtids, at, gtid), slices.Insert(t.ids, at, k)
+	at, ok := slices.BinarySearch(t.gtids, gtid)
+	k := 0
+	if ok {
+		k = t.ids[at]
+	} else {
+		k = w.threadOf(d, i, gtid)
+		t.gtids, t.ids = slices.Insert(t.gtids, at, gtid), slices.Insert(t.ids, at, k)
+	}
+	t.lastG, t.lastID, t.hasLast = gtid, k, true
 	return k
 }
 

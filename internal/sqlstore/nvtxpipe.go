@@ -76,16 +76,25 @@ func (w *writer) encodeNVTX(d *model.Dataset, intSmall bool, free <-chan *nvtxBa
 		threads.reset(w.threads[i])
 		for _, k := range perm {
 			r := &p.Ranges[k]
-			start, end := w.rangeSeconds(p, int(k))
+			startNS, durNS := p.UTCNS(r.StartNS)-w.origin, r.EndNS-r.StartNS
+			start := float64(startNS) / 1e9 // w.seconds
+			// The end is only divided out where the cheap check cannot
+			// vouch for the computed one.
+			var end float64
+			exact := false
+			if !endComputedFast(start, startNS, durNS) {
+				end = w.seconds(p.UTCNS(r.EndNS))
+				exact = !endIsComputed(start, end, durNS)
+			}
 			// Key columns first, then the stored others in declared order.
-			rec, err := row.encode(nvtxKey{int64(p.ID), int64(order.bucket[k]), start, r.RowID},
-				int64(r.Name), int64(threads.of(w, d, i, r.GlobalTID)), r.EndNS-r.StartNS, end)
+			buf, err := row.appendRow(b.buf, nvtxKey{int64(p.ID), int64(order.bucket[k]), start, r.RowID},
+				int64(r.Name), int64(threads.of(w, d, i, r.GlobalTID)), durNS, end, exact)
 			if err != nil {
 				b.err = err
 				send(b)
 				return
 			}
-			b.buf = append(b.buf, rec...)
+			b.buf = buf
 			b.ends = append(b.ends, len(b.buf))
 			if len(b.ends) == nvtxBatchRows {
 				if !send(b) {

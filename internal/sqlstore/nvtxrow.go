@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
+	"slices"
 )
 
 // nvtxRow encodes nvtx_ranges rows straight into one buffer: the generic
@@ -15,7 +17,7 @@ import (
 // (TestNVTXRowEncodesAsRecord); the key order is checked on the typed key.
 type nvtxRow struct {
 	intSmall bool
-	buf      [1 + 8 + 8*8]byte
+	buf      [nvtxRowMax + 8]byte
 	// The previous row's key, for the order check.
 	started bool
 	prev    nvtxKey
@@ -42,6 +44,10 @@ func (a nvtxKey) compare(b nvtxKey) int {
 	return cmp.Compare(a.rowid, b.rowid)
 }
 
+// nvtxRowMax is the longest record encode makes: a header byte per column
+// and its size, then at most 8 bytes a value.
+const nvtxRowMax = 1 + 8 + 8*8
+
 // encode is the row's record, valid until the next encode; the key must
 // be above the previous row's. The stored columns are the key's, then
 // name, thread, duration_ns and end_exact ("end" is computed, nvtxend.go).
@@ -50,6 +56,15 @@ func (a nvtxKey) compare(b nvtxKey) int {
 // shorter than its table (a table grown by ALTER TABLE ADD COLUMN has
 // them): the missing columns are NULL.
 func (e *nvtxRow) encode(k nvtxKey, name, thread, durNS int64, end float64) ([]byte, error) {
+	return e.appendRow(e.buf[:0], k, name, thread, durNS, end, !endIsComputed(k.start, end, durNS))
+}
+
+// appendRow appends the record encode makes to dst, exact saying whether
+// it keeps end in end_exact (the caller has checked the computed end, and
+// may know it cheaper than endIsComputed). The encoder writes straight
+// into the batch a row goes out in: a copy of each row from a buffer of
+// its own was a tenth of the encoding.
+func (e *nvtxRow) appendRow(dst []byte, k nvtxKey, name, thread, durNS int64, end float64, exact bool) ([]byte, error) {
 	if math.IsNaN(k.start) {
 		return nil, errors.New("a NaN key")
 	}
@@ -60,54 +75,51 @@ func (e *nvtxRow) encode(k nvtxKey, name, thread, durNS int64, end float64) ([]b
 	// Serial types below 128 take a byte each: the header is a byte per
 	// column and its size, itself a one-byte varint.
 	cols := 7
-	exact := !endIsComputed(k.start, end, durNS)
 	if exact {
 		cols = 8
 	}
-	b := e.buf[:1+cols]
-	b[0] = byte(1 + cols)
-	b = e.int(b, 1, k.profile)
-	b = e.int(b, 2, k.bucket)
-	b = real64(b, 3, k.start)
-	b = e.int(b, 4, k.rowid)
-	b = e.int(b, 5, name)
-	b = e.int(b, 6, thread)
-	b = e.int(b, 7, durNS)
+	// Room for the longest row and a spare word: each value is stored as
+	// a whole big-endian word and cut to its width (putInt).
+	dst = slices.Grow(dst, nvtxRowMax+8)
+	at := len(dst)
+	b := dst[:at+1+cols]
+	b[at] = byte(1 + cols)
+	h := b[at:]
+	b = e.putInt(b, h, 1, k.profile)
+	b = e.putInt(b, h, 2, k.bucket)
+	b = putReal(b, h, 3, k.start)
+	b = e.putInt(b, h, 4, k.rowid)
+	b = e.putInt(b, h, 5, name)
+	b = e.putInt(b, h, 6, thread)
+	b = e.putInt(b, h, 7, durNS)
 	if exact {
-		b = real64(b, 8, end)
+		b = putReal(b, h, 8, end)
 	}
 	return b, nil
 }
 
-// int sets header byte at to v's serial type (record.int's choice) and
-// appends its body bytes.
-func (e *nvtxRow) int(b []byte, at int, v int64) []byte {
-	var typ byte
-	var n int
-	switch {
-	case e.intSmall && (v == 0 || v == 1):
-		typ = byte(8 + v)
-	case v >= math.MinInt8 && v <= math.MaxInt8:
-		typ, n = 1, 1
-	case v >= math.MinInt16 && v <= math.MaxInt16:
-		typ, n = 2, 2
-	case v >= -1<<23 && v < 1<<23:
-		typ, n = 3, 3
-	case v >= math.MinInt32 && v <= math.MaxInt32:
-		typ, n = 4, 4
-	case v >= -1<<47 && v < 1<<47:
-		typ, n = 5, 6
-	default:
-		typ, n = 6, 8
+// intWidths maps the bytes a two's-complement integer needs to its serial
+// type and stored width: 5 and 6 bytes are stored in 6, 7 and 8 in 8.
+var intWidths = [9]struct{ typ, n byte }{{1, 1}, {1, 1}, {2, 2}, {3, 3}, {4, 4}, {5, 6}, {5, 6}, {6, 8}, {6, 8}}
+
+// putInt sets header byte at of h to v's serial type (record.int's
+// choice) and appends its body bytes to b, whose capacity holds 8 more.
+func (e *nvtxRow) putInt(b, h []byte, at int, v int64) []byte {
+	if e.intSmall && uint64(v) <= 1 {
+		h[at] = byte(8 + v)
+		return b
 	}
-	b[at] = typ
-	var be [8]byte
-	binary.BigEndian.PutUint64(be[:], uint64(v))
-	return append(b, be[8-n:]...)
+	// The bytes v needs with its sign bit.
+	w := intWidths[(bits.Len64(uint64(v^(v>>63)))+8)/8]
+	h[at] = w.typ
+	l := len(b)
+	binary.BigEndian.PutUint64(b[l:l+8], uint64(v)<<(64-8*uint(w.n)))
+	return b[:l+int(w.n)]
 }
 
-func real64(b []byte, at int, v float64) []byte {
-	b[at] = 7
+// putReal sets header byte at of h to 7 and appends v's 8 bytes.
+func putReal(b, h []byte, at int, v float64) []byte {
+	h[at] = 7
 	return binary.BigEndian.AppendUint64(b, math.Float64bits(v))
 }
 

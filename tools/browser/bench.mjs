@@ -22,6 +22,14 @@ import path from "node:path";
 import { launch, open, fileURL, serve } from "./harness.mjs";
 import { ROOT, BIN } from "./fixture.mjs";
 
+if (process.argv.includes("-h") || process.argv.includes("--help")) {
+  // The comment at the top of this file is the usage.
+  const text = fs.readFileSync(new URL(import.meta.url), "utf8");
+  const usage = text.slice(0, text.indexOf("\nimport ")).replace(/^\/\/ ?/gm, "");
+  process.stdout.write(usage.trim() + "\n");
+  process.exit(0);
+}
+
 const arg = (name, d) => {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? Number(process.argv[i + 1]) : d;

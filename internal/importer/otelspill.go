@@ -19,9 +19,28 @@ import (
 // memory is per bucket while it is read, plus the resources and scopes
 // the spans share. The join (joinstream.go) reads the buckets again.
 
-// spillBuckets is the number of de-duplication buckets: a 2M-span run
-// puts ~4,000 spans (a few MB) in each, and the write buffers cost 8 MB.
-const spillBuckets = 512
+// The de-duplication buckets grow with the OTel input, so that a bucket
+// read back stays a few MB whatever the run: a 2M-span run (2.2 GB of
+// OTel JSON) puts ~4,000 spans in each of 512, and a 20M-span run in each
+// of 2,048 put ~10,000 where 512 held ~39,000, whose read buffers (a
+// bucket's spans, attributes and bytes, ~44 MB each, one per read in
+// flight) were 0.28 GB of the join's live heap. The cap keeps the spill's
+// open files, with the join's owner buckets, under common descriptor limits.
+const (
+	minSpillBuckets = 512
+	maxSpillBuckets = 2048
+)
+
+// spillInputPerBucket is the OTel input a de-duplication bucket is sized
+// for. Tests lower it.
+var spillInputPerBucket int64 = 4 << 20
+
+// spillBuckets is the number of de-duplication buckets for otelBytes of
+// OTel exports.
+func spillBuckets(otelBytes int64) int {
+	n := (otelBytes + spillInputPerBucket - 1) / spillInputPerBucket
+	return int(min(max(n, minSpillBuckets), maxSpillBuckets))
+}
 
 // otelSpill is the OTel evidence of a streamed build until the join.
 type otelSpill struct {
@@ -172,11 +191,18 @@ func readOTelStreamed(b *build, files []string) error {
 	if b.opt.Progress != nil {
 		b.opt.Progress("spilling the OTel spans to " + dir + " (about the OTel input's size, removed when the build ends)")
 	}
-	store, err := spanspill.New(dir, spillBuckets)
+	var otelBytes int64
+	for _, p := range files {
+		if fi, err := os.Stat(p); err == nil {
+			otelBytes += fi.Size()
+		}
+	}
+	buckets := spillBuckets(otelBytes)
+	store, err := spanspill.New(dir, buckets)
 	if err != nil {
 		return fmt.Errorf("cannot keep the OTel spans on disk in %s (set --spill-dir to a writable directory with room for about the OTel input's size): %w", dir, err)
 	}
-	o := &otelSpill{store: store, file: map[string]int{}, later: make([][]int32, spillBuckets), links: map[linkKey]struct{}{}}
+	o := &otelSpill{store: store, file: map[string]int{}, later: make([][]int32, buckets), links: map[linkKey]struct{}{}}
 	b.server.otel = o
 	heads := map[string]*head{}
 	var stats []otlp.FileStats

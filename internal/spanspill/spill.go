@@ -12,9 +12,10 @@
 // evidence codec writes one entry per distinct pointer, which keeps the
 // encoded report byte for byte what the in-memory build wrote).
 //
-// The working set is the write buffers (buckets × BufferBytes), the
-// resources, scopes and source paths, and one bucket's spans while it is
-// read. It imports only the model.
+// The working set is the write buffers of the buckets written and not yet
+// read (buckets × BufferBytes at most), the resources, scopes and source
+// paths, and one bucket's spans while it is read. It imports only the
+// model.
 package spanspill
 
 import (
@@ -48,7 +49,7 @@ type Store struct {
 
 type bucket struct {
 	f     *os.File
-	w     *bufio.Writer
+	w     *bufio.Writer // nil until the first Add, and again after a read
 	spans int
 	bytes int64
 	// attrs counts the spans' own attributes, so a read gives them all
@@ -97,7 +98,7 @@ func New(dir string, n int) (*Store, error) {
 			s.Close()
 			return nil, fmt.Errorf("span spill: %w", err)
 		}
-		s.buckets[k] = bucket{f: f, w: bufio.NewWriterSize(f, BufferBytes)}
+		s.buckets[k] = bucket{f: f}
 	}
 	return s, nil
 }
@@ -133,6 +134,9 @@ func (s *Store) Add(b int, sp *model.Span) error {
 	}
 	s.buf = s.names.appendSpan(s.buf[:0], sp, s.resources.id(sp.Resource), s.scopes.id(sp.Scope), path)
 	bk := &s.buckets[b]
+	if bk.w == nil {
+		bk.w = bufio.NewWriterSize(bk.f, BufferBytes)
+	}
 	if _, err := bk.w.Write(s.buf); err != nil {
 		return fmt.Errorf("span spill: %w", err)
 	}
@@ -167,8 +171,14 @@ func (s *Store) ReadInto(b int, buf *ReadBuffer) ([]model.Span, error) {
 		return nil, errors.New("span spill: store is closed")
 	}
 	bk := &s.buckets[b]
-	if err := bk.w.Flush(); err != nil {
-		return nil, fmt.Errorf("span spill: %w", err)
+	if bk.w != nil {
+		if err := bk.w.Flush(); err != nil {
+			return nil, fmt.Errorf("span spill: %w", err)
+		}
+		// A bucket is read once it is written: its buffer goes, and an Add
+		// after the read makes a new one. Thousands of buckets' buffers
+		// would otherwise stay through every pass of the join.
+		bk.w = nil
 	}
 	reads.Add(1)
 	raw := grow(&buf.raw, int(bk.bytes))

@@ -1,12 +1,8 @@
 package importer
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"testing"
 
-	"github.com/dsight/dsight/internal/catalog"
-	"github.com/dsight/dsight/internal/shard"
 	"github.com/dsight/dsight/internal/spanspill"
 )
 
@@ -41,24 +37,10 @@ func TestSpillBucketCountLeavesTheReportAlone(t *testing.T) {
 	defer func(was int64) { spillInputPerBucket = was }(spillInputPerBucket)
 	spillInputPerBucket = 1 // every byte a bucket: the cap
 	before := spanspill.Reads()
-	res, err := Import(Options{Run: run, SpillDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	core, evidence := tracedShardHashes(t, Options{Run: run, SpillDir: t.TempDir()})
 	if n := spanspill.Reads() - before; n < 2*maxSpillBuckets {
 		t.Fatalf("%d bucket reads: the spans were not spilled to %d buckets", n, maxSpillBuckets)
 	}
-	d := res.Dataset
-	d.Meta.SourceRoot = "run"
-	hash := func(s *shard.Shard) string {
-		raw, err := shard.Encode(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sum := sha256.Sum256(raw)
-		return hex.EncodeToString(sum[:])
-	}
-	core, evidence := hash(catalog.Encode(d)), hash(d.StreamedEvidence.(*catalog.StreamedEvidence).Shard())
 	if core != streamHeapGolden.core || evidence != streamHeapGolden.evidence {
 		t.Fatalf("spilled to %d buckets, the shards differ:\ncore     %s (want %s)\nevidence %s (want %s)", maxSpillBuckets, core, streamHeapGolden.core, evidence, streamHeapGolden.evidence)
 	}

@@ -16,12 +16,12 @@ import (
 // and zeroed, for a few chunks read). A LazyShard keeps the raw shard, cut
 // at its tables, and decodes a chunk's table only when a question needs it.
 
-// LazyShard is a ShardKind shard's raw bytes with its tables located, from
-// which chunks are decoded on demand. It is safe for concurrent use: it
-// only reads the bytes it holds.
+// LazyShard reads a ShardKind shard's chunks on demand: table(k) gives
+// the raw bytes of the shard's table k in the order AppendShard writes
+// them (0 the header, 1 the index, 2+id chunk id). It is safe for
+// concurrent use when table is.
 type LazyShard struct {
-	raw    []byte
-	chunks []shard.FrameSpan // by chunk id
+	table func(k int) ([]byte, error)
 }
 
 // OpenShardLazy opens a shard written by EncodeShard: it checks the whole
@@ -29,50 +29,107 @@ type LazyShard struct {
 // count and length), decodes the header and the index, and returns the
 // pyramid with no chunk loaded and the LazyShard that loads them
 // (FillChunks). A chunk's values are checked when it is loaded. A shard
-// holding conflicting settings, whose check reads every exact chunk, or
-// holding a single chunk is decoded whole, and lazy is nil.
+// of a single chunk, or whose tables are not in AppendShard's order, is
+// decoded whole and lazy is nil (as OpenShardFrames does for conflicting
+// settings).
 func OpenShardLazy(raw []byte) (p *Pyramid, lazy *LazyShard, err error) {
 	spans, err := shard.FrameSpans(raw)
 	if err != nil {
 		return nil, nil, err
 	}
-	kind, _, err := shard.DecodeHead(raw[spans[0].Start:spans[0].End])
+	inOrder := len(spans) > 5 // head, header, index, two chunks or more, trailer
+	for k, s := range spans[1 : len(spans)-1] {
+		switch want := chunkName(k - 2); {
+		case k == 0 && s.Table != HeaderTable, k == 1 && s.Table != IndexTable:
+			inOrder = false
+		case k >= 2 && s.Table != want && !(k == len(spans)-3 && s.Table == ConflictsTable):
+			inOrder = false
+		}
+	}
+	if !inOrder {
+		p, err := DecodeShard(raw)
+		return p, nil, err
+	}
+	return OpenShardFrames(raw[:spans[0].End], func(k int) ([]byte, error) {
+		if k < 0 || k+2 >= len(spans) {
+			return nil, fmt.Errorf("metric shard has no table %d", k)
+		}
+		s := spans[k+1]
+		return raw[s.Start:s.End], nil
+	})
+}
+
+// OpenShardFrames opens a shard read table by table, as a reader of a
+// segmented summary reads it (shard.Segments): head is the shard's head
+// frame and table(k) the raw bytes of its table k (LazyShard). It decodes
+// the header and the index and returns the pyramid with no chunk loaded;
+// a shard with conflicting settings, whose check reads every exact chunk,
+// is loaded whole and lazy is nil. The caller vouches for the bytes (a
+// report checks the payload's SHA-256); each table is checked as it is
+// decoded.
+func OpenShardFrames(head []byte, table func(k int) ([]byte, error)) (p *Pyramid, lazy *LazyShard, err error) {
+	kind, n, err := shard.DecodeHead(head)
 	if err != nil {
 		return nil, nil, err
 	}
 	if kind != ShardKind {
 		return nil, nil, fmt.Errorf("shard kind is %q, want %q", kind, ShardKind)
 	}
-	byName := make(map[string]shard.FrameSpan, len(spans))
-	for _, s := range spans[1 : len(spans)-1] {
-		byName[s.Table] = s
-	}
-	h, ok1 := byName[HeaderTable]
-	idx, ok2 := byName[IndexTable]
-	if !ok1 || !ok2 {
+	if n < 2 {
 		return nil, nil, errors.New("metric shard lacks its pyramid header or index")
 	}
-	_, conflicts := byName[ConflictsTable]
-	if conflicts || len(spans) <= 5 { // head, header, index, one chunk, trailer
-		p, err := DecodeShard(raw)
-		return p, nil, err
-	}
-	tables, err := shard.DecodeTableFrames([][]byte{raw[h.Start:h.End], raw[idx.Start:idx.End]})
+	lazy = &LazyShard{table: table}
+	tables, err := lazy.tables([]int{0, 1}, []string{HeaderTable, IndexTable})
 	if err != nil {
 		return nil, nil, err
 	}
 	if p, err = Open(&tables[0], &tables[1]); err != nil {
 		return nil, nil, err
 	}
-	lazy = &LazyShard{raw: raw, chunks: make([]shard.FrameSpan, p.chunks)}
-	for id := range p.chunks {
-		s, ok := byName[chunkName(id)]
-		if !ok {
-			return nil, nil, fmt.Errorf("metric shard lacks chunk %d", id)
-		}
-		lazy.chunks[id] = s
+	switch n {
+	case p.chunks + 2:
+		return p, lazy, nil
+	case p.chunks + 3:
+	default:
+		return nil, nil, fmt.Errorf("metric shard has %d tables for %d chunks", n, p.chunks)
 	}
-	return p, lazy, nil
+	p, _, err = lazy.FillChunks(p, p.Unloaded())
+	if err != nil {
+		return nil, nil, err
+	}
+	c, err := lazy.tables([]int{n - 1}, []string{ConflictsTable})
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := p.LoadConflicts(&c[0]); err != nil {
+		return nil, nil, err
+	}
+	if err := p.checkConflicts(); err != nil {
+		return nil, nil, err
+	}
+	return p, nil, nil
+}
+
+// tables decodes tables ks, which must be named names.
+func (s *LazyShard) tables(ks []int, names []string) ([]shard.Table, error) {
+	frames := make([][]byte, len(ks))
+	for i, k := range ks {
+		b, err := s.table(k)
+		if err != nil {
+			return nil, err
+		}
+		frames[i] = b
+	}
+	tables, err := shard.DecodeTableFrames(frames)
+	if err != nil {
+		return nil, err
+	}
+	for i := range tables {
+		if tables[i].Name != names[i] {
+			return nil, layoutErr("table %d is %q, want %q", ks[i], tables[i].Name, names[i])
+		}
+	}
+	return tables, nil
 }
 
 // FillChunks returns a copy of p with the chunks ids (those not loaded
@@ -81,19 +138,21 @@ func OpenShardLazy(raw []byte) (p *Pyramid, lazy *LazyShard, err error) {
 // copy is loaded, after which s is no longer needed.
 func (s *LazyShard) FillChunks(p *Pyramid, ids []int) (q *Pyramid, all bool, err error) {
 	var want []int
+	var names []string
 	for _, id := range ids {
 		if id >= 0 && id < p.chunks && !p.Loaded(id) && !slices.Contains(want, id) {
 			want = append(want, id)
+			names = append(names, chunkName(id))
 		}
 	}
 	if len(want) == 0 {
 		return p, p.allLoaded(), nil
 	}
-	frames := make([][]byte, len(want))
-	for k, id := range want {
-		frames[k] = s.raw[s.chunks[id].Start:s.chunks[id].End]
+	ks := make([]int, len(want))
+	for i, id := range want {
+		ks[i] = 2 + id
 	}
-	tables, err := shard.DecodeTableFrames(frames)
+	tables, err := s.tables(ks, names)
 	if err != nil {
 		return nil, false, err
 	}

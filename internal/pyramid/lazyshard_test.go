@@ -3,7 +3,10 @@ package pyramid
 import (
 	"errors"
 	"math/rand/v2"
+	"slices"
 	"testing"
+
+	"github.com/dsight/dsight/internal/shard"
 )
 
 // A lazily opened shard holds no chunk until asked; each fill decodes only
@@ -103,5 +106,59 @@ func TestLazyShardOpensWholeOrRefuses(t *testing.T) {
 		if _, _, err := OpenShardLazy(raw); err == nil {
 			t.Errorf("%s: a damaged shard opened", name)
 		}
+	}
+}
+
+// A shard opened table by table reads its header and index at the open
+// and each chunk's table when filled, never another; the tables must be
+// the ones their place names.
+func TestShardOpenedByTablesReadsOnlyThoseFilled(t *testing.T) {
+	var in []input
+	for k := range 9000 {
+		in = append(in, input{t: int64(k) * 1e6, v: float64(k % 17)})
+	}
+	whole := build(t, in, Options{Temporal: Sample, ChunkRows: 500})
+	raw, err := whole.EncodeShard()
+	if err != nil {
+		t.Fatal(err)
+	}
+	spans, err := shard.FrameSpans(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var read []int
+	table := func(k int) ([]byte, error) {
+		read = append(read, k)
+		s := spans[k+1]
+		return raw[s.Start:s.End], nil
+	}
+	p, lazy, err := OpenShardFrames(raw[:spans[0].End], table)
+	if err != nil || lazy == nil {
+		t.Fatalf("lazy %v, %v", lazy, err)
+	}
+	if !slices.Equal(read, []int{0, 1}) {
+		t.Fatalf("the open read tables %v, want the header and the index", read)
+	}
+	read = nil
+	q, _, err := lazy.FillChunks(p, []int{3, 1, 3})
+	if err != nil || !slices.Equal(read, []int{5, 3}) || !q.Loaded(1) || !q.Loaded(3) || q.Loaded(2) {
+		t.Fatalf("filling chunks 3 and 1 read tables %v: %v", read, err)
+	}
+	// A table out of its place is refused when read.
+	swapped := func(k int) ([]byte, error) {
+		switch k {
+		case 4:
+			k = 5
+		case 5:
+			k = 4
+		}
+		return table(k)
+	}
+	p2, lazy2, err := OpenShardFrames(raw[:spans[0].End], swapped)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := lazy2.FillChunks(p2, []int{2}); !errors.Is(err, ErrLayout) {
+		t.Fatalf("chunk 2 read from chunk 3's table: %v", err)
 	}
 }

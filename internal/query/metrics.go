@@ -61,6 +61,31 @@ func (e *Engine) LoadShard(id string, raw []byte) error {
 	return nil
 }
 
+// LoadShardFrames hands the engine a metric shard named by id as its
+// tables, for a reader that inflates a segmented summary table by table
+// (dsight query): head is the shard's head frame, table(k) the raw bytes
+// of its table k, asked when an answer first reads it (a chunk) or now
+// (the header and the index); size is the shard's decoded bytes, which
+// the cache counts. The engine reads no file: table is the reader's. A
+// table refused when first read fails the answer that reads it.
+func (e *Engine) LoadShardFrames(id string, head []byte, table func(k int) ([]byte, error), size int64) error {
+	e.metricIndex()
+	e.metricsMu.Lock()
+	series, ok := e.metrics.byShard[id]
+	e.metricsMu.Unlock()
+	if !ok {
+		return notFound("no metric series uses shard %s", id)
+	}
+	p, lazy, err := pyramid.OpenShardFrames(head, table)
+	if err != nil {
+		return badArgs("metric shard %s: %v", id, err)
+	}
+	e.metricsMu.Lock()
+	e.storeLocked(id, p, lazy, series, size)
+	e.metricsMu.Unlock()
+	return nil
+}
+
 // entryOf is the cached shard of series i, or nil.
 func (e *Engine) entryOf(i int) *shardEntry {
 	e.metricIndex()

@@ -36,12 +36,13 @@ func ReadMetricShard(dir string, m *model.MetricSeries) ([]byte, error) {
 // LoadMetricShards reads the metric shards an engine named (in a
 // metric_plan answer or a plot's failure) from the report at dir and hands
 // them over, as the page does with its detail scripts. The shards are read,
-// checked and inflated on one goroutine per core (inflating was most of a
+// checked and inflated (a segmented summary only as far as its head:
+// metricsegments.go) on one goroutine per core (inflating was most of a
 // `dsight query metrics` naming nine series) and handed over in the order
 // named; the first failure in that order is the one returned.
 func LoadMetricShards(eng *query.Engine, core *catalog.Core, dir string, needs []query.ShardNeed) error {
 	type read struct {
-		payload []byte
+		summary metricSummary
 		err     error
 		done    chan struct{}
 	}
@@ -64,7 +65,7 @@ func LoadMetricShards(eng *query.Engine, core *catalog.Core, dir string, needs [
 					return
 				default:
 				}
-				reads[k].payload, reads[k].err = readNeed(core, dir, needs[k])
+				reads[k].summary, reads[k].err = readNeed(core, dir, needs[k])
 				close(reads[k].done)
 			}
 		}()
@@ -74,27 +75,27 @@ func LoadMetricShards(eng *query.Engine, core *catalog.Core, dir string, needs [
 		if reads[k].err != nil {
 			return reads[k].err
 		}
-		if reads[k].payload == nil {
+		if len(need.Series) == 0 {
 			continue
 		}
-		if err := eng.LoadShard(need.ID, reads[k].payload); err != nil {
+		if err := reads[k].summary.handTo(eng, need.ID); err != nil {
 			return err
 		}
-		reads[k].payload = nil
+		reads[k].summary = metricSummary{}
 	}
 	return nil
 }
 
-// readNeed reads the payload of the metric shard need names (nil when it
-// names no series).
-func readNeed(core *catalog.Core, dir string, need query.ShardNeed) ([]byte, error) {
+// readNeed reads the summary of the metric shard need names (nothing when
+// it names no series).
+func readNeed(core *catalog.Core, dir string, need query.ShardNeed) (metricSummary, error) {
 	if len(need.Series) == 0 {
-		return nil, nil
+		return metricSummary{}, nil
 	}
 	if s := need.Series[0]; s < 0 || s >= len(core.Metrics) {
-		return nil, fmt.Errorf("metric shard %s names series %d, which the report does not have", need.ID, s)
+		return metricSummary{}, fmt.Errorf("metric shard %s names series %d, which the report does not have", need.ID, s)
 	}
-	return ReadMetricShard(dir, &core.Metrics[need.Series[0]])
+	return readMetricSummary(dir, &core.Metrics[need.Series[0]])
 }
 
 // OpenDir is Open that also returns the report directory, for readers that

@@ -368,6 +368,19 @@ func (e *Engine) metricItemFrom(i int, p, lim *pyramid.Pyramid, w window, withPo
 	return item, nil
 }
 
+// firstRowsEnd is where firstRows cuts [fromNS, toNS], which holds total
+// rows.
+func firstRowsEnd(p *pyramid.Pyramid, fromNS, toNS, total int64) (int64, error) {
+	if total <= MaxMetricPoints {
+		return toNS, nil
+	}
+	t, found, err := p.RowTime(fromNS, MaxMetricPoints)
+	if err != nil || !found {
+		return toNS, err
+	}
+	return min(max(t-1, fromNS), toNS), nil
+}
+
 // MaxPlotPixels bounds the width a plot may ask for.
 const MaxPlotPixels = 8192
 
@@ -396,25 +409,17 @@ func plotPoints(p *pyramid.Pyramid, fromNS, toNS int64, pixels int) (pts [][4]an
 }
 
 // firstRows returns the first MaxMetricPoints rows of [fromNS, toNS]: the
-// end of the range is narrowed by bisection until the exact view holds
-// them, so no more rows than needed are read.
+// range is cut just before the row that would be one too many, so no more
+// rows than needed are read. That row's time comes from the exact chunks
+// holding it and fromNS alone (RowTime); narrowing the end by bisection,
+// as this did, counted rows up to a dozen times in chunks it then never
+// listed, each of which a question reading its shard in part had to
+// decode. The end is the bisection's: one before that row, never before
+// fromNS.
 func firstRows(p *pyramid.Pyramid, fromNS, toNS, total int64) ([][4]any, error) {
-	end := toNS
-	if total > MaxMetricPoints {
-		lo, hi := fromNS, toNS // rows in [from, lo] ≤ Max < rows in [from, hi]
-		for hi-lo > 1 {
-			mid := lo + (hi-lo)/2
-			st, _, err := p.Stats(fromNS, mid)
-			if err != nil {
-				return nil, err
-			}
-			if st.Count+st.Gaps <= MaxMetricPoints {
-				lo = mid
-			} else {
-				hi = mid
-			}
-		}
-		end = lo
+	end, err := firstRowsEnd(p, fromNS, toNS, total)
+	if err != nil {
+		return nil, err
 	}
 	v, err := p.Query(fromNS, end, MaxMetricPoints/2)
 	if err != nil {

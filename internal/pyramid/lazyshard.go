@@ -1,7 +1,7 @@
 package pyramid
 
 // A question about a range reads a few of a summary's chunks: a 5 s window
-// of a 200,000-row in-flight series reads 4 of its 32. Decoding the whole
+// of a 200,000-row in-flight series reads 7 of its 32. Decoding the whole
 // shard to answer it was a third of a `dsight query metrics` at 100,000
 // requests (each of nine series' 0.6–2.8 MB decoded, its columns allocated
 // and zeroed, for a few chunks read). A LazyShard decodes a chunk's table

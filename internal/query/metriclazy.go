@@ -7,27 +7,31 @@ import (
 	"github.com/dsight/dsight/internal/pyramid"
 )
 
-// A metric shard handed over with LoadShard is decoded as far as its
-// header and index (pyramid.OpenShardLazy); its chunks are decoded when an
+// In the native engine a metric shard handed over (LoadShard, or table by
+// table with LoadShardFrames) is decoded as far as its header and index
+// (pyramid.OpenShardLazy, OpenShardFrames); its chunks are decoded when an
 // answer first reads them. "metrics" reads only the chunks its range
 // statistics, carried setting, points and capacity walk (a 5 s window of
-// a 200,000-row series: 4 of 32), loading what a walk names missing and
-// walking again; every other answer takes the whole summary (whole), as
-// before. A fresh `dsight query metrics` spent a third of its time
-// decoding chunks it never read. Filling a summary makes a new pyramid
-// value and leaves the one answers may be reading unchanged.
+// a 200,000-row series: 7 of 32, its edge chunk and its levels), loading
+// what a walk names missing and walking again; every other answer takes
+// the whole summary (whole), as before. A fresh `dsight query metrics`
+// spent a third of its time decoding chunks it never read. Filling a
+// summary makes a new pyramid value and leaves the one answers may be
+// reading unchanged. The page's engine opens every shard whole
+// (pyramid's lazyshard_js.go), so there each entry is whole from the
+// start.
 
 // maxFillRounds bounds the walks of one series' item that each name
-// missing chunks; after them every chunk is decoded. A range statistic
-// needs one or two, the first rows of a wide range one per step of its
-// bisection that lands in a chunk not read yet.
+// missing chunks; after them every chunk is decoded. An item needs one to
+// three: its plan, a carried setting's chunk before the range, the chunk
+// holding the row that ends its first rows.
 const maxFillRounds = 32
 
 // whole is the entry's summary with every chunk decoded.
 func (en *shardEntry) whole() (*pyramid.Pyramid, error) { return en.fill(nil, true) }
 
 // fill is the entry's summary with, beyond the chunks it holds, the chunks
-// ids decoded (every chunk when all), and whether any was.
+// ids decoded (every chunk when all).
 func (en *shardEntry) fill(ids []int, all bool) (*pyramid.Pyramid, error) {
 	en.mu.Lock()
 	defer en.mu.Unlock()

@@ -8,6 +8,8 @@ import (
 	"errors"
 	"io"
 	"testing"
+
+	"github.com/dsight/dsight/internal/fuzzlimit"
 )
 
 // segmentedShard is a raw shard of several tables of some size.
@@ -103,4 +105,45 @@ func TestSegmentsRefuseDamage(t *testing.T) {
 	if _, err := InflateSegment(gz, long); !errors.Is(err, ErrCorrupt) {
 		t.Errorf("a segment read long: %v", err)
 	}
+}
+
+// FuzzSegments: a member's segment list is refused or tiles the member,
+// and a segment of it inflates to its raw size or is refused; nothing
+// panics or reads outside the member.
+func FuzzSegments(f *testing.F) {
+	small := &Shard{Kind: "metric", Tables: []Table{
+		{Name: "a", Rows: 3, Columns: []Column{{Name: "i", Type: Int64, Ints: []int64{1, 2, 3}}}},
+		{Name: "b", Rows: 1, Columns: []Column{{Name: "f", Type: Float64, Floats: []float64{0.5}}}},
+	}}
+	raw, err := Encode(small)
+	if err != nil {
+		f.Fatal(err)
+	}
+	gz, err := CompressSegmented(raw)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(gz)
+	plain, _ := Compress(raw)
+	f.Add(plain)
+	f.Fuzz(func(t *testing.T, gz []byte) {
+		defer fuzzlimit.Start(t)()
+		segs, ok, err := Segments(gz)
+		if err != nil || !ok {
+			return
+		}
+		at := segs[0].Offset
+		for _, s := range segs {
+			if s.Offset != at || s.Stored < 0 || s.Raw < 0 {
+				t.Fatalf("segments %+v do not tile the member", segs)
+			}
+			at += s.Stored
+			if out, err := InflateSegment(gz, s); err == nil && len(out) != s.Raw {
+				t.Fatalf("segment %+v inflated to %d bytes", s, len(out))
+			}
+		}
+		if at != len(gz)-8 {
+			t.Fatalf("segments end at %d of %d", at, len(gz))
+		}
+	})
 }

@@ -34,8 +34,14 @@ func BenchmarkQueryCommand(b *testing.B) {
 		{"profiles"},
 		{"request", "--request", firstRequest(b, dir)},
 		{"lifecycle", "--request", firstRequest(b, dir)},
+		{"metrics", "--name", firstFamily(b, dir), "--from", "8544.281", "--to", "8549.281"},
+		{"metrics", "--name", firstFamily(b, dir), "--points"},
 	} {
-		b.Run(strings.Join(q[:min(len(q), 3)], "_"), func(b *testing.B) {
+		name := strings.Join(q[:min(len(q), 3)], "_")
+		if q[0] == "metrics" {
+			name = "metrics_" + q[3]
+		}
+		b.Run(name, func(b *testing.B) {
 			for range b.N {
 				if err := queryCmd(append([]string{dir}, q...), io.Discard); err != nil {
 					b.Fatal(err)
@@ -60,4 +66,21 @@ func firstRequest(b *testing.B, dir string) string {
 		b.Fatalf("no first request: %v", err)
 	}
 	return page.Items[0].ID
+}
+
+// firstFamily is the name of the report's first metric family.
+func firstFamily(b *testing.B, dir string) string {
+	var out bytes.Buffer
+	if err := queryCmd([]string{dir, "metric_families"}, &out); err != nil {
+		b.Fatal(err)
+	}
+	var fams struct {
+		Items []struct {
+			Name string `json:"name"`
+		} `json:"items"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &fams); err != nil || len(fams.Items) == 0 {
+		b.Fatalf("no metric family: %v", err)
+	}
+	return fams.Items[0].Name
 }

@@ -53,6 +53,7 @@ func queryCmd(args []string, stdout io.Writer) error {
 		return err
 	}
 	pagesFromReader(e, reader, req)
+	adviseForMetrics(e, rep.Core, reader, req)
 	result, err := askLazy(e, rep, req)
 	if err != nil {
 		return err

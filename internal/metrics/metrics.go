@@ -212,7 +212,7 @@ func (b *built) encode(spool *summarySpool) error {
 		return fmt.Errorf("metric series %s: %w", b.meta.Name, err)
 	}
 	*buf = raw
-	gz, err := shard.Compress(raw)
+	gz, err := shard.CompressSummary(raw)
 	if err != nil {
 		return fmt.Errorf("metric series %s: %w", b.meta.Name, err)
 	}

@@ -29,8 +29,9 @@
 // Tables, Open and Load map a pyramid to and from internal/shard tables in
 // chunks with time bounds, so a reader loads only the chunks a view needs; a
 // query on a partly loaded pyramid either answers exactly or returns an
-// IncompleteError naming the chunks still needed. The model, the layout and
-// measured costs are in layout.md in this directory.
+// IncompleteError naming the chunks still needed; OpenShardLazy and
+// OpenShardFrames open a shard so, decoding its chunks when filled. The
+// model, the layout and measured costs are in layout.md in this directory.
 //
 // The package runs in the native CLI and in the browser's Go wasm engine. It
 // imports the standard library and internal/shard only.

@@ -1,6 +1,8 @@
 package query
 
 import (
+	"sync"
+
 	"github.com/dsight/dsight/internal/pyramid"
 )
 
@@ -26,8 +28,13 @@ const (
 
 // shardEntry is one cached metric shard.
 type shardEntry struct {
-	id     string
+	id string
+	// mu guards p and lazy: p holds the chunks decoded so far, and lazy
+	// (nil once every chunk is) the shard they are decoded from
+	// (metriclazy.go).
+	mu     sync.Mutex
 	p      *pyramid.Pyramid
+	lazy   *pyramid.LazyShard
 	series []int
 	bytes  int64 // decoded payload length
 	points int64 // exact rows
@@ -139,10 +146,11 @@ func (e *Engine) MetricCache() MetricCacheStatus {
 	return s
 }
 
-// storeLocked caches a decoded shard as handed over: fresh and most
-// recently used. It evicts nothing: the question that loaded it has not
-// been answered yet.
-func (e *Engine) storeLocked(id string, p *pyramid.Pyramid, series []int, size int64) {
+// storeLocked caches a shard as handed over (lazy: the shard its chunks
+// are decoded from, nil when p holds them all): fresh and most recently
+// used. It evicts nothing: the question that loaded it has not been
+// answered yet.
+func (e *Engine) storeLocked(id string, p *pyramid.Pyramid, lazy *pyramid.LazyShard, series []int, size int64) {
 	c := &e.metrics.cache
 	if en := c.entries[id]; en != nil {
 		// Handed over again (two questions loaded it at once): the same
@@ -152,13 +160,13 @@ func (e *Engine) storeLocked(id string, p *pyramid.Pyramid, series []int, size i
 		c.pushFront(en)
 		return
 	}
-	en := &shardEntry{id: id, p: p, series: series, bytes: size, points: p.Rows(), fresh: true}
+	en := &shardEntry{id: id, p: p, lazy: lazy, series: series, bytes: size, points: p.Rows(), fresh: true}
 	c.pushFront(en)
 	c.entries[id] = en
 	c.bytes += en.bytes
 	c.points += en.points
 	for _, i := range series {
-		e.metrics.loaded[i] = p
+		e.metrics.loaded[i] = en
 	}
 }
 

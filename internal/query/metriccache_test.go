@@ -240,7 +240,7 @@ func TestMetricCacheKeepsShardsOfPendingQuestions(t *testing.T) {
 	}
 	fx.answer(t, "f2") // over budget with f1: f1 is older, but in use
 	for _, i := range f1 {
-		if fx.e.pyramidOf(i) == nil {
+		if fx.e.entryOf(i) == nil {
 			t.Fatalf("series %d evicted while its answer reads it", i)
 		}
 	}
@@ -266,7 +266,7 @@ func TestMetricCacheKeepsShardsOfPendingQuestions(t *testing.T) {
 	fx.answer(t, "f1") // reads the reloaded shards: no longer fresh
 	fx.answer(t, "f2") // and trims: f1 is older, but still in use
 	for _, i := range f1 {
-		if fx.e.pyramidOf(i) == nil {
+		if fx.e.entryOf(i) == nil {
 			t.Fatalf("series %d evicted while its answer reads it", i)
 		}
 	}

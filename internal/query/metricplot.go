@@ -133,7 +133,10 @@ func (e *Engine) plotSeries(id int, w window, pixels int, columns *[]float64) (P
 	nan := math.NaN()
 	s := PlotSeries{ID: id, BucketSeconds: nan, Min: nan, Max: nan, Mean: nan, FirstTime: nan, LastTime: nan,
 		Last: nan, CarriedT: nan, CarriedV: nan, Reference: nan}
-	p := e.pyramidOf(id)
+	p, err := e.pyramidOf(id)
+	if err != nil {
+		return s, err
+	}
 	if p == nil {
 		return s, errors.New("summary not loaded")
 	}
@@ -211,7 +214,9 @@ func (e *Engine) plotSeries(id int, w window, pixels int, columns *[]float64) (P
 	if r := m.Reference; r != nil {
 		var lim *pyramid.Pyramid
 		if r.SeriesID != nil {
-			lim = e.pyramidOf(*r.SeriesID)
+			if lim, err = e.pyramidOf(*r.SeriesID); err != nil {
+				return s, err
+			}
 			s.Reference = float64(*r.SeriesID)
 		}
 		c, err := pyramid.SummarizeCapacity(p, lim, w.fromNS, w.toNS)

@@ -1,7 +1,6 @@
 package query
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -17,8 +16,8 @@ const MaxMetricPoints = 1000
 // page from its detail scripts, and both hand them over with LoadShard.
 // The shards are cached within a budget (metriccache.go).
 type metricStore struct {
-	byShard map[string][]int         // shard id → series indexes
-	loaded  map[int]*pyramid.Pyramid // series index → its cached summary
+	byShard map[string][]int    // shard id → series indexes
+	loaded  map[int]*shardEntry // series index → its cached summary
 	cache   shardCache
 }
 
@@ -29,7 +28,7 @@ func (e *Engine) metricIndex() {
 		return
 	}
 	e.metrics.byShard = map[string][]int{}
-	e.metrics.loaded = map[int]*pyramid.Pyramid{}
+	e.metrics.loaded = map[int]*shardEntry{}
 	e.metrics.cache = shardCache{maxBytes: DefaultMetricCacheBytes, maxPoints: DefaultMetricCachePoints, entries: map[string]*shardEntry{}}
 	for i, m := range e.c.Metrics {
 		if m.Shard != nil {
@@ -40,8 +39,10 @@ func (e *Engine) metricIndex() {
 
 // LoadShard hands the engine the decoded payload of a metric shard named
 // by id (the SHA-256 the report lists for it). Unknown ids and payloads that
-// are not a valid series summary are refused. The shard is kept at least
-// until an answer reads it; after that, as long as the cache budget allows.
+// are not a valid series summary (its checksum, tables, header and index)
+// are refused; its chunks are decoded, and checked, when an answer first
+// reads them (metriclazy.go). The shard is kept at least until an answer
+// reads it; after that, as long as the cache budget allows.
 func (e *Engine) LoadShard(id string, raw []byte) error {
 	e.metricIndex()
 	e.metricsMu.Lock()
@@ -50,21 +51,57 @@ func (e *Engine) LoadShard(id string, raw []byte) error {
 	if !ok {
 		return notFound("no metric series uses shard %s", id)
 	}
-	p, err := pyramid.DecodeShard(raw)
+	p, lazy, err := pyramid.OpenShardLazy(raw)
 	if err != nil {
 		return badArgs("metric shard %s: %v", id, err)
 	}
 	e.metricsMu.Lock()
-	e.storeLocked(id, p, series, int64(len(raw)))
+	e.storeLocked(id, p, lazy, series, int64(len(raw)))
 	e.metricsMu.Unlock()
 	return nil
 }
 
-func (e *Engine) pyramidOf(i int) *pyramid.Pyramid {
+// LoadShardFrames hands the engine a metric shard named by id as its
+// tables, for a reader that inflates a segmented summary table by table
+// (dsight query): head is the shard's head frame, table(k) the raw bytes
+// of its table k, asked when an answer first reads it (a chunk) or now
+// (the header and the index); size is the shard's decoded bytes, which
+// the cache counts. The engine reads no file: table is the reader's. A
+// table refused when first read fails the answer that reads it.
+func (e *Engine) LoadShardFrames(id string, head []byte, table func(k int) ([]byte, error), size int64) error {
+	e.metricIndex()
+	e.metricsMu.Lock()
+	series, ok := e.metrics.byShard[id]
+	e.metricsMu.Unlock()
+	if !ok {
+		return notFound("no metric series uses shard %s", id)
+	}
+	p, lazy, err := pyramid.OpenShardFrames(head, int(size), table)
+	if err != nil {
+		return badArgs("metric shard %s: %v", id, err)
+	}
+	e.metricsMu.Lock()
+	e.storeLocked(id, p, lazy, series, size)
+	e.metricsMu.Unlock()
+	return nil
+}
+
+// entryOf is the cached shard of series i, or nil.
+func (e *Engine) entryOf(i int) *shardEntry {
 	e.metricIndex()
 	e.metricsMu.Lock()
 	defer e.metricsMu.Unlock()
 	return e.metrics.loaded[i]
+}
+
+// pyramidOf is the summary of series i with every chunk decoded, or nil
+// when its shard is not loaded.
+func (e *Engine) pyramidOf(i int) (*pyramid.Pyramid, error) {
+	en := e.entryOf(i)
+	if en == nil {
+		return nil, nil
+	}
+	return en.whole()
 }
 
 // metricFamilies answers "metric_families": the catalog, in display order.
@@ -260,13 +297,12 @@ func point(t int64, v float64, valid bool) [2]any {
 
 func fptr(v float64) *float64 { return &v }
 
-func (e *Engine) metricItem(i int, w window, withPoints bool, pixels int) (MetricItem, error) {
+// metricItemFrom is series i's item read from p, its summary, and lim,
+// its limit series' (nil without one): an *pyramid.IncompleteError when
+// they lack a chunk it reads (metricItem loads them).
+func (e *Engine) metricItemFrom(i int, p, lim *pyramid.Pyramid, w window, withPoints bool, pixels int) (MetricItem, error) {
 	m := e.c.Metrics[i]
 	item := MetricItem{MetricSeriesRecord: seriesRecord(&m), Shard: metricShardRecord(m.Shard)}
-	p := e.pyramidOf(i)
-	if p == nil {
-		return item, errors.New("summary not loaded")
-	}
 	st, _, err := p.Stats(w.fromNS, w.toNS)
 	if err != nil {
 		return item, err
@@ -305,10 +341,6 @@ func (e *Engine) metricItem(i int, w window, withPoints bool, pixels int) (Metri
 	}
 	if r := m.Reference; r != nil {
 		c := &CapacityItem{Reference: r.SeriesID, Limit: "unavailable"}
-		var lim *pyramid.Pyramid
-		if r.SeriesID != nil {
-			lim = e.pyramidOf(*r.SeriesID)
-		}
 		cp, err := pyramid.SummarizeCapacity(p, lim, w.fromNS, w.toNS)
 		if err != nil {
 			return item, err
@@ -334,6 +366,19 @@ func (e *Engine) metricItem(i int, w window, withPoints bool, pixels int) (Metri
 		item.Capacity = c
 	}
 	return item, nil
+}
+
+// firstRowsEnd is where firstRows cuts [fromNS, toNS], which holds total
+// rows.
+func firstRowsEnd(p *pyramid.Pyramid, fromNS, toNS, total int64) (int64, error) {
+	if total <= MaxMetricPoints {
+		return toNS, nil
+	}
+	t, found, err := p.RowTime(fromNS, MaxMetricPoints)
+	if err != nil || !found {
+		return toNS, err
+	}
+	return min(max(t-1, fromNS), toNS), nil
 }
 
 // MaxPlotPixels bounds the width a plot may ask for.
@@ -364,25 +409,17 @@ func plotPoints(p *pyramid.Pyramid, fromNS, toNS int64, pixels int) (pts [][4]an
 }
 
 // firstRows returns the first MaxMetricPoints rows of [fromNS, toNS]: the
-// end of the range is narrowed by bisection until the exact view holds
-// them, so no more rows than needed are read.
+// range is cut just before the row that would be one too many, so no more
+// rows than needed are read. That row's time comes from the exact chunks
+// holding it and fromNS alone (RowTime); narrowing the end by bisection,
+// as this did, counted rows up to a dozen times in chunks it then never
+// listed, each of which a question reading its shard in part had to
+// decode. The end is the bisection's: one before that row, never before
+// fromNS.
 func firstRows(p *pyramid.Pyramid, fromNS, toNS, total int64) ([][4]any, error) {
-	end := toNS
-	if total > MaxMetricPoints {
-		lo, hi := fromNS, toNS // rows in [from, lo] ≤ Max < rows in [from, hi]
-		for hi-lo > 1 {
-			mid := lo + (hi-lo)/2
-			st, _, err := p.Stats(fromNS, mid)
-			if err != nil {
-				return nil, err
-			}
-			if st.Count+st.Gaps <= MaxMetricPoints {
-				lo = mid
-			} else {
-				hi = mid
-			}
-		}
-		end = lo
+	end, err := firstRowsEnd(p, fromNS, toNS, total)
+	if err != nil {
+		return nil, err
 	}
 	v, err := p.Query(fromNS, end, MaxMetricPoints/2)
 	if err != nil {

@@ -82,7 +82,10 @@ func (e *Engine) pageMetrics(a Args) ([]PageMetricItem, error) {
 // carriedRows is every row at the latest timestamp strictly before fromNS,
 // with its evidence.
 func (e *Engine) carriedRows(i int, fromNS int64) ([][4]any, error) {
-	p := e.pyramidOf(i)
+	p, err := e.pyramidOf(i)
+	if err != nil {
+		return nil, err
+	}
 	row, _, found, err := p.LastAtOrBefore(fromNS - 1)
 	if err != nil || !found {
 		return [][4]any{}, err

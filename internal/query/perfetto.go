@@ -224,6 +224,13 @@ func (e *Engine) perfetto(w *perfetto.Writer) error {
 	}
 	defer e.release(held)
 	defer e.detailRelease(detail)
+	// The export reads every row: each summary's chunks are decoded here,
+	// so that the tracks below meet no summary that fails to.
+	for _, en := range held {
+		if _, err := en.whole(); err != nil {
+			return err
+		}
+	}
 
 	x := &exporter{e: e, procs: map[procKey]*pfProcess{}, counts: map[string]int64{}, served: map[procKey]bool{}}
 	info := x.track(perfetto.Track{Name: "dsight export"}, -1)

@@ -85,7 +85,8 @@ func (x *exporter) counters() {
 				desc += " "
 			}
 			desc += "Series " + strconv.Itoa(m.ID) + " (" + m.Name + ")."
-			if gaps := gapRows(x.e.pyramidOf(i)); gaps > 0 {
+			p, _ := x.e.pyramidOf(i) // decoded whole by perfetto
+			if gaps := gapRows(p); gaps > 0 {
 				desc += " " + strconv.Itoa(gaps) + " gap row(s) are not drawn: a counter holds its last value."
 				x.counts["metric gap rows (not drawn: a counter holds its last value)"] += int64(gaps)
 			}
@@ -190,7 +191,7 @@ func (x *exporter) write(w *perfetto.Writer) {
 		w.Describe(t.desc)
 		c := &cursor{t: t, x: x}
 		if t.series >= 0 {
-			c.p = x.e.pyramidOf(t.series)
+			c.p, _ = x.e.pyramidOf(t.series) // decoded whole by perfetto
 			if c.p == nil {
 				continue
 			}

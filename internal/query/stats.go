@@ -336,7 +336,10 @@ func (e *Engine) slowRequest(i int) SlowRequest {
 func (e *Engine) seriesStats(i int, w window) (SeriesStats, error) {
 	m := &e.c.Metrics[i]
 	s := SeriesStats{ID: i, Name: m.Name, Label: m.Label, Unit: m.Unit, Temporal: m.Temporal, Derived: m.Derived, MeanKind: "time_weighted"}
-	p := e.pyramidOf(i)
+	p, err := e.pyramidOf(i)
+	if err != nil {
+		return s, err
+	}
 	if p == nil {
 		return s, fmt.Errorf("summary not loaded")
 	}

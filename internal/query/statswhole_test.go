@@ -19,7 +19,7 @@ func TestStatsWholeSeriesKept(t *testing.T) {
 	first := e.Handle(q)
 	kept := 0
 	for i := range e.c.Metrics {
-		if p := e.pyramidOf(i); p != nil && p.WholeMemo() != nil {
+		if p, _ := e.pyramidOf(i); p != nil && p.WholeMemo() != nil {
 			kept++
 		}
 	}
@@ -30,7 +30,7 @@ func TestStatsWholeSeriesKept(t *testing.T) {
 		t.Errorf("kept answer differs:\n%s\n%s", again, first)
 	}
 	for i := range e.c.Metrics {
-		if p := e.pyramidOf(i); p != nil {
+		if p, _ := e.pyramidOf(i); p != nil {
 			p.SetWholeMemo(nil)
 		}
 	}

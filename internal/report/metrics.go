@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sync/atomic"
 
 	"github.com/dsight/dsight/internal/catalog"
 	"github.com/dsight/dsight/internal/model"
@@ -34,24 +35,67 @@ func ReadMetricShard(dir string, m *model.MetricSeries) ([]byte, error) {
 
 // LoadMetricShards reads the metric shards an engine named (in a
 // metric_plan answer or a plot's failure) from the report at dir and hands
-// them over, as the page does with its detail scripts.
+// them over, as the page does with its detail scripts. The shards are read,
+// checked and inflated (a segmented summary only as far as its head:
+// metricsegments.go) on one goroutine per core (inflating was most of a
+// `dsight query metrics` naming nine series) and handed over in the order
+// named; the first failure in that order is the one returned.
 func LoadMetricShards(eng *query.Engine, core *catalog.Core, dir string, needs []query.ShardNeed) error {
-	for _, need := range needs {
+	type read struct {
+		summary metricSummary
+		err     error
+		done    chan struct{}
+	}
+	reads := make([]read, len(needs))
+	for k := range reads {
+		reads[k].done = make(chan struct{})
+	}
+	var next atomic.Int64
+	stop := make(chan struct{})
+	defer close(stop)
+	for range max(1, min(runtime.GOMAXPROCS(0), len(needs))) {
+		go func() {
+			for {
+				k := int(next.Add(1) - 1)
+				if k >= len(needs) {
+					return
+				}
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				reads[k].summary, reads[k].err = readNeed(core, dir, needs[k])
+				close(reads[k].done)
+			}
+		}()
+	}
+	for k, need := range needs {
+		<-reads[k].done
+		if reads[k].err != nil {
+			return reads[k].err
+		}
 		if len(need.Series) == 0 {
 			continue
 		}
-		if s := need.Series[0]; s < 0 || s >= len(core.Metrics) {
-			return fmt.Errorf("metric shard %s names series %d, which the report does not have", need.ID, s)
-		}
-		payload, err := ReadMetricShard(dir, &core.Metrics[need.Series[0]])
-		if err != nil {
+		if err := reads[k].summary.handTo(eng, need.ID); err != nil {
 			return err
 		}
-		if err := eng.LoadShard(need.ID, payload); err != nil {
-			return err
-		}
+		reads[k].summary = metricSummary{}
 	}
 	return nil
+}
+
+// readNeed reads the summary of the metric shard need names (nothing when
+// it names no series).
+func readNeed(core *catalog.Core, dir string, need query.ShardNeed) (metricSummary, error) {
+	if len(need.Series) == 0 {
+		return metricSummary{}, nil
+	}
+	if s := need.Series[0]; s < 0 || s >= len(core.Metrics) {
+		return metricSummary{}, fmt.Errorf("metric shard %s names series %d, which the report does not have", need.ID, s)
+	}
+	return readMetricSummary(dir, &core.Metrics[need.Series[0]])
 }
 
 // OpenDir is Open that also returns the report directory, for readers that

@@ -111,6 +111,38 @@ func readShard(dir string, sh model.Shard) ([]byte, error) {
 	if isPacked(sh) {
 		return (&packReader{dir: dir}).readPackedShard(sh)
 	}
+	payload, err := readPayload(dir, sh)
+	if err != nil {
+		return nil, err
+	}
+	raw := payload
+	switch sh.Encoding {
+	case "":
+		var err error
+		if raw, err = shard.Decompress(payload); err != nil {
+			return nil, err
+		}
+	case EncodingIdentity:
+	case EncodingFrames:
+		var err error
+		if raw, err = joinFrames(sh, payload); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, fmt.Errorf("unknown shard encoding %q", sh.Encoding)
+	}
+	if len(raw) != sh.DecodedBytes {
+		return nil, fmt.Errorf("decoded %d bytes, manifest expects %d", len(raw), sh.DecodedBytes)
+	}
+	return raw, nil
+}
+
+// readPayload is the stored payload of a shard that is not packed, its
+// parts joined and checked as readShard says, not yet decoded.
+func readPayload(dir string, sh model.Shard) ([]byte, error) {
+	if len(sh.Parts) == 0 {
+		return nil, errNoParts
+	}
 	if sh.Bytes < 0 || sh.Bytes > len(sh.Parts)*PartBytes {
 		return nil, fmt.Errorf("shard declares %d bytes in %d parts of at most %d", sh.Bytes, len(sh.Parts), PartBytes)
 	}
@@ -143,26 +175,7 @@ func readShard(dir string, sh model.Shard) ([]byte, error) {
 	if id := shard.ID(payload); id != sh.ID {
 		return nil, wholeDamage(dir, sh, payload, fmt.Errorf("content hash mismatch: parts assemble to %s, manifest expects %s", id, sh.ID))
 	}
-	raw := payload
-	switch sh.Encoding {
-	case "":
-		var err error
-		if raw, err = shard.Decompress(payload); err != nil {
-			return nil, err
-		}
-	case EncodingIdentity:
-	case EncodingFrames:
-		var err error
-		if raw, err = joinFrames(sh, payload); err != nil {
-			return nil, err
-		}
-	default:
-		return nil, fmt.Errorf("unknown shard encoding %q", sh.Encoding)
-	}
-	if len(raw) != sh.DecodedBytes {
-		return nil, fmt.Errorf("decoded %d bytes, manifest expects %d", len(raw), sh.DecodedBytes)
-	}
-	return raw, nil
+	return payload, nil
 }
 
 // wholeDamage is err, a payload refused by its hash, naming the first part

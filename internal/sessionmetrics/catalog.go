@@ -147,7 +147,7 @@ func summarize(s *series, def *Definition, id int, sources []int) (model.MetricS
 	if err != nil {
 		return model.MetricSeries{}, fmt.Errorf("%s %s: %w", s.family, s.label, err)
 	}
-	gz, err := shard.Compress(raw)
+	gz, err := shard.CompressSummary(raw)
 	if err != nil {
 		return model.MetricSeries{}, err
 	}

@@ -43,3 +43,24 @@ test("a framed core of several parts is written once, and answers as the CLI doe
   assert.deepEqual(got.sessions, cli(fx.report, "sessions", { limit: 20 }));
   await page.close();
 });
+
+// The run's in-flight series is past the size from which a summary is a
+// segmented gzip member (docs/format/shard.md): the page inflates it whole
+// with DecompressionStream, the CLI only the segments a question reads,
+// and both answer alike.
+test("a segmented metric summary answers on the page as the CLI answers from its segments", async () => {
+  const name = "session_in_flight_requests";
+  const d = cli(fx.report, "summary").meta.duration;
+  const asks = [{ name, from: d / 2, to: d / 2 + 5 }, { name, points: true }, { name, from: d / 4, to: d / 2, points: true, pixels: 300 }];
+  const want = asks.map((a) => cli(fx.report, "metrics", a));
+  assert.ok(want[0].items[0].shard.decoded_bytes >= 256 << 10, `the summary is ${want[0].items[0].shard.decoded_bytes} bytes`);
+  const { page, problems } = await open(browser.context, fileURL(fx.report), { timeoutMs: 60000 });
+  assert.deepEqual(problems, []);
+  const got = await page.evaluate(async (asks) => {
+    const out = [];
+    for (const a of asks) out.push(await window.traceExplorer.query("metrics", a));
+    return out;
+  }, asks);
+  got.forEach((g, k) => assert.deepEqual(g, want[k], JSON.stringify(asks[k])));
+  await page.close();
+});

@@ -39,7 +39,7 @@ func readClients(b *build, files []string) error {
 	}
 	if n := len(b.requests); n > maxReportRequests {
 		return fmt.Errorf("the client export holds %d requests, more than the %d one report can hold; "+
-			"split the export into parts of at most %d requests and build a report of each (--client PATH picks the export)",
+			"split the export into parts of at most %d requests and build a report of each, naming its part with --client PATH",
 			n, maxReportRequests, maxReportRequests)
 	}
 	return nil

@@ -33,6 +33,10 @@ const (
 	TableSpanChunks    = "server_span_chunks" // those spans' evidence, deflated, EvidencePerChunk spans per row
 )
 
+// MaxRequests is the most requests a core holds: a table has at most
+// shard.MaxRows rows.
+const MaxRequests = shard.MaxRows
+
 // Encode lays d out as the core shard.
 func Encode(d *model.Dataset) *shard.Shard {
 	m := d.Meta

@@ -9,8 +9,8 @@ import (
 
 	"github.com/dsight/dsight/internal/agentperf"
 	"github.com/dsight/dsight/internal/aiperf"
+	"github.com/dsight/dsight/internal/catalog"
 	"github.com/dsight/dsight/internal/model"
-	"github.com/dsight/dsight/internal/shard"
 )
 
 // clientCounts are the counters both client parsers report.
@@ -20,9 +20,9 @@ type clientCounts struct {
 	invalidTTFT                                 int
 }
 
-// maxReportRequests is the most client requests one report holds: a table
-// of the core has at most shard.MaxRows rows. Tests lower it.
-var maxReportRequests = shard.MaxRows
+// maxReportRequests is the most client requests one report holds
+// (catalog.MaxRequests). Tests lower it.
+var maxReportRequests = catalog.MaxRequests
 
 // readClients reads the client export (at most one is discovered). A run
 // with more requests than a report can hold is refused here, before the

@@ -39,6 +39,7 @@ type stagedMetric struct {
 	shard   model.Shard
 	entries []FileEntry
 	scripts [][]byte // the entries' bytes until written; kept for an in-memory stage
+	early   bool     // staged before the write (earlystage.go): its files exist
 	err     error
 	done    chan struct{} // closed once prepared
 }
@@ -88,7 +89,12 @@ func stageMetricShards(files *stageFiles, d *model.Dataset, workers int) (*model
 				}
 				// Series are picked in order, so every series before a
 				// failing one is prepared, and the writer reaches it.
-				if prepareMetric(&staged[i], &d.Metrics[i]); staged[i].err != nil {
+				if e, ok := early(files, &d.Metrics[i]); ok {
+					takeEarly(&staged[i], e, &d.Metrics[i])
+				} else {
+					prepareMetric(&staged[i], &d.Metrics[i])
+				}
+				if staged[i].err != nil {
 					halt()
 				}
 				close(staged[i].done)
@@ -136,7 +142,7 @@ func writeMetricScripts(files *stageFiles, d *model.Dataset, staged []stagedMetr
 			return
 		}
 		for k, e := range s.entries {
-			if written[e.Path] {
+			if s.early || written[e.Path] {
 				continue
 			}
 			if err := files.write(e.Path, s.scripts[k]); err != nil {
@@ -168,6 +174,16 @@ func prepareMetric(s *stagedMetric, m *model.MetricSeries) {
 		s.scripts = append(s.scripts, script)
 		return nil
 	})
+}
+
+// takeEarly records in s what staging e, m's summary, recorded once its
+// files are written.
+func takeEarly(s *stagedMetric, e *earlySummary, m *model.MetricSeries) {
+	<-e.done
+	s.shard, s.entries, s.early = e.shard, e.entries, true
+	if e.err != nil {
+		s.err = fmt.Errorf("metric series %d (%s): %w", m.ID, m.Name, e.err)
+	}
 }
 
 // compressedShardParts cuts a payload compressed with shard.Compress into

@@ -27,7 +27,9 @@ import (
 // files: 3.6-8.2 s against 2.0-6.1 s, load 16). What the writer records
 // (entries, descriptors, the first error) is taken in series order, so the
 // report and the manifest are those of the sequential writer, byte for
-// byte.
+// byte. A series whose summary was handed to the report's Stage during the
+// import (earlystage.go) has its files already: only what staging it
+// recorded is taken here.
 
 // preparedAhead bounds the series whose scripts are prepared and not yet
 // written (~10 KB each for a capture), so memory does not grow with the

@@ -105,12 +105,20 @@ func buildReport(opt importer.Options, run, out, tz, cpuProfile, memProfile stri
 	if err := report.CheckOutput(out, opt.Run); err != nil {
 		return err
 	}
+	// The stage exists before the import, so the metric summaries' files
+	// are created while the summaries are computed, not after them.
+	stage, err := report.Begin(out, opt.Run)
+	if err != nil {
+		return err
+	}
+	defer stage.Close()
+	opt.StageSummary = stage.StageSummary
 	res, err := importer.Import(opt)
 	if err != nil {
 		return err
 	}
 	prog.phase("writing the report to " + out)
-	m, err := report.Write(res.Dataset, web.Assets(), out, report.Options{Verify: res.Verify, Store: storeWriter(noSQLite)})
+	m, err := stage.Write(res.Dataset, web.Assets(), report.Options{Verify: res.Verify, Store: storeWriter(noSQLite)})
 	if err != nil {
 		return err
 	}

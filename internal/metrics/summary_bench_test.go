@@ -57,7 +57,7 @@ func BenchmarkSummarizeCapture(b *testing.B) {
 	infos := spill.seriesInfos()
 	for _, workers := range []int{1, runtime.GOMAXPROCS(0)} {
 		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
-			spool, err := newSummarySpool()
+			spool, err := newSummarySpool(nil)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -27,7 +27,9 @@ import (
 // files: 3.6-8.2 s against 2.0-6.1 s, load 16). What the writer records
 // (entries, descriptors, the first error) is taken in series order, so the
 // report and the manifest are those of the sequential writer, byte for
-// byte.
+// byte. A series whose summary was handed to the report's Stage during the
+// import (earlystage.go) has its files already: only what staging it
+// recorded is taken here.
 
 // preparedAhead bounds the series whose scripts are prepared and not yet
 // written (~10 KB each for a capture), so memory does not grow with the
@@ -39,6 +41,7 @@ type stagedMetric struct {
 	shard   model.Shard
 	entries []FileEntry
 	scripts [][]byte // the entries' bytes until written; kept for an in-memory stage
+	early   bool     // staged before the write (earlystage.go): its files exist
 	err     error
 	done    chan struct{} // closed once prepared
 }
@@ -88,7 +91,12 @@ func stageMetricShards(files *stageFiles, d *model.Dataset, workers int) (*model
 				}
 				// Series are picked in order, so every series before a
 				// failing one is prepared, and the writer reaches it.
-				if prepareMetric(&staged[i], &d.Metrics[i]); staged[i].err != nil {
+				if e, ok := early(files, &d.Metrics[i]); ok {
+					takeEarly(&staged[i], e, &d.Metrics[i])
+				} else {
+					prepareMetric(&staged[i], &d.Metrics[i])
+				}
+				if staged[i].err != nil {
 					halt()
 				}
 				close(staged[i].done)
@@ -136,7 +144,7 @@ func writeMetricScripts(files *stageFiles, d *model.Dataset, staged []stagedMetr
 			return
 		}
 		for k, e := range s.entries {
-			if written[e.Path] {
+			if s.early || written[e.Path] {
 				continue
 			}
 			if err := files.write(e.Path, s.scripts[k]); err != nil {
@@ -168,6 +176,16 @@ func prepareMetric(s *stagedMetric, m *model.MetricSeries) {
 		s.scripts = append(s.scripts, script)
 		return nil
 	})
+}
+
+// takeEarly records in s what staging e, m's summary, recorded once its
+// files are written.
+func takeEarly(s *stagedMetric, e *earlySummary, m *model.MetricSeries) {
+	<-e.done
+	s.shard, s.entries, s.early = e.shard, e.entries, true
+	if e.err != nil {
+		s.err = fmt.Errorf("metric series %d (%s): %w", m.ID, m.Name, e.err)
+	}
 }
 
 // compressedShardParts cuts a payload compressed with shard.Compress into

@@ -42,7 +42,13 @@ func Write(d *model.Dataset, assets fs.FS, dir string, opt Options) (*Manifest, 
 		return nil, fmt.Errorf("stage report: %w", err)
 	}
 	defer release()
-	m, err := render(d, assets, &stageFiles{dir: stage}, opt.Store)
+	return writeStaged(d, assets, dir, &stageFiles{dir: stage}, opt)
+}
+
+// writeStaged renders d into the stage files write into, verifies and
+// publishes it at dir; the caller removes what is left of the stage.
+func writeStaged(d *model.Dataset, assets fs.FS, dir string, files *stageFiles, opt Options) (*Manifest, error) {
+	m, err := render(d, assets, files, opt.Store)
 	if err != nil {
 		return nil, err
 	}
@@ -51,7 +57,7 @@ func Write(d *model.Dataset, assets fs.FS, dir string, opt Options) (*Manifest, 
 			return nil, err
 		}
 	}
-	if err := swap(stage, dir); err != nil {
+	if err := swap(files.dir, dir); err != nil {
 		return nil, err
 	}
 	return m, nil

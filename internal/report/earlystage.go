@@ -1,9 +1,7 @@
 package report
 
 import (
-	"fmt"
 	"io/fs"
-	"path/filepath"
 	"sync"
 
 	"github.com/dsight/dsight/internal/model"
@@ -42,22 +40,11 @@ type Stage struct {
 // renders: checked against the run at run, with the stages builds left
 // behind removed and the lock held.
 func Begin(dir, run string) (*Stage, error) {
-	dir, err := filepath.Abs(dir)
+	dir, files, release, err := openStage(dir, run)
 	if err != nil {
 		return nil, err
 	}
-	if run, err = filepath.Abs(run); err != nil {
-		return nil, err
-	}
-	if err := checkTarget(dir, run); err != nil {
-		return nil, err
-	}
-	removeAbandonedStages(dir)
-	stage, release, err := newStage(dir)
-	if err != nil {
-		return nil, fmt.Errorf("stage report: %w", err)
-	}
-	s := &Stage{dir: dir, files: &stageFiles{dir: stage}, release: release,
+	s := &Stage{dir: dir, files: files, release: release,
 		queue: make(chan *earlySummary, stagedAhead), wrote: make(chan struct{})}
 	go s.writeEarly()
 	return s, nil

@@ -29,20 +29,36 @@ type Options struct {
 
 // Write builds the report for d into dir, replacing an earlier report there.
 func Write(d *model.Dataset, assets fs.FS, dir string, opt Options) (*Manifest, error) {
-	dir, err := filepath.Abs(dir)
+	dir, files, release, err := openStage(dir, d.Meta.SourceRoot)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkTarget(dir, d.Meta.SourceRoot); err != nil {
-		return nil, err
+	defer release()
+	return writeStaged(d, assets, dir, files, opt)
+}
+
+// openStage is what Write and Begin do before anything is written: dir
+// made absolute and checked against the run at run (absolute too, when
+// given), the stages earlier builds left removed, and a stage opened with
+// its lock held (release gives it up).
+func openStage(dir, run string) (abs string, files *stageFiles, release func(), err error) {
+	if dir, err = filepath.Abs(dir); err != nil {
+		return "", nil, nil, err
+	}
+	if run != "" {
+		if run, err = filepath.Abs(run); err != nil {
+			return "", nil, nil, err
+		}
+	}
+	if err := checkTarget(dir, run); err != nil {
+		return "", nil, nil, err
 	}
 	removeAbandonedStages(dir)
 	stage, release, err := newStage(dir)
 	if err != nil {
-		return nil, fmt.Errorf("stage report: %w", err)
+		return "", nil, nil, fmt.Errorf("stage report: %w", err)
 	}
-	defer release()
-	return writeStaged(d, assets, dir, &stageFiles{dir: stage}, opt)
+	return dir, &stageFiles{dir: stage}, release, nil
 }
 
 // writeStaged renders d into the stage files write into, verifies and

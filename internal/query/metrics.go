@@ -44,21 +44,9 @@ func (e *Engine) metricIndex() {
 // reads them (metriclazy.go). The shard is kept at least until an answer
 // reads it; after that, as long as the cache budget allows.
 func (e *Engine) LoadShard(id string, raw []byte) error {
-	e.metricIndex()
-	e.metricsMu.Lock()
-	series, ok := e.metrics.byShard[id]
-	e.metricsMu.Unlock()
-	if !ok {
-		return notFound("no metric series uses shard %s", id)
-	}
-	p, lazy, err := pyramid.OpenShardLazy(raw)
-	if err != nil {
-		return badArgs("metric shard %s: %v", id, err)
-	}
-	e.metricsMu.Lock()
-	e.storeLocked(id, p, lazy, series, int64(len(raw)))
-	e.metricsMu.Unlock()
-	return nil
+	return e.loadMetricShard(id, int64(len(raw)), func() (*pyramid.Pyramid, *pyramid.LazyShard, error) {
+		return pyramid.OpenShardLazy(raw)
+	})
 }
 
 // LoadShardFrames hands the engine a metric shard named by id as its
@@ -69,6 +57,14 @@ func (e *Engine) LoadShard(id string, raw []byte) error {
 // the cache counts. The engine reads no file: table is the reader's. A
 // table refused when first read fails the answer that reads it.
 func (e *Engine) LoadShardFrames(id string, head []byte, table func(k int) ([]byte, error), size int64) error {
+	return e.loadMetricShard(id, size, func() (*pyramid.Pyramid, *pyramid.LazyShard, error) {
+		return pyramid.OpenShardFrames(head, int(size), table)
+	})
+}
+
+// loadMetricShard keeps the summary open gives for shard id, size bytes
+// decoded, once a series is known to use the shard.
+func (e *Engine) loadMetricShard(id string, size int64, open func() (*pyramid.Pyramid, *pyramid.LazyShard, error)) error {
 	e.metricIndex()
 	e.metricsMu.Lock()
 	series, ok := e.metrics.byShard[id]
@@ -76,7 +72,7 @@ func (e *Engine) LoadShardFrames(id string, head []byte, table func(k int) ([]by
 	if !ok {
 		return notFound("no metric series uses shard %s", id)
 	}
-	p, lazy, err := pyramid.OpenShardFrames(head, int(size), table)
+	p, lazy, err := open()
 	if err != nil {
 		return badArgs("metric shard %s: %v", id, err)
 	}

@@ -91,12 +91,7 @@ func TestEarlyStageWriteErrorNamesTheSeries(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "metric series 0 (m0): stage report:") {
 		t.Fatalf("error %v, want one naming series 0", err)
 	}
-	if after := tree(t, dir); !reflect.DeepEqual(before, after) {
-		t.Fatal("a failed build changed the previous report")
-	}
-	if leftovers, _ := filepath.Glob(filepath.Join(filepath.Dir(dir), ".report.dsight-stage-*")); len(leftovers) != 0 {
-		t.Fatalf("staging left behind: %v", leftovers)
-	}
+	previousReportKept(t, dir, before)
 }
 
 // A stage closed without a write (the import failed) leaves nothing.

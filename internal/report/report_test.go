@@ -173,6 +173,13 @@ func TestFailedBuildKeepsPreviousReport(t *testing.T) {
 	if err == nil {
 		t.Fatal("verify failure ignored")
 	}
+	previousReportKept(t, dir, before)
+}
+
+// previousReportKept fails t unless the report at dir is still before
+// (its tree as tree gave it) and no stage is left beside it.
+func previousReportKept(t *testing.T, dir string, before map[string]string) {
+	t.Helper()
 	if after := tree(t, dir); !reflect.DeepEqual(before, after) {
 		t.Fatal("a failed build changed the previous report")
 	}

@@ -27,6 +27,7 @@ var bulkTables = map[string]int{
 	"lifecycle_stages": 2,
 	"worker_bindings":  2,
 	"requests":         0, // a rowid table (requests_bulk.go)
+	"cpu_samples":      3,
 }
 
 // bulkIndexes are the secondary indexes laid out with their tables'
@@ -254,5 +255,8 @@ func (w *writer) writeBulk(path string, roots map[string]uint32, d *model.Datase
 	if err := w.evidenceTables(d, bf, filepath.Dir(path)); err != nil {
 		return err
 	}
-	return w.nvtxRanges(d, bf)
+	if err := w.nvtxRanges(d, bf); err != nil {
+		return err
+	}
+	return w.cpuSamples(d, bf)
 }

@@ -50,22 +50,6 @@ func (w *writer) profiles(d *model.Dataset) error {
 	}); err != nil {
 		return err
 	}
-	if err := w.table("cpu_samples", 6, func(ins *inserter) error {
-		for i := range d.Profiles {
-			p := &d.Profiles[i]
-			if p.CPU == nil {
-				continue
-			}
-			for k, s := range p.CPU.Samples {
-				if err := ins.add(p.ID, w.seconds(p.UTCNS(s.TimeNS)), k, w.threadOf(d, i, s.GlobalTID), s.Stack, s.ID); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	}); err != nil {
-		return err
-	}
 	if err := w.table("nvtx_threads", 6, func(ins *inserter) error {
 		for _, r := range w.threadRows {
 			if err := ins.add(r[:]...); err != nil {

@@ -3,7 +3,6 @@ package sqlstore
 import (
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"io"
 	"math"
 	"strings"
@@ -287,14 +286,11 @@ type bulkTree struct {
 	root     uint32
 	next     uint32 // next page number to write
 	maxLocal int    // the largest payload an index page keeps on the page
-	keyCols  int
-	// nullKeys: an index on a nullable column, whose key may hold NULL.
-	nullKeys bool
+	order    keyOrder
 
 	levels  []*btreePage
 	pending []*pendingSplit
 	free    []*btreePage
-	prev    record
 	rows    int64
 	err     error
 }
@@ -302,7 +298,7 @@ type bulkTree struct {
 func newBulkTree(out io.Writer, writeAt io.WriterAt, pageSize, reserved int, first, root uint32, keyCols int) *bulkTree {
 	usable := pageSize - reserved
 	t := &bulkTree{out: out, writeAt: writeAt, pageSize: pageSize, usable: usable, root: root, next: first,
-		maxLocal: (usable-12)*64/255 - 23, keyCols: keyCols}
+		maxLocal: (usable-12)*64/255 - 23, order: keyOrder{keyCols: keyCols}}
 	t.levels = []*btreePage{t.page(true)}
 	t.pending = []*pendingSplit{nil}
 	return t
@@ -328,27 +324,43 @@ func (t *bulkTree) addEncoded(rec []byte, key *record) error {
 	if t.err != nil {
 		return t.err
 	}
+	if err := t.order.next(key); err != nil {
+		return err
+	}
+	return t.addOrdered(rec)
+}
+
+// keyOrder checks a tree's keys row by row: each above the previous
+// one, none NULL (unless the tree is an index on a nullable column) or
+// NaN. A tree keeps one; a goroutine encoding rows for a tree it does not
+// own (rowpipe.go) keeps its own.
+type keyOrder struct {
+	keyCols int
+	// nullKeys: an index on a nullable column, whose key may hold NULL.
+	nullKeys bool
+	started  bool
+	prev     record
+}
+
+// next checks key, the key columns of the row after the previous one.
+func (o *keyOrder) next(key *record) error {
 	if key.valuesOnly {
 		return errors.New("sqlstore: a key record kept no key")
 	}
-	if t.rows > 0 && compareKeys(&t.prev, key, t.keyCols) >= 0 {
+	if o.started && compareKeys(&o.prev, key, o.keyCols) >= 0 {
 		return errors.New("rows out of key order or a repeated key")
 	}
-	for i := range t.keyCols {
-		if k := key.kind[i]; (k == keyNull && !t.nullKeys) || (k == keyReal && math.IsNaN(key.key[i])) {
+	for i := range o.keyCols {
+		if k := key.kind[i]; (k == keyNull && !o.nullKeys) || (k == keyReal && math.IsNaN(key.key[i])) {
 			return errors.New("a NULL or NaN key")
 		}
 	}
-	if len(rec) > t.maxLocal {
-		return fmt.Errorf("a %d-byte row would overflow its page", len(rec))
-	}
-	t.prev.key = append(t.prev.key[:0], key.key[:t.keyCols]...)
-	t.prev.keyI = append(t.prev.keyI[:0], key.keyI[:t.keyCols]...)
-	t.prev.kind = append(t.prev.kind[:0], key.kind[:t.keyCols]...)
-	t.prev.keyS = append(t.prev.keyS[:0], key.keyS...)
-	t.rows++
-	t.err = t.insert(0, rec, 0)
-	return t.err
+	o.started = true
+	o.prev.key = append(o.prev.key[:0], key.key[:o.keyCols]...)
+	o.prev.keyI = append(o.prev.keyI[:0], key.keyI[:o.keyCols]...)
+	o.prev.kind = append(o.prev.kind[:0], key.kind[:o.keyCols]...)
+	o.prev.keyS = append(o.prev.keyS[:0], key.keyS...)
+	return nil
 }
 
 // insert adds an entry (with its left child above the leaves) to level.

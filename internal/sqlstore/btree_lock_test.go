@@ -59,7 +59,7 @@ func TestTreesSkipTheLockBytePage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tree.keyCols = 3
+	tree.order.keyCols = 3
 	rec := bf.record()
 	const rows = 20_000
 	for k := range rows {

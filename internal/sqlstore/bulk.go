@@ -115,7 +115,7 @@ func (b *bulkFile) indexTree(index string, keyCols int) (*bulkTree, error) {
 		return nil, fmt.Errorf("no root page for %s", index)
 	}
 	t := newBulkTree(b.out, b.f, b.pageSize, b.reserved, b.pages+1, root, keyCols)
-	t.nullKeys = true
+	t.order.nullKeys = true
 	return t, nil
 }
 
@@ -240,11 +240,22 @@ func (w *writer) writeBulk(path string, roots map[string]uint32, d *model.Datase
 	if err != nil {
 		return err
 	}
-	rec := bf.record()
-	for _, i := range byID(d.Metrics, func(m *model.MetricSeries) int { return m.ID }) {
-		if err := metricRows(&d.Metrics[i], tree, rec); err != nil {
-			return fmt.Errorf("metric series %d (%s): %w", d.Metrics[i].ID, d.Metrics[i].Name, err)
+	// The summaries are inflated, decoded and their rows encoded on one
+	// goroutine, and laid into pages on this one.
+	if err := pipeRows(tree, metricRowMax, func(s *rowSink) error {
+		rec, order := bf.record(), keyOrder{keyCols: bulkTables["metric_points"]}
+		for _, i := range byID(d.Metrics, func(m *model.MetricSeries) int { return m.ID }) {
+			m := &d.Metrics[i]
+			if !s.begin(fmt.Sprintf("metric series %d (%s)", m.ID, m.Name)) {
+				return nil
+			}
+			if err := metricRows(m, s, &order, rec); err != nil {
+				return err
+			}
 		}
+		return nil
+	}); err != nil {
+		return err
 	}
 	if err := bf.done("metric_points", tree); err != nil {
 		return err

@@ -14,7 +14,7 @@ import (
 // neither half of the hand-over waits on the other once one has stopped.
 func TestNVTXHandOverStopsOnABadRow(t *testing.T) {
 	for _, second := range []bool{false, true} {
-		d := nvtxDataset(nvtxBatchRows*(nvtxBatches+3), 4)
+		d := nvtxDataset(pipeBatchRows*(pipeBatches+3), 4)
 		bad := &d.Profiles[0]
 		if second {
 			p := d.Profiles[0]

@@ -88,18 +88,24 @@ func BenchmarkNVTXEncode(b *testing.B) {
 	for b.Loop() {
 		n++
 		w := &writer{origin: d.Meta.OriginNS, threads: []map[int64]int{{}}}
-		free := make(chan *nvtxBatch, nvtxBatches)
-		for range nvtxBatches {
-			free <- &nvtxBatch{buf: make([]byte, 0, nvtxBatchRows*len(nvtxRow{}.buf)), ends: make([]int, 0, nvtxBatchRows)}
+		free := make(chan *encodedBatch, pipeBatches)
+		for range pipeBatches {
+			free <- &encodedBatch{buf: make([]byte, 0, pipeBatchRows*len(nvtxRow{}.buf)), ends: make([]int, 0, pipeBatchRows)}
 		}
-		out := make(chan *nvtxBatch, nvtxBatches)
-		go w.encodeNVTX(d, true, free, out, make(chan struct{}))
-		for bt := range out {
-			if bt.err != nil {
-				b.Fatal(bt.err)
+		out := make(chan *encodedBatch, pipeBatches)
+		drained := make(chan struct{})
+		go func() {
+			defer close(drained)
+			for bt := range out {
+				free <- bt
 			}
-			free <- bt
+		}()
+		s := &rowSink{free: free, out: out, stop: make(chan struct{})}
+		if err := w.encodeNVTX(d, true, s); err != nil {
+			b.Fatal(err)
 		}
+		close(out)
+		<-drained
 	}
 	// CPU time, not wall time, is the number to compare on a shared box.
 	b.ReportMetric((cpuSeconds()-cpu0)/float64(n), "cpu-s/op")

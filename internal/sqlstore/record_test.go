@@ -52,7 +52,7 @@ func TestValuesOnlyRecordBytes(t *testing.T) {
 		}
 	}
 	// A tree refuses a record with no key to check.
-	tree := &bulkTree{keyCols: 1, maxLocal: math.MaxInt}
+	tree := &bulkTree{order: keyOrder{keyCols: 1}, maxLocal: math.MaxInt}
 	plain := &record{valuesOnly: true}
 	plain.int(1)
 	if err := tree.add(plain); err == nil {

@@ -417,11 +417,16 @@ func (w *writer) metrics(d *model.Dataset) error {
 	})
 }
 
-// metricRows writes the exact rows of one series' summary, read through
-// internal/pyramid one exact chunk's time span at a time: a query over
-// (previous chunk's last time, this chunk's last time] returns each row
-// once, also when rows share a timestamp across a chunk boundary.
-func metricRows(m *model.MetricSeries, tree *bulkTree, r *record) error {
+// metricRowMax is the longest metric_points record: a header byte per
+// column and its size, then at most 8 bytes a value.
+const metricRowMax = 1 + 4 + 4*8
+
+// metricRows encodes the exact rows of one series' summary, checked by
+// order and handed to s, read through internal/pyramid one exact chunk's
+// time span at a time: a query over (previous chunk's last time, this
+// chunk's last time] returns each row once, also when rows share a
+// timestamp across a chunk boundary.
+func metricRows(m *model.MetricSeries, s *rowSink, order *keyOrder, r *record) error {
 	if m.Summary == nil {
 		return errors.New("no summary (the store is written from the build's dataset)")
 	}
@@ -469,8 +474,11 @@ func metricRows(m *model.MetricSeries, tree *bulkTree, r *record) error {
 			} else {
 				r.null()
 			}
-			if err := tree.add(r); err != nil {
+			if err := order.next(r); err != nil {
 				return err
+			}
+			if !s.add(r.bytes()) {
+				return nil // the layout stopped, on an error of its own
 			}
 		}
 		from = c.Last + 1

@@ -10,6 +10,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/dsight/dsight/internal/lifecycle"
@@ -48,6 +49,9 @@ type writer struct {
 	// sqliteEvidence: the evidence tables whose rows did not fit index
 	// pages, left for fill to insert (evidence_bulk.go).
 	sqliteEvidence map[string]bool
+	// sessions waits for the requests grouped into sessions, which a
+	// goroutine of their own groups while the bulk tables are laid out.
+	sessions func() []model.Session
 }
 
 // source is an evidence path as (source id, NULL), or (NULL, path) when
@@ -79,6 +83,9 @@ func Write(path string, d *model.Dataset) (st Stats, err error) {
 	for _, s := range d.Sources {
 		w.sourceIDs[s.Path] = s.ID
 	}
+	grouped := make(chan []model.Session, 1)
+	go func() { grouped <- model.GroupSessions(d.Requests) }()
+	w.sessions = sync.OnceValue(func() []model.Session { return <-grouped })
 	// SQLite creates the tables; the bulk tables' b-trees are then laid
 	// out straight into the file (btree.go); SQLite, reopened, writes
 	// every other table and the secondary indexes.
@@ -177,7 +184,7 @@ func (w *writer) fill(d *model.Dataset) error {
 		return err
 	}
 	steps := []func(*model.Dataset) error{
-		w.meta, w.sources, w.sessions, w.evidence,
+		w.meta, w.sources, func(*model.Dataset) error { return w.sessionRows() }, w.evidence,
 		w.metrics, w.profiles, w.iterations,
 	}
 	for _, step := range steps {
@@ -364,9 +371,9 @@ func requestRow(i int, r *model.Request) [26]any {
 		r.Evidence.Source, r.Evidence.Line, serverIDs, spans, boolInt(lifecycleOK)}
 }
 
-func (w *writer) sessions(d *model.Dataset) error {
+func (w *writer) sessionRows() error {
 	return w.table("sessions", 6, func(ins *inserter) error {
-		for i, s := range model.GroupSessions(d.Requests) {
+		for i, s := range w.sessions() {
 			if err := ins.add(i, s.ID, relSeconds(s.StartNS), relSeconds(s.EndNS), len(s.Requests), len(s.Agents)); err != nil {
 				return err
 			}

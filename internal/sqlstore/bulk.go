@@ -35,6 +35,11 @@ var bulkTables = map[string]int{
 // so the schema lists every index in the order of schema.go's indexes.
 var bulkIndexes = []string{"requests_window", "requests_id", "requests_session", indexSpanRequest, indexSpanWindow, indexBindWorker}
 
+// metricEncoders is how many goroutines inflate and encode metric series
+// for the one laying out metric_points: a series' summary costs about
+// four times its rows' layout.
+const metricEncoders = 2
+
 // bulkFile appends bulk tables' pages to a store SQLite has created and
 // closed, and fixes the header's page count once they are in.
 type bulkFile struct {
@@ -240,20 +245,22 @@ func (w *writer) writeBulk(path string, roots map[string]uint32, d *model.Datase
 	if err != nil {
 		return err
 	}
-	// The summaries are inflated, decoded and their rows encoded on one
-	// goroutine, and laid into pages on this one.
-	if err := pipeRows(tree, metricRowMax, func(s *rowSink) error {
-		rec, order := bf.record(), keyOrder{keyCols: bulkTables["metric_points"]}
-		for _, i := range byID(d.Metrics, func(m *model.MetricSeries) int { return m.ID }) {
-			m := &d.Metrics[i]
-			if !s.begin(fmt.Sprintf("metric series %d (%s)", m.ID, m.Name)) {
-				return nil
-			}
-			if err := metricRows(m, s, &order, rec); err != nil {
-				return err
-			}
+	// The summaries are inflated, decoded and their rows encoded on other
+	// goroutines, series by series, and laid into pages on this one.
+	series := byID(d.Metrics, func(m *model.MetricSeries) int { return m.ID })
+	for k := 1; k < len(series); k++ {
+		// A series' keys all begin with its id: ids in ascending order
+		// put the series' rows in key order.
+		if a, b := &d.Metrics[series[k-1]], &d.Metrics[series[k]]; a.ID == b.ID {
+			return fmt.Errorf("metric series %d (%s) and %d (%s) share their id", a.ID, a.Name, b.ID, b.Name)
 		}
-		return nil
+	}
+	if err := pipeItems(tree, metricRowMax, len(series), metricEncoders, func(k int, s *rowSink) error {
+		m := &d.Metrics[series[k]]
+		if !s.begin(fmt.Sprintf("metric series %d (%s)", m.ID, m.Name)) {
+			return nil
+		}
+		return metricRows(m, s, &keyOrder{keyCols: bulkTables["metric_points"]}, bf.record())
 	}); err != nil {
 		return err
 	}

@@ -1,6 +1,9 @@
 package sqlstore
 
-import "fmt"
+import (
+	"fmt"
+	"sync"
+)
 
 // A bulk table's rows are made in two halves of about equal cost: putting
 // them in key order and encoding them, then laying the encoded rows into
@@ -26,6 +29,7 @@ type encodedBatch struct {
 	buf   []byte // the rows' records, back to back
 	ends  []int  // where each row ends in buf
 	err   error
+	last  bool // the item's last batch
 }
 
 // rowSink is the encoding half's end of the pipe. The encoder appends a
@@ -75,7 +79,7 @@ func (s *rowSink) ended(buf []byte) bool {
 func (s *rowSink) take() bool {
 	select {
 	case s.b = <-s.free:
-		s.b.buf, s.b.ends, s.b.err = s.b.buf[:0], s.b.ends[:0], nil
+		s.b.buf, s.b.ends, s.b.err, s.b.last = s.b.buf[:0], s.b.ends[:0], nil, false
 		return true
 	case <-s.stop:
 		return false
@@ -92,6 +96,17 @@ func (s *rowSink) send() bool {
 	}
 }
 
+// endItem sends the rest of an item's rows, or the error that stopped
+// them, as the item's last batch. It is false once the layout half has
+// stopped.
+func (s *rowSink) endItem(err error) bool {
+	if s.b == nil && !s.take() {
+		return false
+	}
+	s.b.err, s.b.last = err, true
+	return s.send()
+}
+
 // pipeRows lays into tree, in order, the rows encode hands its sink, with
 // encode running on a goroutine of its own. encode must check the rows'
 // key order itself (a keyOrder of its own, or a typed check): the tree
@@ -99,29 +114,44 @@ func (s *rowSink) send() bool {
 // prefixed with the label the failing rows were begun with; encode's
 // work is done when it returns.
 func pipeRows(tree *bulkTree, rowMax int, encode func(s *rowSink) error) error {
-	free := make(chan *encodedBatch, pipeBatches)
-	for range pipeBatches {
-		// Sized for the longest rows up front: no batch grows as it fills.
-		free <- &encodedBatch{buf: make([]byte, 0, pipeBatchRows*rowMax), ends: make([]int, 0, pipeBatchRows)}
-	}
-	out := make(chan *encodedBatch, pipeBatches)
+	return pipeItems(tree, rowMax, 1, 1, func(_ int, s *rowSink) error { return encode(s) })
+}
+
+// pipeItems is pipeRows for rows that come in n items (metric series)
+// whose encodings are independent: item k is encoded by encode(k, s) on
+// worker k % workers, and the items are laid out in order, so the bytes
+// are those one encoder makes. Each item's key order is encode's to
+// check; that the items' keys follow one another is the caller's.
+func pipeItems(tree *bulkTree, rowMax, n, workers int, encode func(k int, s *rowSink) error) error {
+	workers = max(1, min(workers, n))
 	stop := make(chan struct{})
-	go func() {
-		defer close(out)
-		s := &rowSink{free: free, out: out, stop: stop}
-		err := encode(s)
-		switch {
-		case s.b == nil && err != nil && s.take():
-			s.b.err = err
-			s.send()
-		case s.b != nil:
-			s.b.err = err
-			s.send()
+	frees := make([]chan *encodedBatch, workers)
+	outs := make([]chan *encodedBatch, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		free, out := make(chan *encodedBatch, pipeBatches), make(chan *encodedBatch, pipeBatches)
+		for range pipeBatches {
+			// Sized for the longest rows up front: no batch grows as it fills.
+			free <- &encodedBatch{buf: make([]byte, 0, pipeBatchRows*rowMax), ends: make([]int, 0, pipeBatchRows)}
 		}
-	}()
+		frees[w], outs[w] = free, out
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer close(out)
+			s := &rowSink{free: free, out: out, stop: stop}
+			for k := w; k < n; k += workers {
+				err := encode(k, s)
+				if !s.endItem(err) || err != nil {
+					return
+				}
+			}
+		}()
+	}
 	var first error
-	for b := range out {
-		if first == nil {
+	for k := 0; k < n && first == nil; k++ {
+		ended := false
+		for b := range outs[k%workers] {
 			first = b.err
 			from := 0
 			for _, end := range b.ends {
@@ -131,14 +161,20 @@ func pipeRows(tree *bulkTree, rowMax int, encode func(s *rowSink) error) error {
 				first = tree.addOrdered(b.buf[from:end])
 				from = end
 			}
-			if first != nil {
-				if b.label != "" {
-					first = fmt.Errorf("%s: %w", b.label, first)
-				}
-				close(stop)
+			if first != nil && b.label != "" {
+				first = fmt.Errorf("%s: %w", b.label, first)
+			}
+			ended = b.last
+			frees[k%workers] <- b // never blocks: free holds every batch there is
+			if ended || first != nil {
+				break
 			}
 		}
-		free <- b // never blocks: free holds every batch there is
+		if !ended && first == nil {
+			first = fmt.Errorf("the rows of item %d of %d ended early", k, n)
+		}
 	}
+	close(stop)
+	wg.Wait()
 	return first
 }

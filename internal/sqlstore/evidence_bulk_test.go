@@ -17,18 +17,10 @@ import (
 // streams, with spans no request owns and duplicated OTel exports.
 func tracedDataset(t *testing.T) *model.Dataset {
 	t.Helper()
-	run := filepath.Join(t.TempDir(), "run")
-	if _, err := synth.WriteRun(run, synth.Config{
+	d := generatedDataset(t, synth.Config{
 		Seed: 11, Requests: 300, Sources: synth.SourceAIPerf | synth.SourceFrontend | synth.SourceOTel | synth.SourceWorkers,
 		OTelUntraced: 0.1, OTelDuplicate: true, ClockOddities: true,
-	}); err != nil {
-		t.Fatal(err)
-	}
-	res, err := importer.Import(importer.Options{Run: run})
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := res.Dataset
+	})
 	if d.StreamedEvidence == nil {
 		t.Fatal("the import did not stream its evidence")
 	}
@@ -39,6 +31,20 @@ func tracedDataset(t *testing.T) *model.Dataset {
 			StartNS: start, EndNS: start + 1000, Ref: model.SpanRef{Path: "logs/stray.jsonl", Line: int64(i + 1)}}})
 	}
 	return d
+}
+
+// generatedDataset imports a run generated as c says.
+func generatedDataset(t *testing.T, c synth.Config) *model.Dataset {
+	t.Helper()
+	run := filepath.Join(t.TempDir(), "run")
+	if _, err := synth.WriteRun(run, c); err != nil {
+		t.Fatal(err)
+	}
+	res, err := importer.Import(importer.Options{Run: run})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Dataset
 }
 
 func openStore(t *testing.T, p string) *sql.DB {

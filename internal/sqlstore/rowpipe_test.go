@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dsight/dsight/internal/importer"
 	"github.com/dsight/dsight/internal/model"
 	"github.com/dsight/dsight/tools/gen/synth"
 )
@@ -15,16 +14,8 @@ import (
 // metricDataset imports a generated Tachometer capture of many series.
 func metricDataset(t *testing.T) *model.Dataset {
 	t.Helper()
-	run := filepath.Join(t.TempDir(), "run")
-	if _, err := synth.WriteRun(run, synth.Config{Seed: 4, Requests: 200, Sources: synth.SourceAIPerf | synth.SourceTachometer,
-		Samples: 4 * pipeBatchRows * (pipeBatches + 2)}); err != nil {
-		t.Fatal(err)
-	}
-	res, err := importer.Import(importer.Options{Run: run})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res.Dataset
+	return generatedDataset(t, synth.Config{Seed: 4, Requests: 200, Sources: synth.SourceAIPerf | synth.SourceTachometer,
+		Samples: 4 * pipeBatchRows * (pipeBatches + 2)})
 }
 
 // The metric points are encoded on one goroutine and laid out on another.

@@ -86,7 +86,7 @@ func readWorkers(b *build, files []string) error {
 					}
 				}
 				if log != nil {
-					in.WorkerLogs = append(in.WorkerLogs, join.WorkerLog{Name: id, Bindings: log.Bindings, EngineMaps: log.EngineMaps})
+					in.WorkerLogs = append(in.WorkerLogs, join.NewWorkerLog(id, log.Bindings, log.EngineMaps))
 					bad.add(log.Path, log.Undecodable, log.FirstUndecodable)
 					times.add(log.Path, log.BadTimes, log.FirstBadTime)
 					if log.Bytes == 0 {
@@ -141,9 +141,10 @@ func (ev *serverEvidence) window() (lo, hi int64, ok bool) {
 	if a, b, found := ev.batch.Window(); found { // aligned ones only
 		add(a, b)
 	}
-	for _, w := range ev.in.WorkerLogs {
-		for k := range w.Bindings {
-			at(w.Bindings[k].Time)
+	for n := range ev.in.WorkerLogs {
+		w := &ev.in.WorkerLogs[n]
+		if a, b, found := w.BindingWindow(); found {
+			add(a, b)
 		}
 		for k := range w.EngineMaps {
 			at(w.EngineMaps[k].ObservedAt)

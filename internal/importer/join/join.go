@@ -50,14 +50,6 @@ type Input struct {
 	Window *Window
 }
 
-// WorkerLog is one worker log's identities with the worker its file name
-// records.
-type WorkerLog struct {
-	Name       sourcename.Identity
-	Bindings   []model.ProcessBinding
-	EngineMaps []model.EngineMap
-}
-
 // Worker is a worker recorded by some source: id "<role>-<index>", the host
 // it ran on and its canonical role.
 type Worker struct {
@@ -83,6 +75,7 @@ type identity struct {
 type request struct {
 	model.RequestEvidence
 	idents []identity
+	bound  []bound // the bindings, until the request is finished
 }
 
 // identity returns what span k of r records about who handled it.
@@ -131,6 +124,8 @@ type joiner struct {
 	// traceOwner maps a trace to the one request whose bridged ids it
 	// records, or to -1 when it records ids of several requests.
 	traceOwner map[string]int
+	// logs are the worker logs' names, by WorkerLog index, once attached.
+	logs []sourcename.Identity
 }
 
 // Join attaches bridges, spans, worker bindings and engine maps to the

@@ -269,6 +269,7 @@ func (s *Stream) Finish(lo, hi int, spans []*model.Span, owners []int) ([]model.
 		r := &j.reqs[i]
 		slices.SortStableFunc(r.Spans, compareSpans)
 		j.associateRoutes(r)
+		j.expand(r)
 		j.assignWorkers(r, s.known)
 		out[i-lo] = r.RequestEvidence
 		j.reqs[i] = request{} // final: the stream keeps nothing of it

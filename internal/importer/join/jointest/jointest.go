@@ -106,7 +106,7 @@ func ReadRun(t testing.TB, fsys fs.FS) join.Input {
 		if err != nil {
 			t.Fatal(err)
 		}
-		in.WorkerLogs = append(in.WorkerLogs, join.WorkerLog{Name: id, Bindings: log.Bindings, EngineMaps: log.EngineMaps})
+		in.WorkerLogs = append(in.WorkerLogs, join.NewWorkerLog(id, log.Bindings, log.EngineMaps))
 	}
 	return in
 }
@@ -225,7 +225,7 @@ func WorkerLog(t testing.TB, name string, bindings []model.ProcessBinding, maps 
 	for i := range maps {
 		maps[i].Ref.Path = name
 	}
-	return join.WorkerLog{Name: id, Bindings: bindings, EngineMaps: maps}
+	return join.NewWorkerLog(id, bindings, maps)
 }
 
 // EngineMap is an Engine ID map line.

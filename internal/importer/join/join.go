@@ -116,14 +116,12 @@ const (
 )
 
 type joiner struct {
-	in       *Input
-	out      *Joined
-	reqs     []request
-	byClient map[string]int
-	byServer map[string]int // bridged UUID → request index
-	// traceOwner maps a trace to the one request whose bridged ids it
-	// records, or to -1 when it records ids of several requests.
-	traceOwner map[string]int
+	in         *Input
+	out        *Joined
+	reqs       []request
+	byClient   map[string]int
+	byServer   map[string]int // bridged UUID → request index
+	traceOwner traceOwners
 	// logs are the worker logs' names, by WorkerLog index, once attached.
 	logs []sourcename.Identity
 }

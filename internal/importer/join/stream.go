@@ -44,8 +44,12 @@ const (
 	Dropped = -2 // an inverted span, or one outside the window
 )
 
+// procKey names a request, host and role, and the Dynamo request id the
+// span records: rid is 0 for none, else 1 + its index in the request's
+// ServerIDs (a span joined by its request id records one of them), so
+// that no request id is held twice.
 type procKey struct {
-	request, host, role, rid uint32 // rid: the span's recorded Dynamo request id
+	request, host, role, rid uint32
 }
 
 type procState struct {
@@ -65,7 +69,7 @@ func NewStream(clients []model.ClientTiming, in Input) (*Stream, error) {
 		reqs:       make([]request, len(clients)),
 		byClient:   make(map[string]int, len(clients)),
 		byServer:   make(map[string]int, len(in.Bridges)),
-		traceOwner: map[string]int{},
+		traceOwner: newTraceOwners(),
 	}
 	for i, c := range clients {
 		if _, dup := j.byClient[c.ID]; dup {
@@ -101,14 +105,7 @@ func (s *Stream) LinkID(traceID, requestID string) {
 	if !ok {
 		return
 	}
-	if owner, seen := s.j.traceOwner[traceID]; !seen {
-		// Cloned, as intern does: the span may live in a buffer the
-		// caller reuses or drops (a spill bucket read back), which the
-		// key would otherwise keep whole for the rest of the join.
-		s.j.traceOwner[strings.Clone(traceID)] = i
-	} else if owner != i {
-		s.j.traceOwner[traceID] = -1
-	}
+	s.j.traceOwner.link(traceID, i)
 }
 
 // LinkRequestID is the Dynamo request id by which Link links a span's
@@ -134,7 +131,7 @@ func (s *Stream) owner(sp *model.Span) (int, string) {
 		return i, model.JoinRequestID
 	}
 	if rid == "" {
-		if i, ok := s.j.traceOwner[sp.TraceID]; ok && i >= 0 {
+		if i, ok := s.j.traceOwner.owner(sp.TraceID); ok && i >= 0 {
 			return i, model.JoinTraceID
 		}
 	}
@@ -154,7 +151,8 @@ func (s *Stream) Route(sp *model.Span) (owner int, server bool) {
 		var id identity
 		fillIdentity(&id, sp)
 		if id.hostRecorded && id.processRecorded {
-			k := procKey{uint32(owner), s.intern(id.host), s.intern(id.role), s.intern(id.request)}
+			rid, _ := s.rid(owner, id.request)
+			k := procKey{uint32(owner), s.intern(id.host), s.intern(id.role), rid}
 			p := s.intern(id.process)
 			if st, ok := s.procs[k]; !ok {
 				s.procs[k] = procState{process: p}
@@ -172,6 +170,16 @@ func (s *Stream) Route(sp *model.Span) (owner int, server bool) {
 		s.audit.outside++
 	}
 	return owner, server
+}
+
+// rid is procKey.rid for request i and request id v; ok is false when
+// v is none of i's server ids.
+func (s *Stream) rid(i int, v string) (rid uint32, ok bool) {
+	if v == "" {
+		return 0, true
+	}
+	k := slices.Index(s.j.reqs[i].ServerIDs, v)
+	return uint32(k + 1), k >= 0
 }
 
 func (s *Stream) intern(v string) uint32 {
@@ -195,7 +203,7 @@ func (s *Stream) spanProcess(i int, host, role, serverID string) *string {
 	}
 	found := -1
 	consider := func(id string) bool {
-		rid, ok := s.strs[id]
+		rid, ok := s.rid(i, id)
 		if !ok {
 			return true
 		}

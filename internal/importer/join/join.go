@@ -69,17 +69,31 @@ type identity struct {
 	read                          bool
 }
 
-// request is a client request with the server evidence joined to it, while
-// the join works on it. idents[k] caches what Spans[k] records about who
-// handled it; it is filled once the spans are in their final order.
+// request is a client request with the server evidence joined to it
+// before its spans are: its bridges, engine entries and bindings. It is
+// held for every request from the bridging to the finish, so it keeps no
+// more than that.
 type request struct {
+	Client model.ClientTiming
+	// ServerIDs, BridgeEvidence, Engine and Issues are
+	// model.RequestEvidence's.
+	ServerIDs      []string
+	BridgeEvidence []model.LineRef
+	Engine         []model.EngineEntry
+	Issues         []string
+	bound          []bound // the bindings, until the request is finished
+}
+
+// finishing is a request while Finish joins its spans. idents[k] caches
+// what Spans[k] records about who handled it; it is filled once the spans
+// are in their final order.
+type finishing struct {
 	model.RequestEvidence
 	idents []identity
-	bound  []bound // the bindings, until the request is finished
 }
 
 // identity returns what span k of r records about who handled it.
-func (r *request) identity(k int) *identity {
+func (r *finishing) identity(k int) *identity {
 	id := &r.idents[k]
 	if !id.read {
 		fillIdentity(id, r.Spans[k].Span)
@@ -213,7 +227,7 @@ func compareSpans(a, b model.JoinedSpan) int {
 // immediately follows it under the same trace and parent, when the route
 // starts after the selection ends and records a phase. The selection span
 // itself never records its phase, so this association is labeled inferred.
-func (j *joiner) associateRoutes(r *request) {
+func (j *joiner) associateRoutes(r *finishing) {
 	type family struct{ trace, parent string }
 	groups := map[family][]int{}
 	var order []family

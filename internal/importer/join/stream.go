@@ -261,26 +261,28 @@ func (s *Stream) Finish(lo, hi int, spans []*model.Span, owners []int) ([]model.
 	}
 	all := make([]model.JoinedSpan, 0, total)
 	idents := make([]identity, total)
+	fin := make([]finishing, hi-lo)
 	for n, c := range counts {
-		r := &j.reqs[lo+n]
-		r.Spans = all[len(all) : len(all) : len(all)+c]
-		r.idents = idents[len(all) : len(all)+c : len(all)+c]
+		f := &fin[n]
+		f.Spans = all[len(all) : len(all) : len(all)+c]
+		f.idents = idents[len(all) : len(all)+c : len(all)+c]
 		all = all[:len(all)+c]
 	}
 	for k := range spans {
-		r := &j.reqs[owners[k]]
+		f := &fin[owners[k]-lo]
 		_, kind := s.owner(spans[k])
-		r.Spans = append(r.Spans, model.JoinedSpan{Span: spans[k], Join: kind})
+		f.Spans = append(f.Spans, model.JoinedSpan{Span: spans[k], Join: kind})
 	}
 	out := make([]model.RequestEvidence, hi-lo)
-	for i := lo; i < hi; i++ {
-		r := &j.reqs[i]
-		slices.SortStableFunc(r.Spans, compareSpans)
-		j.associateRoutes(r)
-		j.expand(r)
-		j.assignWorkers(r, s.known)
-		out[i-lo] = r.RequestEvidence
-		j.reqs[i] = request{} // final: the stream keeps nothing of it
+	for n := range fin {
+		f, r := &fin[n], &j.reqs[lo+n]
+		f.Client, f.ServerIDs, f.BridgeEvidence, f.Engine, f.Issues = r.Client, r.ServerIDs, r.BridgeEvidence, r.Engine, r.Issues
+		slices.SortStableFunc(f.Spans, compareSpans)
+		j.associateRoutes(f)
+		j.expand(f, r)
+		j.assignWorkers(f, s.known)
+		out[n] = f.RequestEvidence
+		*r = request{} // final: the stream keeps nothing of it
 	}
 	return out, nil
 }

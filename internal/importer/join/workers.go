@@ -148,13 +148,13 @@ func (j *joiner) bind(r *request, b bound) {
 	j.out.Audit["worker_binding_rows"]++
 }
 
-// expand turns r's attached bindings into its evidence's, in the order
-// they were attached.
-func (j *joiner) expand(r *request) {
+// expand gives f the bindings attached to r, in the order they were
+// attached.
+func (j *joiner) expand(f *finishing, r *request) {
 	if len(r.bound) == 0 {
 		return
 	}
-	r.Bindings = make([]model.WorkerBinding, len(r.bound))
+	f.Bindings = make([]model.WorkerBinding, len(r.bound))
 	for k := range r.bound {
 		b, name := &r.bound[k], &j.logs[r.bound[k].log]
 		wb := model.WorkerBinding{
@@ -167,9 +167,8 @@ func (j *joiner) expand(r *request) {
 			p := *b.process // the evidence's own copy, as the record's was
 			wb.Process = &p
 		}
-		r.Bindings[k] = wb
+		f.Bindings[k] = wb
 	}
-	r.bound = nil
 }
 
 // knownWorkers are the workers registered for each host and role.
@@ -197,7 +196,7 @@ func (j *joiner) knownWorkers() map[hostRole][]string {
 // assignWorkers marks conflicting bindings of r and links each of its
 // joined spans to the one worker its evidence names, if there is exactly
 // one.
-func (j *joiner) assignWorkers(r *request, known map[hostRole][]string) {
+func (j *joiner) assignWorkers(r *finishing, known map[hostRole][]string) {
 	for a := range r.Bindings {
 		for b := range r.Bindings {
 			x, y := &r.Bindings[a], &r.Bindings[b]
@@ -240,7 +239,7 @@ func (j *joiner) assignWorkers(r *request, known map[hostRole][]string) {
 
 // bindingCandidates lists the workers whose bindings match the span's
 // recorded host, role and process (and request id, when it records one).
-func bindingCandidates(r *request, id *identity) []string {
+func bindingCandidates(r *finishing, id *identity) []string {
 	if !id.hostRecorded || !id.processRecorded {
 		return nil
 	}

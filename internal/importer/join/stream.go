@@ -28,7 +28,7 @@ type Stream struct {
 	j *joiner
 	// procs[k] is what the spans joining a request record as their process
 	// epoch for one host, role and request id: spanProcess without spans.
-	procs map[procKey]procState
+	procs procTable
 	// strs numbers the strings procs keeps, which keeps its keys small:
 	// hosts and roles repeat across requests, and the spans they come
 	// from may live in a buffer the caller reuses.
@@ -85,7 +85,7 @@ func NewStream(clients []model.ClientTiming, in Input) (*Stream, error) {
 	// server id and line), so the bridges themselves need not outlive it.
 	j.in.Bridges = nil
 	j.byClient = nil // only bridging looks requests up by client id
-	return &Stream{j: j, procs: map[procKey]procState{}, strs: map[string]uint32{}}, nil
+	return &Stream{j: j, procs: newProcTable(), strs: map[string]uint32{}}, nil
 }
 
 // Link records which request the span's trace belongs to.
@@ -154,11 +154,11 @@ func (s *Stream) Route(sp *model.Span) (owner int, server bool) {
 			rid, _ := s.rid(owner, id.request)
 			k := procKey{uint32(owner), s.intern(id.host), s.intern(id.role), rid}
 			p := s.intern(id.process)
-			if st, ok := s.procs[k]; !ok {
-				s.procs[k] = procState{process: p}
+			if st, ok := s.procs.get(k); !ok {
+				s.procs.put(k, procState{process: p})
 			} else if st.process != p && !st.conflict {
 				st.conflict = true
-				s.procs[k] = st
+				s.procs.put(k, st)
 			}
 		}
 	case owner == Unowned:
@@ -207,7 +207,7 @@ func (s *Stream) spanProcess(i int, host, role, serverID string) *string {
 		if !ok {
 			return true
 		}
-		st, ok := s.procs[procKey{uint32(i), h, r, rid}]
+		st, ok := s.procs.get(procKey{uint32(i), h, r, rid})
 		if !ok {
 			return true
 		}

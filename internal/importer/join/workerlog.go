@@ -28,12 +28,13 @@ type WorkerLog struct {
 
 // binding is a model.ProcessBinding as the join reads it: the request
 // id, host, role, process epoch and line. Strings are indices into
-// WorkerLog.strs; text is 0 when the request id is the canonical text
-// (lowercase, hyphenated) of uuid, else the index of the recorded text.
+// WorkerLog.strs. The request id is the canonical text (lowercase,
+// hyphenated) of uuid, or, when textual, strs[text].
 type binding struct {
 	uuid                            [16]byte
 	line                            int64
 	host, role, process, path, text uint32
+	textual                         bool
 }
 
 // NewWorkerLog keeps what the join reads of a worker log's bindings (the
@@ -59,7 +60,7 @@ func NewWorkerLog(name sourcename.Identity, bindings []model.ProcessBinding, map
 		c.host, c.role, c.process, c.path = intern(b.Host), intern(b.Role), intern(b.Process), intern(b.Ref.Path)
 		var ok bool
 		if c.uuid, ok = parseUUID(b.ServerID); !ok {
-			c.text = intern(b.ServerID)
+			c.text, c.textual = intern(b.ServerID), true
 		}
 		if t := b.Time; t != nil && t.UnixNS != nil {
 			ns := *t.UnixNS
@@ -83,7 +84,7 @@ func (wl *WorkerLog) Bindings() int { return len(wl.bindings) }
 // canonical UUID (the result is only read, never kept, so it may be a
 // view of buf).
 func (wl *WorkerLog) serverID(b *binding, buf *[36]byte) []byte {
-	if b.text != 0 {
+	if b.textual {
 		return []byte(wl.strs[b.text])
 	}
 	return formatUUID(buf, &b.uuid)

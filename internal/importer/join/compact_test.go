@@ -1,0 +1,97 @@
+package join
+
+import (
+	"testing"
+
+	"github.com/dsight/dsight/internal/model"
+	"github.com/dsight/dsight/internal/sourcename"
+)
+
+// A request id is kept as 16 bytes only when its text comes back
+// unchanged; anything else is kept as recorded.
+func TestUUIDKeptAsBytesOnlyWhenItsTextComesBack(t *testing.T) {
+	for _, tt := range []struct {
+		id      string
+		asBytes bool
+	}{
+		{"e8ad4b05-6183-4bc1-a806-b9a7bde602bf", true},
+		{"00000000-0000-0000-0000-000000000000", true},
+		{"E8AD4B05-6183-4BC1-A806-B9A7BDE602BF", false},
+		{"e8ad4b05-6183-4bc1-a806-b9a7bde602bF", false},
+		{"e8ad4b0516183-4bc1-a806-b9a7bde602bf", false},
+		{"e8ad4b05-6183-4bc1-a806-b9a7bde602b", false},
+		{"e8ad4b05-6183-4bc1-a806-b9a7bde602bg", false},
+		{"", false},
+	} {
+		u, ok := parseUUID(tt.id)
+		if ok != tt.asBytes {
+			t.Errorf("parseUUID(%q) ok = %v", tt.id, ok)
+			continue
+		}
+		b := []model.ProcessBinding{{ServerID: tt.id, Host: "h", Role: "decode", Process: "p", Ref: model.LineRef{Path: "h_decode_w0.out", Line: 7}}}
+		wl := NewWorkerLog(sourcename.Identity{Worker: "decode-0", Host: "h", Role: "decode"}, b, nil)
+		var buf [36]byte
+		if got := string(wl.serverID(&wl.bindings[0], &buf)); got != tt.id {
+			t.Errorf("%q kept as %q", tt.id, got)
+		}
+		if ok {
+			if got := string(formatUUID(&buf, &u)); got != tt.id {
+				t.Errorf("formatUUID(parseUUID(%q)) = %q", tt.id, got)
+			}
+		}
+	}
+}
+
+// Trace ids of 32 lowercase hex digits are keyed by their bytes, others by
+// their text; both link and find their owners alike.
+func TestTraceOwnersByBytesAndByText(t *testing.T) {
+	ids := []string{"0af7651916cd43dd8448eb211c80319c", "0AF7651916CD43DD8448EB211C80319C", "trace-1", ""}
+	tr := newTraceOwners()
+	for i, id := range ids {
+		tr.link(id, i)
+		tr.link(id, i) // the same request again keeps it
+	}
+	for i, id := range ids {
+		if got, ok := tr.owner(id); !ok || got != i {
+			t.Errorf("owner(%q) = %d, %v; want %d", id, got, ok, i)
+		}
+		tr.link(id, i+100)
+		if got, ok := tr.owner(id); !ok || got != -1 {
+			t.Errorf("after a second request, owner(%q) = %d, %v; want -1", id, got, ok)
+		}
+		tr.link(id, i)
+		if got, _ := tr.owner(id); got != -1 {
+			t.Errorf("a trace of several requests went back to one: %q", id)
+		}
+	}
+	if len(tr.bytes) != 1 || len(tr.text) != 3 {
+		t.Errorf("%d keyed by bytes, %d by text; want 1 and 3", len(tr.bytes), len(tr.text))
+	}
+	if _, ok := tr.owner("1af7651916cd43dd8448eb211c80319c"); ok {
+		t.Error("an unlinked trace has an owner")
+	}
+}
+
+// Keys past the packed bits are kept whole, and no two keys share a slot.
+func TestProcTablePacksWhatFits(t *testing.T) {
+	keys := []procKey{
+		{0, 0, 0, 0}, {1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, 1, 0}, {0, 0, 0, 1},
+		{1<<procRequestBits - 1, 1<<procHostBits - 1, 1<<procRoleBits - 1, 1<<procRIDBits - 1},
+		{1 << procRequestBits, 0, 0, 0}, {0, 1 << procHostBits, 0, 0}, {0, 0, 1 << procRoleBits, 0}, {0, 0, 0, 1 << procRIDBits},
+	}
+	tab := newProcTable()
+	for i, k := range keys {
+		if _, fits := k.pack(); fits != (i < 6) {
+			t.Errorf("%+v packs: %v", k, fits)
+		}
+		tab.put(k, procState{process: uint32(i)})
+	}
+	if len(tab.packed) != 6 || len(tab.wide) != 4 {
+		t.Fatalf("%d packed, %d wide", len(tab.packed), len(tab.wide))
+	}
+	for i, k := range keys {
+		if st, ok := tab.get(k); !ok || st.process != uint32(i) {
+			t.Errorf("get(%+v) = %+v, %v", k, st, ok)
+		}
+	}
+}

@@ -75,13 +75,30 @@ type identity struct {
 // more than that.
 type request struct {
 	Client model.ClientTiming
-	// ServerIDs, BridgeEvidence, Engine and Issues are
-	// model.RequestEvidence's.
-	ServerIDs      []string
-	BridgeEvidence []model.LineRef
-	Engine         []model.EngineEntry
-	Issues         []string
-	bound          []bound // the bindings, until the request is finished
+	// bridges are the server ids bridged to the request, in bridge order,
+	// each with the first line bridging it (RequestEvidence.ServerIDs and
+	// BridgeEvidence).
+	bridges []bridged
+	Engine  []model.EngineEntry
+	bound   []bound // the bindings, until the request is finished
+}
+
+type bridged struct {
+	id  string
+	ref model.LineRef
+}
+
+// serverIDs are r's bridged server ids and their lines, as
+// model.RequestEvidence holds them (nil when none).
+func (r *request) serverIDs() (ids []string, refs []model.LineRef) {
+	if len(r.bridges) == 0 {
+		return nil, nil
+	}
+	ids, refs = make([]string, len(r.bridges)), make([]model.LineRef, len(r.bridges))
+	for k, b := range r.bridges {
+		ids[k], refs[k] = b.id, b.ref
+	}
+	return ids, refs
 }
 
 // finishing is a request while Finish joins its spans. idents[k] caches
@@ -191,17 +208,15 @@ func (j *joiner) bridge() error {
 		j.byServer[b.ServerID] = i
 		bridgedAt[b.ServerID] = b.Ref
 		r := &j.reqs[i]
-		r.ServerIDs = append(r.ServerIDs, b.ServerID)
-		r.BridgeEvidence = append(r.BridgeEvidence, b.Ref)
+		r.bridges = append(r.bridges, bridged{b.ServerID, b.Ref})
 	}
 	for i := range j.reqs {
 		r := &j.reqs[i]
-		if len(r.ServerIDs) > 0 {
+		if len(r.bridges) > 0 {
 			j.out.Audit["clients_with_server_identity"]++
 		}
-		if len(r.ServerIDs) > 1 {
-			j.out.Audit["multiple_server_identities"]++
-			r.Issues = append(r.Issues, MultipleServerIDsIssue)
+		if len(r.bridges) > 1 {
+			j.out.Audit["multiple_server_identities"]++ // and the issue, once finished
 		}
 	}
 	return nil

@@ -46,7 +46,7 @@ const (
 
 // procKey names a request, host and role, and the Dynamo request id the
 // span records: rid is 0 for none, else 1 + its index in the request's
-// ServerIDs (a span joined by its request id records one of them), so
+// server ids (a span joined by its request id records one of them), so
 // that no request id is held twice.
 type procKey struct {
 	request, host, role, rid uint32
@@ -178,7 +178,7 @@ func (s *Stream) rid(i int, v string) (rid uint32, ok bool) {
 	if v == "" {
 		return 0, true
 	}
-	k := slices.Index(s.j.reqs[i].ServerIDs, v)
+	k := slices.IndexFunc(s.j.reqs[i].bridges, func(b bridged) bool { return b.id == v })
 	return uint32(k + 1), k >= 0
 }
 
@@ -220,7 +220,7 @@ func (s *Stream) spanProcess(i int, host, role, serverID string) *string {
 	if !consider(serverID) {
 		return nil
 	}
-	if len(s.j.reqs[i].ServerIDs) == 1 && serverID != "" && !consider("") {
+	if len(s.j.reqs[i].bridges) == 1 && serverID != "" && !consider("") {
 		return nil
 	}
 	if found < 0 {
@@ -276,7 +276,11 @@ func (s *Stream) Finish(lo, hi int, spans []*model.Span, owners []int) ([]model.
 	out := make([]model.RequestEvidence, hi-lo)
 	for n := range fin {
 		f, r := &fin[n], &j.reqs[lo+n]
-		f.Client, f.ServerIDs, f.BridgeEvidence, f.Engine, f.Issues = r.Client, r.ServerIDs, r.BridgeEvidence, r.Engine, r.Issues
+		f.Client, f.Engine = r.Client, r.Engine
+		f.ServerIDs, f.BridgeEvidence = r.serverIDs()
+		if len(r.bridges) > 1 {
+			f.Issues = []string{MultipleServerIDsIssue}
+		}
 		slices.SortStableFunc(f.Spans, compareSpans)
 		j.associateRoutes(f)
 		j.expand(f, r)

@@ -107,7 +107,7 @@ func (j *joiner) attachWorkerLogs(spanProcess func(i int, host, role, serverID s
 // bound is a binding attached to a request, kept compact until the
 // request is finished (expand): its worker, host and role are those of
 // worker log joiner.logs[log], its server id is the request's
-// ServerIDs[server].
+// bridges[server].
 type bound struct {
 	ref model.LineRef
 	// process is the process epoch; nil for an Engine ID map whose
@@ -120,8 +120,8 @@ type bound struct {
 // serverIndex is the index of id in r's server ids, which hold it: the
 // request was found by it (joiner.byServer).
 func serverIndex(r *request, id []byte) int32 {
-	for k, s := range r.ServerIDs {
-		if s == string(id) {
+	for k, b := range r.bridges {
+		if b.id == string(id) {
 			return int32(k)
 		}
 	}
@@ -158,7 +158,7 @@ func (j *joiner) expand(f *finishing, r *request) {
 	for k := range r.bound {
 		b, name := &r.bound[k], &j.logs[r.bound[k].log]
 		wb := model.WorkerBinding{
-			Worker: name.Worker, Host: name.Host, Role: name.Role, ServerID: r.ServerIDs[b.server],
+			Worker: name.Worker, Host: name.Host, Role: name.Role, ServerID: r.bridges[b.server].id,
 			Process: b.process, Ref: b.ref, Basis: BasisWorkerLog,
 		}
 		if b.engine {

@@ -42,7 +42,7 @@ func liveHeap() uint64 {
 // million requests (two worker-log bindings a request): each is bounded
 // here, measured as live heap. Before the records were kept compact a
 // binding held 254 bytes from the scan on, and the join 1,111 bytes a
-// request once its worker logs were attached (48 and 522 after).
+// request once its worker logs were attached (48 and 408 after).
 func TestJoinHoldsCompactStatePerRequest(t *testing.T) {
 	if testing.Short() {
 		t.Skip("joins 20,000 generated requests")
@@ -82,7 +82,7 @@ func TestJoinHoldsCompactStatePerRequest(t *testing.T) {
 		bound       uint64
 	}{
 		{"worker-log bindings as the join takes them, a binding", scanned - min(scanned, base), 2 * n, 80},
-		{"the join's state, linked, routed and with its bindings attached, a request", attached - min(attached, base), n, 600},
+		{"the join's state, linked, routed and with its bindings attached, a request", attached - min(attached, base), n, 500},
 	} {
 		per := tt.held / tt.units
 		t.Logf("%s: %d bytes (bound %d)", tt.name, per, tt.bound)

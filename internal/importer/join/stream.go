@@ -34,8 +34,12 @@ type Stream struct {
 	// from may live in a buffer the caller reuses.
 	strs  map[string]uint32
 	names []string // by number
-	known map[hostRole][]string
-	audit struct{ invalid, outside, unowned, joined int64 }
+	// mapped has bit i set when an Engine ID map names request i: only
+	// then is the process its spans record asked for (spanProcess), so
+	// only then is it kept in procs.
+	mapped []uint64
+	known  map[hostRole][]string
+	audit  struct{ invalid, outside, unowned, joined int64 }
 }
 
 // Owner values other than a request index.
@@ -85,7 +89,15 @@ func NewStream(clients []model.ClientTiming, in Input) (*Stream, error) {
 	// server id and line), so the bridges themselves need not outlive it.
 	j.in.Bridges = nil
 	j.byClient = nil // only bridging looks requests up by client id
-	return &Stream{j: j, procs: newProcTable(), strs: map[string]uint32{}}, nil
+	s := &Stream{j: j, procs: newProcTable(), strs: map[string]uint32{}, mapped: make([]uint64, (len(clients)+63)/64)}
+	for _, wl := range in.WorkerLogs {
+		for k := range wl.EngineMaps {
+			if i, ok := j.byServer[wl.EngineMaps[k].ServerID]; ok {
+				s.mapped[i/64] |= 1 << (i % 64)
+			}
+		}
+	}
+	return s, nil
 }
 
 // Link records which request the span's trace belongs to.
@@ -148,6 +160,9 @@ func (s *Stream) Route(sp *model.Span) (owner int, server bool) {
 	switch {
 	case owner >= 0:
 		s.audit.joined++
+		if s.mapped[owner/64]&(1<<(owner%64)) == 0 {
+			break // no Engine ID map will ask for its spans' process
+		}
 		var id identity
 		fillIdentity(&id, sp)
 		if id.hostRecorded && id.processRecorded {

@@ -95,3 +95,49 @@ func TestProcTablePacksWhatFits(t *testing.T) {
 		}
 	}
 }
+
+// Pairs noted once and linked together give every trace the owner that
+// linking each span gives, whether kept as bytes or as text.
+func TestLinksLinkAsEachSpanWould(t *testing.T) {
+	const (
+		lower = "abcdef01-2345-4678-89ab-cdef01234567"
+		other = "00000000-0000-4000-8000-000000000001"
+		upper = "ABCDEF01-2345-4678-89AB-CDEF01234567"
+		hexA  = "0af7651916cd43dd8448eb211c80319c"
+		hexB  = "1af7651916cd43dd8448eb211c80319c"
+	)
+	pairs := [][2]string{
+		{hexA, lower}, {hexA, lower}, {"trace-text", upper}, {hexB, lower}, {hexB, other},
+		{"TRACE-B", upper}, {"TRACE-B", other}, {hexA, ""}, {"0AF7651916CD43DD8448EB211C80319C", other},
+	}
+	stream := func() *Stream {
+		in := Input{Bridges: []model.Bridge{
+			{ClientID: "a", ServerID: lower}, {ClientID: "b", ServerID: other}, {ClientID: "c", ServerID: upper},
+		}}
+		st, err := NewStream([]model.ClientTiming{{ID: "a"}, {ID: "b"}, {ID: "c"}}, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	each, all := stream(), stream()
+	links := NewLinks()
+	for _, p := range pairs {
+		each.LinkID(p[0], p[1])
+		links.Note(p[0], p[1])
+	}
+	if links.Len() != 7 {
+		t.Errorf("%d distinct pairs, want 7", links.Len())
+	}
+	all.LinkAll(links)
+	for _, p := range pairs {
+		wi, wok := each.j.traceOwner.owner(p[0])
+		gi, gok := all.j.traceOwner.owner(p[0])
+		if wi != gi || wok != gok {
+			t.Errorf("trace %q: owner %d, %v; linked span by span %d, %v", p[0], gi, gok, wi, wok)
+		}
+	}
+	if i, _ := all.j.traceOwner.owner(hexB); i != -1 {
+		t.Errorf("a trace of two requests is owned by %d", i)
+	}
+}

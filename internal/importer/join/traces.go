@@ -34,31 +34,30 @@ func (t *traceOwners) owner(id string) (int, bool) {
 // link links trace id to request i: the first request linked owns it, a
 // second one makes it owned by several.
 func (t *traceOwners) link(id string, i int) {
-	k, isHex := traceKey(id)
-	var owner int32
-	var seen bool
-	if isHex {
-		owner, seen = t.bytes[k]
-	} else {
-		owner, seen = t.text[id]
-	}
-	switch {
-	case !seen:
-	case int(owner) != i:
-		i = -1
-	default:
-		return
-	}
-	if isHex {
-		t.bytes[k] = int32(i)
-	} else if seen {
-		t.text[id] = int32(i)
-	} else {
+	if k, ok := traceKey(id); ok {
+		t.linkKey(k, i)
+	} else if linkOwner(t.text, id, i) {
 		// Cloned: the span may live in a buffer the caller reuses or
 		// drops (a spill bucket read back), which the key would otherwise
 		// keep whole for the rest of the join.
+		delete(t.text, id)
 		t.text[strings.Clone(id)] = int32(i)
 	}
+}
+
+// linkKey is link for the trace id of 16 bytes k.
+func (t *traceOwners) linkKey(k [16]byte, i int) { linkOwner(t.bytes, k, i) }
+
+// linkOwner links key k of m to request i, and reports whether k is new.
+func linkOwner[K comparable](m map[K]int32, k K, i int) (added bool) {
+	switch owner, seen := m[k]; {
+	case !seen:
+		m[k] = int32(i)
+		return true
+	case int(owner) != i:
+		m[k] = -1
+	}
+	return false
 }
 
 // traceKey reads 32 lowercase hex digits, the text hex.EncodeToString

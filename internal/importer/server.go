@@ -41,8 +41,9 @@ func readFrontends(b *build, files []string) error {
 	}
 	var bad, times undecodable
 	defer times.reportTimes(b.d)
+	var bridges []model.Bridge
 	for _, log := range frontends {
-		in.Bridges = append(in.Bridges, log.Bridges...)
+		bridges = append(bridges, log.Bridges...)
 		if log != nil {
 			bad.add(log.Path, log.Undecodable, log.FirstUndecodable)
 			times.add(log.Path, log.BadTimes, log.FirstBadTime)
@@ -54,7 +55,7 @@ func readFrontends(b *build, files []string) error {
 		}
 	}
 	bad.report(b.d, "frontend", "undecodable_frontend_lines")
-	dynamolog.MarkAmbiguity(in.Bridges)
+	in.Bridges = join.NewBridges(bridges)
 	return nil
 }
 
@@ -135,8 +136,8 @@ func (ev *serverEvidence) window() (lo, hi int64, ok bool) {
 			add(*t.UnixNS, *t.UnixNS)
 		}
 	}
-	for k := range ev.in.Bridges {
-		at(ev.in.Bridges[k].Time)
+	if a, b, found := ev.in.Bridges.Window(); found {
+		add(a, b)
 	}
 	if a, b, found := ev.batch.Window(); found { // aligned ones only
 		add(a, b)

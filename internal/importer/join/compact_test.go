@@ -111,9 +111,9 @@ func TestLinksLinkAsEachSpanWould(t *testing.T) {
 		{"TRACE-B", upper}, {"TRACE-B", other}, {hexA, ""}, {"0AF7651916CD43DD8448EB211C80319C", other},
 	}
 	stream := func() *Stream {
-		in := Input{Bridges: []model.Bridge{
+		in := Input{Bridges: NewBridges([]model.Bridge{
 			{ClientID: "a", ServerID: lower}, {ClientID: "b", ServerID: other}, {ClientID: "c", ServerID: upper},
-		}}
+		})}
 		st, err := NewStream([]model.ClientTiming{{ID: "a"}, {ID: "b"}, {ID: "c"}}, in)
 		if err != nil {
 			t.Fatal(err)
@@ -139,5 +139,34 @@ func TestLinksLinkAsEachSpanWould(t *testing.T) {
 	}
 	if i, _ := all.j.traceOwner.owner(hexB); i != -1 {
 		t.Errorf("a trace of two requests is owned by %d", i)
+	}
+}
+
+// Bridges keep their ids as recorded, UUIDs as bytes and any other text
+// as it is, with their lines and the window of their offset times.
+func TestBridgesKeepTheirIDsAsRecorded(t *testing.T) {
+	ns := func(v int64) *model.Timestamp { return &model.Timestamp{Raw: "t", UnixNS: &v} }
+	in := []model.Bridge{
+		{ClientID: "9f8cca66-9f7b-4d10-a909-72f26605f97a", ServerID: "e8ad4b05-6183-4bc1-a806-b9a7bde602bf", Ref: model.LineRef{Path: "a_frontend_0.out", Line: 3}, Time: ns(20)},
+		{ClientID: "client-1", ServerID: "E8AD4B05-6183-4BC1-A806-B9A7BDE602BF", Ref: model.LineRef{Path: "b_frontend_1.out", Line: 9}, Time: ns(10)},
+		{ClientID: "", ServerID: "req-7", Ref: model.LineRef{Path: "a_frontend_0.out", Line: 4}, Time: &model.Timestamp{Raw: "local"}},
+	}
+	b := NewBridges(in)
+	if b.Len() != len(in) {
+		t.Fatalf("%d bridges, want %d", b.Len(), len(in))
+	}
+	var buf bridgeIDs
+	for k, want := range in {
+		client, server := b.ids(k, &buf)
+		if string(client) != want.ClientID || string(server) != want.ServerID || b.ref(k) != want.Ref {
+			t.Errorf("bridge %d: %s, %s at %v; want %s, %s at %v", k, client, server, b.ref(k), want.ClientID, want.ServerID, want.Ref)
+		}
+	}
+	if lo, hi, ok := b.Window(); !ok || lo != 10 || hi != 20 {
+		t.Errorf("window %d..%d, %v; want 10..20", lo, hi, ok)
+	}
+	local := NewBridges(in[2:])
+	if _, _, ok := local.Window(); ok {
+		t.Error("a local time framed a window")
 	}
 }

@@ -35,7 +35,7 @@ var ErrAmbiguousBridge = errors.New("ambiguous client/server bridge")
 // Input is the server evidence of one run, as the parsers return it.
 type Input struct {
 	// Bridges from every frontend log, in file order (files sorted by path).
-	Bridges []model.Bridge
+	Bridges Bridges
 	// Spans are decoded, de-duplicated server spans. An inverted span found
 	// here is counted and never joined.
 	Spans []model.Span
@@ -192,23 +192,27 @@ func Join(clients []model.ClientTiming, in Input) (*Joined, error) {
 
 func (j *joiner) bridge() error {
 	bridgedAt := map[string]model.LineRef{}
-	for _, b := range j.in.Bridges {
-		i, known := j.byClient[b.ClientID]
+	var buf bridgeIDs
+	for k := range j.in.Bridges.recs {
+		client, server := j.in.Bridges.ids(k, &buf)
+		i, known := j.byClient[string(client)]
 		if !known {
 			j.out.Audit["unknown_client_bridges"]++
 			continue
 		}
-		if owner, ok := j.byServer[b.ServerID]; ok {
+		ref := j.in.Bridges.ref(k)
+		if owner, ok := j.byServer[string(server)]; ok {
 			if owner != i {
 				return fmt.Errorf("%s: %w: Dynamo request %s is bridged from client %q and from client %q at %s",
-					b.Ref, ErrAmbiguousBridge, b.ServerID, b.ClientID, j.reqs[owner].Client.ID, bridgedAt[b.ServerID])
+					ref, ErrAmbiguousBridge, server, client, j.reqs[owner].Client.ID, bridgedAt[string(server)])
 			}
 			continue
 		}
-		j.byServer[b.ServerID] = i
-		bridgedAt[b.ServerID] = b.Ref
+		id := string(server)
+		j.byServer[id] = i
+		bridgedAt[id] = ref
 		r := &j.reqs[i]
-		r.bridges = append(r.bridges, bridged{b.ServerID, b.Ref})
+		r.bridges = append(r.bridges, bridged{id, ref})
 	}
 	for i := range j.reqs {
 		r := &j.reqs[i]

@@ -72,7 +72,7 @@ func NewStream(clients []model.ClientTiming, in Input) (*Stream, error) {
 		out:        &Joined{Audit: map[string]int64{}},
 		reqs:       make([]request, len(clients)),
 		byClient:   make(map[string]int, len(clients)),
-		byServer:   make(map[string]int, len(in.Bridges)),
+		byServer:   make(map[string]int, in.Bridges.Len()),
 		traceOwner: newTraceOwners(),
 	}
 	for i, c := range clients {
@@ -87,7 +87,7 @@ func NewStream(clients []model.ClientTiming, in Input) (*Stream, error) {
 	}
 	// Bridged: the requests keep what the finish needs of each bridge (its
 	// server id and line), so the bridges themselves need not outlive it.
-	j.in.Bridges = nil
+	j.in.Bridges = Bridges{}
 	j.byClient = nil // only bridging looks requests up by client id
 	s := &Stream{j: j, procs: newProcTable(), strs: map[string]uint32{}, mapped: make([]uint64, (len(clients)+63)/64)}
 	for _, wl := range in.WorkerLogs {

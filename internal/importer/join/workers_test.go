@@ -94,7 +94,7 @@ func TestWorkerAssociation(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			in := join.Input{
-				Bridges: []model.Bridge{jointest.Bridge("a", jointest.ServerID, "f_frontend_0.out", 1)},
+				Bridges: join.NewBridges([]model.Bridge{jointest.Bridge("a", jointest.ServerID, "f_frontend_0.out", 1)}),
 				Spans:   jointest.MakeSpans(decodeSpans), Workers: tt.workers,
 			}
 			if tt.logs != nil {
@@ -200,7 +200,7 @@ func TestEngineMapIdentity(t *testing.T) {
 			if bridges == nil {
 				bridges = []model.Bridge{jointest.Bridge("a", jointest.ServerID, "f_frontend_0.out", 1)}
 			}
-			in := join.Input{Bridges: bridges, Spans: jointest.MakeSpans(tt.specs),
+			in := join.Input{Bridges: join.NewBridges(bridges), Spans: jointest.MakeSpans(tt.specs),
 				WorkerLogs: []join.WorkerLog{jointest.WorkerLog(t, "decode-host_decode_w0.out", nil, tt.maps)}}
 			j, err := join.Join([]model.ClientTiming{{ID: "a"}, {ID: "b"}}, in)
 			if err != nil {
@@ -232,7 +232,7 @@ func TestBindingRequestIDsComparedAsRecorded(t *testing.T) {
 	const lower = "abcdef01-2345-4678-89ab-cdef01234567"
 	upper := strings.ToUpper(lower)
 	in := join.Input{
-		Bridges: []model.Bridge{jointest.Bridge("up", upper, "f_frontend_0.out", 1), jointest.Bridge("low", lower, "f_frontend_0.out", 2)},
+		Bridges: join.NewBridges([]model.Bridge{jointest.Bridge("up", upper, "f_frontend_0.out", 1), jointest.Bridge("low", lower, "f_frontend_0.out", 2)}),
 		WorkerLogs: []join.WorkerLog{jointest.WorkerLog(t, "decode-host_decode_w0.out", []model.ProcessBinding{
 			jointest.Binding(upper, "decode-host", "decode", "epoch-up", 4),
 			jointest.Binding(lower, "decode-host", "decode", "epoch-low", 5),

@@ -19,14 +19,14 @@ var buildHeapBudget int64 = 1792 << 20
 const buildHeapSlack = 64 << 20
 
 // buildHeapLimit is the soft memory limit of a build whose live heap was
-// live bytes at its last collection: the budget, or half again the live
-// heap (and the slack) when that is more. Under it the collector always
-// has half the live heap to fill before it must run again, as with
-// GOGC=50: it never runs back to back, which a fixed limit below the
-// working set makes it do (a 1M traced build under GOMEMLIMIT=1800MiB,
-// its live heap 2.1 GB, ran 74 minutes instead of 9).
+// live bytes at its last collection: the budget, or a quarter again the
+// live heap (and the slack) when that is more. Under it the collector
+// always has a quarter of the live heap to fill before it must run
+// again, as with GOGC=25: it never runs back to back, which a fixed limit
+// below the working set makes it do (a 1M traced build under
+// GOMEMLIMIT=1800MiB, its live heap 2.1 GB, ran 74 minutes instead of 9).
 func buildHeapLimit(live uint64) int64 {
-	return max(buildHeapBudget, int64(live+live/2+buildHeapSlack))
+	return max(buildHeapBudget, int64(live+live/4+buildHeapSlack))
 }
 
 // boundBuildHeap sets the build's memory limit from its live heap after

@@ -8,8 +8,8 @@ import (
 	"time"
 )
 
-// The limit is the budget until half again the live heap is more; the
-// collector always has at least half the live heap to fill.
+// The limit is the budget until a quarter again the live heap is more;
+// the collector always has at least a quarter of the live heap to fill.
 func TestBuildHeapLimit(t *testing.T) {
 	const gib = 1 << 30
 	for _, tt := range []struct {
@@ -18,16 +18,16 @@ func TestBuildHeapLimit(t *testing.T) {
 	}{
 		{0, buildHeapBudget},
 		{gib, buildHeapBudget},
-		{1100 << 20, buildHeapBudget},
-		{1200 << 20, 1800<<20 + buildHeapSlack},
-		{3 * gib, 4.5*gib + buildHeapSlack},
+		{1300 << 20, buildHeapBudget},
+		{1600 << 20, 2000<<20 + buildHeapSlack},
+		{3 * gib, 3.75*gib + buildHeapSlack},
 	} {
 		got := buildHeapLimit(tt.live)
 		if got != tt.want {
 			t.Errorf("buildHeapLimit(%d MiB) = %d MiB, want %d MiB", tt.live>>20, got>>20, tt.want>>20)
 		}
-		if got < int64(tt.live+tt.live/2) {
-			t.Errorf("buildHeapLimit(%d MiB) = %d MiB leaves less than half the live heap to fill", tt.live>>20, got>>20)
+		if got < int64(tt.live+tt.live/4) {
+			t.Errorf("buildHeapLimit(%d MiB) = %d MiB leaves less than a quarter of the live heap to fill", tt.live>>20, got>>20)
 		}
 	}
 }
@@ -48,9 +48,9 @@ func TestBuildHeapLimitFollowsTheLiveHeap(t *testing.T) {
 		live[k] = 1
 	}
 	deadline := time.Now().Add(10 * time.Second)
-	for debug.SetMemoryLimit(-1) < 96<<20+48<<20 {
+	for debug.SetMemoryLimit(-1) < 96<<20+24<<20 {
 		if time.Now().After(deadline) {
-			t.Fatalf("limit %d MiB with 96 MiB live, want at least 144 MiB", debug.SetMemoryLimit(-1)>>20)
+			t.Fatalf("limit %d MiB with 96 MiB live, want at least 120 MiB", debug.SetMemoryLimit(-1)>>20)
 		}
 		runtime.GC()
 		time.Sleep(time.Millisecond)

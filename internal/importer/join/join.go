@@ -13,9 +13,10 @@
 //     role. Conflicting bindings stay as evidence and never pick a worker.
 //
 // No clock is corrected and no cross-host skew is estimated. The join takes
-// and returns internal/model's evidence types; it is a pure function of its
-// arguments (no I/O, no clock, no map order in the output) and works in
-// exact epoch nanoseconds.
+// internal/model's evidence types (the bridges and worker logs kept compact
+// until it reads them: NewBridges, NewWorkerLog) and returns them; it is a
+// pure function of its arguments (no I/O, no clock, no map order in the
+// output) and works in exact epoch nanoseconds.
 package join
 
 import (

@@ -77,9 +77,6 @@ func NewWorkerLog(name sourcename.Identity, bindings []model.ProcessBinding, map
 // explicit offset; ok is false when no binding records one.
 func (wl *WorkerLog) BindingWindow() (lo, hi int64, ok bool) { return wl.lo, wl.hi, wl.timed }
 
-// Bindings is the number of process bindings the log records.
-func (wl *WorkerLog) Bindings() int { return len(wl.bindings) }
-
 // serverID is binding b's request id as recorded; buf holds the text of a
 // canonical UUID (the result is only read, never kept, so it may be a
 // view of buf).

@@ -94,6 +94,7 @@ func buildReport(opt importer.Options, run, out, tz, cpuProfile, memProfile stri
 		}
 		defer pprof.StopCPUProfile()
 	}
+	defer boundBuildHeap()()
 	if memProfile != "" {
 		p := startPeakHeapProfile()
 		defer func() {

@@ -64,6 +64,7 @@ type parser struct {
 	res         Result
 	seen        map[string]int64 // request id → line, for kept rows
 	shared      sharedText       // worker ids and phases, one copy each
+	ids         sharedIDs        // session, agent and conversation ids, one copy each
 	noEnd       int
 	fromLatency int
 	badTTFT     int64 // line of the first row with an invalid TTFT
@@ -155,9 +156,9 @@ func (p *parser) parseRow(line []byte, n int64) error {
 func (p *parser) request(f *fields, line int64, schema string) (model.Request, error) {
 	req := model.Request{
 		Evidence:      model.Ref{Source: p.opt.SourceID, Line: line},
-		Conversation:  f.conversationID.ptr(),
-		Parent:        f.parentCorrelation.ptr(),
-		SourceTrace:   f.sourceTraceID.ptr(),
+		Conversation:  p.ids.of(f.conversationID).ptr(),
+		Parent:        p.ids.of(f.parentCorrelation).ptr(),
+		SourceTrace:   p.ids.of(f.sourceTraceID).ptr(),
 		Worker:        p.shared.ptr(f.workerID),
 		TimingQuality: TimingQuality,
 	}
@@ -171,17 +172,17 @@ func (p *parser) request(f *fields, line int64, schema string) (model.Request, e
 	}
 	switch {
 	case f.rootCorrelation.nonEmpty():
-		req.Session = f.rootCorrelation.s
+		req.Session = p.ids.of(f.rootCorrelation).s
 	case f.xCorrelationID.nonEmpty():
-		req.Session = f.xCorrelationID.s
+		req.Session = p.ids.of(f.xCorrelationID).s
 	case f.sessionID.nonEmpty():
-		req.Session = f.sessionID.s
+		req.Session = p.ids.of(f.sessionID).s
 	default:
 		req.Session = req.ID
 	}
 	req.Agent = req.Session
 	if f.xCorrelationID.nonEmpty() && f.xCorrelationID.s != req.Session {
-		req.Agent = f.xCorrelationID.s // else the session's copy, not a second
+		req.Agent = p.ids.of(f.xCorrelationID).s // else the session's copy, not a second
 	}
 	if f.benchmarkPhase.ok {
 		req.Phase = p.shared.ptr(f.benchmarkPhase)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 const okRow = `{"metadata":{"x_request_id":"ok","request_start_ns":1800000000000000000,"request_end_ns":1800000001000000000,"benchmark_phase":"profiling"}}`
@@ -109,5 +110,34 @@ func TestPromptAndResponseTextAreNotKept(t *testing.T) {
 	}
 	if strings.Contains(b.String(), "SECRET") {
 		t.Fatal("prompt or response text kept")
+	}
+}
+
+// The turns of a session share one copy of its ids: a million-request
+// export holds them until the report is written.
+func TestSessionIDsAreKeptOnce(t *testing.T) {
+	row := func(id string) string {
+		return `{"metadata":{"x_request_id":"` + id + `","x_correlation_id":"agent-1","root_correlation_id":"session-1",` +
+			`"conversation_id":"conv-1","parent_correlation_id":"parent-1","request_start_ns":1,"request_end_ns":2}}`
+	}
+	res, err := Parse(strings.NewReader(row("a")+"\n"+row("b")+"\n"), Options{File: "x.jsonl", Phase: "all"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := &res.Requests[0], &res.Requests[1]
+	same := func(name, x, y string) {
+		if x != y || unsafe.StringData(x) != unsafe.StringData(y) {
+			t.Errorf("%s: %q and %q are two copies", name, x, y)
+		}
+	}
+	same("session", a.Session, b.Session)
+	same("agent", a.Agent, b.Agent)
+	same("conversation", *a.Conversation, *b.Conversation)
+	same("parent", *a.Parent, *b.Parent)
+	if a.Session != "session-1" || a.Agent != "agent-1" || *a.Conversation != "conv-1" || *a.Parent != "parent-1" {
+		t.Errorf("ids %q %q %q %q", a.Session, a.Agent, *a.Conversation, *a.Parent)
+	}
+	if a.Conversation == b.Conversation {
+		t.Error("two requests share one *string")
 	}
 }

@@ -28,3 +28,30 @@ func (t *sharedText) ptr(v text) *string {
 	}
 	return p
 }
+
+// sharedIDs keeps one copy of each session, agent, conversation and
+// parent id: every turn of a session repeats them, and a million-request
+// export holds each request's until the report is written. It lives as
+// long as one export's parse.
+type sharedIDs struct {
+	m map[string]string
+}
+
+// maxSharedIDs bounds the table: values past it are kept per row.
+const maxSharedIDs = 1 << 20
+
+func (t *sharedIDs) of(v text) text {
+	if !v.ok {
+		return v
+	}
+	if s, ok := t.m[v.s]; ok {
+		return text{s, true}
+	}
+	if t.m == nil {
+		t.m = map[string]string{}
+	}
+	if len(t.m) < maxSharedIDs {
+		t.m[v.s] = v.s
+	}
+	return v
+}

@@ -8,7 +8,7 @@ import "github.com/dsight/dsight/internal/importer/join"
 // bytes a record and two or three records a request, were otherwise held
 // until the join returned, at the build's highest live heap.
 func dropServerLogs(ev *serverEvidence, in *join.Input, workerLogs bool) {
-	ev.in.Bridges, in.Bridges = nil, nil
+	ev.in.Bridges, in.Bridges = join.Bridges{}, join.Bridges{}
 	if workerLogs {
 		ev.in.WorkerLogs, in.WorkerLogs = nil, nil
 	}

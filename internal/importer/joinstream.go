@@ -83,9 +83,7 @@ func (res *Result) joinStreamed(d *model.Dataset, ev *serverEvidence, requests [
 	}
 	if o.links != nil {
 		// The check pass noted every pair a link pass would link.
-		for k := range o.links {
-			st.LinkID(k.trace, k.request)
-		}
+		st.LinkAll(o.links)
 		o.links = nil
 	} else if err := each(func(sp *model.Span) error { st.Link(sp); return nil }); err != nil {
 		return err

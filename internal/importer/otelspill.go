@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/dsight/dsight/internal/importer/join"
 	"github.com/dsight/dsight/internal/model"
@@ -58,23 +57,14 @@ type otelSpill struct {
 	later [][]int32
 	// links are the distinct (trace, Dynamo request id) pairs of the valid
 	// unique spans, noted by the check pass: all the join's link step
-	// reads (join.Stream.LinkID), so it needs no pass of its own.
-	links map[linkKey]struct{}
+	// reads (join.Stream.LinkAll), so it needs no pass of its own.
+	links *join.Links
 }
-
-type linkKey struct{ trace, request string }
 
 // noteLink keeps the pair span sp links its trace by, if any; sp is valid
 // and cut to the report's bounds, as the join's spans are.
 func (o *otelSpill) noteLink(sp *model.Span) {
-	rid := join.LinkRequestID(sp)
-	if rid == "" {
-		return
-	}
-	if _, ok := o.links[linkKey{sp.TraceID, rid}]; !ok {
-		// Cloned: the span's strings live in its bucket's buffer.
-		o.links[linkKey{strings.Clone(sp.TraceID), strings.Clone(rid)}] = struct{}{}
-	}
+	o.links.Note(sp.TraceID, join.LinkRequestID(sp))
 }
 
 // spanOrder places a span in the order the join takes spans (the order
@@ -202,7 +192,7 @@ func readOTelStreamed(b *build, files []string) error {
 	if err != nil {
 		return fmt.Errorf("cannot keep the OTel spans on disk in %s (set --spill-dir to a writable directory with room for about the OTel input's size): %w", dir, err)
 	}
-	o := &otelSpill{store: store, file: map[string]int{}, later: make([][]int32, buckets), links: map[linkKey]struct{}{}}
+	o := &otelSpill{store: store, file: map[string]int{}, later: make([][]int32, buckets), links: join.NewLinks()}
 	b.server.otel = o
 	heads := map[string]*head{}
 	var stats []otlp.FileStats

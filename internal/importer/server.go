@@ -41,8 +41,9 @@ func readFrontends(b *build, files []string) error {
 	}
 	var bad, times undecodable
 	defer times.reportTimes(b.d)
+	var bridges []model.Bridge
 	for _, log := range frontends {
-		in.Bridges = append(in.Bridges, log.Bridges...)
+		bridges = append(bridges, log.Bridges...)
 		if log != nil {
 			bad.add(log.Path, log.Undecodable, log.FirstUndecodable)
 			times.add(log.Path, log.BadTimes, log.FirstBadTime)
@@ -54,7 +55,7 @@ func readFrontends(b *build, files []string) error {
 		}
 	}
 	bad.report(b.d, "frontend", "undecodable_frontend_lines")
-	dynamolog.MarkAmbiguity(in.Bridges)
+	in.Bridges = join.NewBridges(bridges)
 	return nil
 }
 
@@ -86,7 +87,7 @@ func readWorkers(b *build, files []string) error {
 					}
 				}
 				if log != nil {
-					in.WorkerLogs = append(in.WorkerLogs, join.WorkerLog{Name: id, Bindings: log.Bindings, EngineMaps: log.EngineMaps})
+					in.WorkerLogs = append(in.WorkerLogs, join.NewWorkerLog(id, log.Bindings, log.EngineMaps))
 					bad.add(log.Path, log.Undecodable, log.FirstUndecodable)
 					times.add(log.Path, log.BadTimes, log.FirstBadTime)
 					if log.Bytes == 0 {
@@ -135,15 +136,16 @@ func (ev *serverEvidence) window() (lo, hi int64, ok bool) {
 			add(*t.UnixNS, *t.UnixNS)
 		}
 	}
-	for k := range ev.in.Bridges {
-		at(ev.in.Bridges[k].Time)
+	if a, b, found := ev.in.Bridges.Window(); found {
+		add(a, b)
 	}
 	if a, b, found := ev.batch.Window(); found { // aligned ones only
 		add(a, b)
 	}
-	for _, w := range ev.in.WorkerLogs {
-		for k := range w.Bindings {
-			at(w.Bindings[k].Time)
+	for n := range ev.in.WorkerLogs {
+		w := &ev.in.WorkerLogs[n]
+		if a, b, found := w.BindingWindow(); found {
+			add(a, b)
 		}
 		for k := range w.EngineMaps {
 			at(w.EngineMaps[k].ObservedAt)

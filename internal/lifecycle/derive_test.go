@@ -172,7 +172,7 @@ func TestDeriveUncertain(t *testing.T) {
 			r := &model.RequestEvidence{Client: jointest.WriteRunClients()[0], ServerIDs: []string{jointest.ServerID}}
 			specs := tt.mutate(jointest.WriteRunSpecs(), r)
 			j, err := join.Join([]model.ClientTiming{r.Client}, join.Input{
-				Bridges: []model.Bridge{jointest.Bridge(jointest.ClientID, jointest.ServerID, "front_frontend_0.out", 1)},
+				Bridges: join.NewBridges([]model.Bridge{jointest.Bridge(jointest.ClientID, jointest.ServerID, "front_frontend_0.out", 1)}),
 				Spans:   jointest.MakeSpans(specs),
 			})
 			if err != nil {

@@ -13,9 +13,10 @@
 //     role. Conflicting bindings stay as evidence and never pick a worker.
 //
 // No clock is corrected and no cross-host skew is estimated. The join takes
-// and returns internal/model's evidence types; it is a pure function of its
-// arguments (no I/O, no clock, no map order in the output) and works in
-// exact epoch nanoseconds.
+// internal/model's evidence types (the bridges and worker logs kept compact
+// until it reads them: NewBridges, NewWorkerLog) and returns them; it is a
+// pure function of its arguments (no I/O, no clock, no map order in the
+// output) and works in exact epoch nanoseconds.
 package join
 
 import (
@@ -35,7 +36,7 @@ var ErrAmbiguousBridge = errors.New("ambiguous client/server bridge")
 // Input is the server evidence of one run, as the parsers return it.
 type Input struct {
 	// Bridges from every frontend log, in file order (files sorted by path).
-	Bridges []model.Bridge
+	Bridges Bridges
 	// Spans are decoded, de-duplicated server spans. An inverted span found
 	// here is counted and never joined.
 	Spans []model.Span
@@ -48,14 +49,6 @@ type Input struct {
 	// Window, when set, keeps spans outside it from joining. Such spans
 	// still link their trace to a request, as any recorded id does.
 	Window *Window
-}
-
-// WorkerLog is one worker log's identities with the worker its file name
-// records.
-type WorkerLog struct {
-	Name       sourcename.Identity
-	Bindings   []model.ProcessBinding
-	EngineMaps []model.EngineMap
 }
 
 // Worker is a worker recorded by some source: id "<role>-<index>", the host
@@ -77,16 +70,48 @@ type identity struct {
 	read                          bool
 }
 
-// request is a client request with the server evidence joined to it, while
-// the join works on it. idents[k] caches what Spans[k] records about who
-// handled it; it is filled once the spans are in their final order.
+// request is a client request with the server evidence joined to it
+// before its spans are: its bridges, engine entries and bindings. It is
+// held for every request from the bridging to the finish, so it keeps no
+// more than that.
 type request struct {
+	Client model.ClientTiming
+	// bridges are the server ids bridged to the request, in bridge order,
+	// each with the first line bridging it (RequestEvidence.ServerIDs and
+	// BridgeEvidence).
+	bridges []bridged
+	Engine  []model.EngineEntry
+	bound   []bound // the bindings, until the request is finished
+}
+
+type bridged struct {
+	id  string
+	ref model.LineRef
+}
+
+// serverIDs are r's bridged server ids and their lines, as
+// model.RequestEvidence holds them (nil when none).
+func (r *request) serverIDs() (ids []string, refs []model.LineRef) {
+	if len(r.bridges) == 0 {
+		return nil, nil
+	}
+	ids, refs = make([]string, len(r.bridges)), make([]model.LineRef, len(r.bridges))
+	for k, b := range r.bridges {
+		ids[k], refs[k] = b.id, b.ref
+	}
+	return ids, refs
+}
+
+// finishing is a request while Finish joins its spans. idents[k] caches
+// what Spans[k] records about who handled it; it is filled once the spans
+// are in their final order.
+type finishing struct {
 	model.RequestEvidence
 	idents []identity
 }
 
 // identity returns what span k of r records about who handled it.
-func (r *request) identity(k int) *identity {
+func (r *finishing) identity(k int) *identity {
 	id := &r.idents[k]
 	if !id.read {
 		fillIdentity(id, r.Spans[k].Span)
@@ -123,14 +148,14 @@ const (
 )
 
 type joiner struct {
-	in       *Input
-	out      *Joined
-	reqs     []request
-	byClient map[string]int
-	byServer map[string]int // bridged UUID → request index
-	// traceOwner maps a trace to the one request whose bridged ids it
-	// records, or to -1 when it records ids of several requests.
-	traceOwner map[string]int
+	in         *Input
+	out        *Joined
+	reqs       []request
+	byClient   map[string]int
+	byServer   map[string]int // bridged UUID → request index
+	traceOwner traceOwners
+	// logs are the worker logs' names, by WorkerLog index, once attached.
+	logs []sourcename.Identity
 }
 
 // Join attaches bridges, spans, worker bindings and engine maps to the
@@ -168,33 +193,35 @@ func Join(clients []model.ClientTiming, in Input) (*Joined, error) {
 
 func (j *joiner) bridge() error {
 	bridgedAt := map[string]model.LineRef{}
-	for _, b := range j.in.Bridges {
-		i, known := j.byClient[b.ClientID]
+	var buf bridgeIDs
+	for k := range j.in.Bridges.recs {
+		client, server := j.in.Bridges.ids(k, &buf)
+		i, known := j.byClient[string(client)]
 		if !known {
 			j.out.Audit["unknown_client_bridges"]++
 			continue
 		}
-		if owner, ok := j.byServer[b.ServerID]; ok {
+		ref := j.in.Bridges.ref(k)
+		if owner, ok := j.byServer[string(server)]; ok {
 			if owner != i {
 				return fmt.Errorf("%s: %w: Dynamo request %s is bridged from client %q and from client %q at %s",
-					b.Ref, ErrAmbiguousBridge, b.ServerID, b.ClientID, j.reqs[owner].Client.ID, bridgedAt[b.ServerID])
+					ref, ErrAmbiguousBridge, server, client, j.reqs[owner].Client.ID, bridgedAt[string(server)])
 			}
 			continue
 		}
-		j.byServer[b.ServerID] = i
-		bridgedAt[b.ServerID] = b.Ref
+		id := string(server)
+		j.byServer[id] = i
+		bridgedAt[id] = ref
 		r := &j.reqs[i]
-		r.ServerIDs = append(r.ServerIDs, b.ServerID)
-		r.BridgeEvidence = append(r.BridgeEvidence, b.Ref)
+		r.bridges = append(r.bridges, bridged{id, ref})
 	}
 	for i := range j.reqs {
 		r := &j.reqs[i]
-		if len(r.ServerIDs) > 0 {
+		if len(r.bridges) > 0 {
 			j.out.Audit["clients_with_server_identity"]++
 		}
-		if len(r.ServerIDs) > 1 {
-			j.out.Audit["multiple_server_identities"]++
-			r.Issues = append(r.Issues, MultipleServerIDsIssue)
+		if len(r.bridges) > 1 {
+			j.out.Audit["multiple_server_identities"]++ // and the issue, once finished
 		}
 	}
 	return nil
@@ -220,7 +247,7 @@ func compareSpans(a, b model.JoinedSpan) int {
 // immediately follows it under the same trace and parent, when the route
 // starts after the selection ends and records a phase. The selection span
 // itself never records its phase, so this association is labeled inferred.
-func (j *joiner) associateRoutes(r *request) {
+func (j *joiner) associateRoutes(r *finishing) {
 	type family struct{ trace, parent string }
 	groups := map[family][]int{}
 	var order []family

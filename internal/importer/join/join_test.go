@@ -123,7 +123,7 @@ func TestBridgeRules(t *testing.T) {
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			j, err := join.Join(clients, join.Input{Bridges: tt.bridges})
+			j, err := join.Join(clients, join.Input{Bridges: join.NewBridges(tt.bridges)})
 			if tt.wantErr != "" {
 				if err == nil || err.Error() != tt.wantErr || !errors.Is(err, join.ErrAmbiguousBridge) {
 					t.Fatalf("err = %v, want %s", err, tt.wantErr)
@@ -231,9 +231,9 @@ func TestSpanJoinRules(t *testing.T) {
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			in := join.Input{Bridges: bridges, Spans: jointest.MakeSpans(tt.specs), Window: tt.window}
+			in := join.Input{Bridges: join.NewBridges(bridges), Spans: jointest.MakeSpans(tt.specs), Window: tt.window}
 			if tt.bridges != nil {
-				in.Bridges = tt.bridges
+				in.Bridges = join.NewBridges(tt.bridges)
 			}
 			j, err := join.Join(clients, in)
 			if err != nil {
@@ -258,7 +258,7 @@ func TestSpanJoinRules(t *testing.T) {
 			if !slices.Equal(server, tt.server) {
 				t.Errorf("server spans = %v, want %v", server, tt.server)
 			}
-			tt.audit["clients_with_server_identity"] = int64(len(in.Bridges))
+			tt.audit["clients_with_server_identity"] = int64(in.Bridges.Len())
 			if !maps.Equal(j.Audit, tt.audit) {
 				t.Errorf("audit = %v, want %v", j.Audit, tt.audit)
 			}
@@ -314,8 +314,8 @@ func TestOptionalOTel(t *testing.T) {
 // activity.
 func TestRealFixtures(t *testing.T) {
 	in := jointest.ReadRun(t, os.DirFS("testdata/real"))
-	if len(in.Bridges) != 0 {
-		t.Fatalf("bridges = %v", in.Bridges)
+	if n := in.Bridges.Len(); n != 0 {
+		t.Fatalf("%d bridges", n)
 	}
 	c := &otlp.Collector{}
 	if err := c.AddFile(os.DirFS("testdata/real"), "otel/traces.json"); err != nil {

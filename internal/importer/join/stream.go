@@ -28,14 +28,18 @@ type Stream struct {
 	j *joiner
 	// procs[k] is what the spans joining a request record as their process
 	// epoch for one host, role and request id: spanProcess without spans.
-	procs map[procKey]procState
+	procs procTable
 	// strs numbers the strings procs keeps, which keeps its keys small:
 	// hosts and roles repeat across requests, and the spans they come
 	// from may live in a buffer the caller reuses.
 	strs  map[string]uint32
 	names []string // by number
-	known map[hostRole][]string
-	audit struct{ invalid, outside, unowned, joined int64 }
+	// mapped has bit i set when an Engine ID map names request i: only
+	// then is the process its spans record asked for (spanProcess), so
+	// only then is it kept in procs.
+	mapped []uint64
+	known  map[hostRole][]string
+	audit  struct{ invalid, outside, unowned, joined int64 }
 }
 
 // Owner values other than a request index.
@@ -44,8 +48,12 @@ const (
 	Dropped = -2 // an inverted span, or one outside the window
 )
 
+// procKey names a request, host and role, and the Dynamo request id the
+// span records: rid is 0 for none, else 1 + its index in the request's
+// server ids (a span joined by its request id records one of them), so
+// that no request id is held twice.
 type procKey struct {
-	request, host, role, rid uint32 // rid: the span's recorded Dynamo request id
+	request, host, role, rid uint32
 }
 
 type procState struct {
@@ -64,8 +72,8 @@ func NewStream(clients []model.ClientTiming, in Input) (*Stream, error) {
 		out:        &Joined{Audit: map[string]int64{}},
 		reqs:       make([]request, len(clients)),
 		byClient:   make(map[string]int, len(clients)),
-		byServer:   make(map[string]int, len(in.Bridges)),
-		traceOwner: map[string]int{},
+		byServer:   make(map[string]int, in.Bridges.Len()),
+		traceOwner: newTraceOwners(),
 	}
 	for i, c := range clients {
 		if _, dup := j.byClient[c.ID]; dup {
@@ -79,9 +87,17 @@ func NewStream(clients []model.ClientTiming, in Input) (*Stream, error) {
 	}
 	// Bridged: the requests keep what the finish needs of each bridge (its
 	// server id and line), so the bridges themselves need not outlive it.
-	j.in.Bridges = nil
+	j.in.Bridges = Bridges{}
 	j.byClient = nil // only bridging looks requests up by client id
-	return &Stream{j: j, procs: map[procKey]procState{}, strs: map[string]uint32{}}, nil
+	s := &Stream{j: j, procs: newProcTable(), strs: map[string]uint32{}, mapped: make([]uint64, (len(clients)+63)/64)}
+	for _, wl := range in.WorkerLogs {
+		for k := range wl.EngineMaps {
+			if i, ok := j.byServer[wl.EngineMaps[k].ServerID]; ok {
+				s.mapped[i/64] |= 1 << (i % 64)
+			}
+		}
+	}
+	return s, nil
 }
 
 // Link records which request the span's trace belongs to.
@@ -101,14 +117,7 @@ func (s *Stream) LinkID(traceID, requestID string) {
 	if !ok {
 		return
 	}
-	if owner, seen := s.j.traceOwner[traceID]; !seen {
-		// Cloned, as intern does: the span may live in a buffer the
-		// caller reuses or drops (a spill bucket read back), which the
-		// key would otherwise keep whole for the rest of the join.
-		s.j.traceOwner[strings.Clone(traceID)] = i
-	} else if owner != i {
-		s.j.traceOwner[traceID] = -1
-	}
+	s.j.traceOwner.link(traceID, i)
 }
 
 // LinkRequestID is the Dynamo request id by which Link links a span's
@@ -134,7 +143,7 @@ func (s *Stream) owner(sp *model.Span) (int, string) {
 		return i, model.JoinRequestID
 	}
 	if rid == "" {
-		if i, ok := s.j.traceOwner[sp.TraceID]; ok && i >= 0 {
+		if i, ok := s.j.traceOwner.owner(sp.TraceID); ok && i >= 0 {
 			return i, model.JoinTraceID
 		}
 	}
@@ -151,16 +160,20 @@ func (s *Stream) Route(sp *model.Span) (owner int, server bool) {
 	switch {
 	case owner >= 0:
 		s.audit.joined++
+		if s.mapped[owner/64]&(1<<(owner%64)) == 0 {
+			break // no Engine ID map will ask for its spans' process
+		}
 		var id identity
 		fillIdentity(&id, sp)
 		if id.hostRecorded && id.processRecorded {
-			k := procKey{uint32(owner), s.intern(id.host), s.intern(id.role), s.intern(id.request)}
+			rid, _ := s.rid(owner, id.request)
+			k := procKey{uint32(owner), s.intern(id.host), s.intern(id.role), rid}
 			p := s.intern(id.process)
-			if st, ok := s.procs[k]; !ok {
-				s.procs[k] = procState{process: p}
+			if st, ok := s.procs.get(k); !ok {
+				s.procs.put(k, procState{process: p})
 			} else if st.process != p && !st.conflict {
 				st.conflict = true
-				s.procs[k] = st
+				s.procs.put(k, st)
 			}
 		}
 	case owner == Unowned:
@@ -172,6 +185,16 @@ func (s *Stream) Route(sp *model.Span) (owner int, server bool) {
 		s.audit.outside++
 	}
 	return owner, server
+}
+
+// rid is procKey.rid for request i and request id v; ok is false when
+// v is none of i's server ids.
+func (s *Stream) rid(i int, v string) (rid uint32, ok bool) {
+	if v == "" {
+		return 0, true
+	}
+	k := slices.IndexFunc(s.j.reqs[i].bridges, func(b bridged) bool { return b.id == v })
+	return uint32(k + 1), k >= 0
 }
 
 func (s *Stream) intern(v string) uint32 {
@@ -195,11 +218,11 @@ func (s *Stream) spanProcess(i int, host, role, serverID string) *string {
 	}
 	found := -1
 	consider := func(id string) bool {
-		rid, ok := s.strs[id]
+		rid, ok := s.rid(i, id)
 		if !ok {
 			return true
 		}
-		st, ok := s.procs[procKey{uint32(i), h, r, rid}]
+		st, ok := s.procs.get(procKey{uint32(i), h, r, rid})
 		if !ok {
 			return true
 		}
@@ -212,7 +235,7 @@ func (s *Stream) spanProcess(i int, host, role, serverID string) *string {
 	if !consider(serverID) {
 		return nil
 	}
-	if len(s.j.reqs[i].ServerIDs) == 1 && serverID != "" && !consider("") {
+	if len(s.j.reqs[i].bridges) == 1 && serverID != "" && !consider("") {
 		return nil
 	}
 	if found < 0 {
@@ -253,25 +276,32 @@ func (s *Stream) Finish(lo, hi int, spans []*model.Span, owners []int) ([]model.
 	}
 	all := make([]model.JoinedSpan, 0, total)
 	idents := make([]identity, total)
+	fin := make([]finishing, hi-lo)
 	for n, c := range counts {
-		r := &j.reqs[lo+n]
-		r.Spans = all[len(all) : len(all) : len(all)+c]
-		r.idents = idents[len(all) : len(all)+c : len(all)+c]
+		f := &fin[n]
+		f.Spans = all[len(all) : len(all) : len(all)+c]
+		f.idents = idents[len(all) : len(all)+c : len(all)+c]
 		all = all[:len(all)+c]
 	}
 	for k := range spans {
-		r := &j.reqs[owners[k]]
+		f := &fin[owners[k]-lo]
 		_, kind := s.owner(spans[k])
-		r.Spans = append(r.Spans, model.JoinedSpan{Span: spans[k], Join: kind})
+		f.Spans = append(f.Spans, model.JoinedSpan{Span: spans[k], Join: kind})
 	}
 	out := make([]model.RequestEvidence, hi-lo)
-	for i := lo; i < hi; i++ {
-		r := &j.reqs[i]
-		slices.SortStableFunc(r.Spans, compareSpans)
-		j.associateRoutes(r)
-		j.assignWorkers(r, s.known)
-		out[i-lo] = r.RequestEvidence
-		j.reqs[i] = request{} // final: the stream keeps nothing of it
+	for n := range fin {
+		f, r := &fin[n], &j.reqs[lo+n]
+		f.Client, f.Engine = r.Client, r.Engine
+		f.ServerIDs, f.BridgeEvidence = r.serverIDs()
+		if len(r.bridges) > 1 {
+			f.Issues = []string{MultipleServerIDsIssue}
+		}
+		slices.SortStableFunc(f.Spans, compareSpans)
+		j.associateRoutes(f)
+		j.expand(f, r)
+		j.assignWorkers(f, s.known)
+		out[n] = f.RequestEvidence
+		*r = request{} // final: the stream keeps nothing of it
 	}
 	return out, nil
 }

@@ -27,16 +27,17 @@ func generatedInput(t *testing.T) ([]model.ClientTiming, join.Input) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	in := jointest.ReadRun(t, os.DirFS(filepath.Join(dir, "logs")))
+	logs := os.DirFS(filepath.Join(dir, "logs"))
+	in, bridges := jointest.ReadRun(t, logs), jointest.ReadBridges(t, logs)
 	var ids []string
-	for _, b := range in.Bridges {
+	for _, b := range bridges {
 		if !slices.Contains(ids, b.ClientID) {
 			ids = append(ids, b.ClientID)
 		}
 	}
 	ids = append(ids, "unbridged-a", "unbridged-b")
 	// One client's bridges are lost: its spans join no request.
-	in.Bridges = slices.DeleteFunc(in.Bridges, func(b model.Bridge) bool { return b.ClientID == ids[0] })
+	in.Bridges = join.NewBridges(slices.DeleteFunc(bridges, func(b model.Bridge) bool { return b.ClientID == ids[0] }))
 	lo, hi := in.Spans[0].StartNS, in.Spans[0].EndNS
 	for _, sp := range in.Spans {
 		lo, hi = min(lo, sp.StartNS), max(hi, sp.EndNS)

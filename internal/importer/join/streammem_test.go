@@ -33,13 +33,13 @@ func forEachSpan(n int, f func(sp *model.Span)) {
 // generatedRequests are the clients and bridges of n generated requests.
 func generatedRequests(n int) ([]model.ClientTiming, join.Input) {
 	clients := make([]model.ClientTiming, n)
-	var in join.Input
+	bridges := make([]model.Bridge, n)
 	for i := range n {
 		id, uuid := fmt.Sprintf("client-%d", i), fmt.Sprintf("%08x-0000-4000-8000-%012x", i, i)
 		clients[i] = model.ClientTiming{ID: id, StartNS: jointest.MS(int64(i) * 10), EndNS: jointest.MS(int64(i)*10 + 8000)}
-		in.Bridges = append(in.Bridges, jointest.Bridge(id, uuid, "front_frontend_0.out", int64(i+1)))
+		bridges[i] = jointest.Bridge(id, uuid, "front_frontend_0.out", int64(i+1))
 	}
-	return clients, in
+	return clients, join.Input{Bridges: join.NewBridges(bridges)}
 }
 
 // heapObjects is the heap's object bytes, live and not yet swept.

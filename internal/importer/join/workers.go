@@ -26,28 +26,32 @@ func (j *joiner) attachWorkerLogs(spanProcess func(i int, host, role, serverID s
 		many  bool
 	}
 	owners := map[idKey]*owner{}
-	for _, wl := range j.in.WorkerLogs {
+	var buf [36]byte
+	for n := range j.in.WorkerLogs {
+		wl := &j.in.WorkerLogs[n]
+		j.logs = append(j.logs, wl.Name)
 		if wl.Name.IsFrontend() || wl.Name.Worker == "" {
 			continue
 		}
-		name := wl.Name
-		bindings, maps := wl.Bindings, wl.EngineMaps
+		name, log := wl.Name, int32(len(j.logs)-1)
+		bindings, maps := wl.bindings, wl.EngineMaps
 		for len(bindings) > 0 || len(maps) > 0 {
-			if len(maps) == 0 || (len(bindings) > 0 && bindings[0].Ref.Line <= maps[0].Ref.Line) {
-				b := bindings[0]
+			if len(maps) == 0 || (len(bindings) > 0 && bindings[0].line <= maps[0].Ref.Line) {
+				b := &bindings[0]
 				bindings = bindings[1:]
-				i, ok := j.byServer[b.ServerID]
+				id := wl.serverID(b, &buf)
+				i, ok := j.byServer[string(id)]
 				switch {
 				case !ok:
 					j.out.Audit["unjoined_worker_bindings"]++
-					j.unjoined(b.Ref)
-				case b.Host != name.Host || b.Role != name.Role || b.Process == "":
+					j.unjoined(model.LineRef{Path: wl.strs[b.path], Line: b.line})
+				case wl.strs[b.host] != name.Host || wl.strs[b.role] != name.Role || b.process == 0:
 					j.out.Audit["mismatched_worker_bindings"]++
 				default:
-					process := b.Process
-					j.bind(&j.reqs[i], model.WorkerBinding{
-						Worker: name.Worker, Host: name.Host, Role: name.Role, ServerID: b.ServerID,
-						Process: &process, Ref: b.Ref, Basis: BasisWorkerLog,
+					r := &j.reqs[i]
+					j.bind(r, bound{
+						ref: model.LineRef{Path: wl.strs[b.path], Line: b.line}, process: &wl.strs[b.process],
+						log: log, server: serverIndex(r, id),
 					})
 				}
 				continue
@@ -70,10 +74,7 @@ func (j *joiner) attachWorkerLogs(spanProcess func(i int, host, role, serverID s
 				e.ObservedAtNS = m.ObservedAt.UnixNS
 			}
 			r.Engine = append(r.Engine, e)
-			j.bind(r, model.WorkerBinding{
-				Worker: e.Worker, Host: e.Host, Role: e.Role, ServerID: e.ServerID,
-				Process: e.Process, Ref: e.Ref, Basis: BasisEngineMap,
-			})
+			j.bind(r, bound{ref: e.Ref, process: e.Process, log: log, server: serverIndex(r, []byte(e.ServerID)), engine: true})
 			key := idKey{e.Worker, e.Host, deref(e.Process), e.ClientID}
 			if o := owners[key]; o == nil {
 				owners[key] = &owner{first: e.ServerID}
@@ -103,6 +104,30 @@ func (j *joiner) attachWorkerLogs(spanProcess func(i int, host, role, serverID s
 	}
 }
 
+// bound is a binding attached to a request, kept compact until the
+// request is finished (expand): its worker, host and role are those of
+// worker log joiner.logs[log], its server id is the request's
+// bridges[server].
+type bound struct {
+	ref model.LineRef
+	// process is the process epoch; nil for an Engine ID map whose
+	// process the request's spans do not tell uniquely.
+	process     *string
+	log, server int32
+	engine      bool // from an Engine ID map, else a worker-log binding
+}
+
+// serverIndex is the index of id in r's server ids, which hold it: the
+// request was found by it (joiner.byServer).
+func serverIndex(r *request, id []byte) int32 {
+	for k, b := range r.bridges {
+		if b.id == string(id) {
+			return int32(k)
+		}
+	}
+	panic("join: a request found by its server id does not hold it")
+}
+
 // unjoined notes the first worker-log record whose request id is not
 // bridged.
 func (j *joiner) unjoined(ref model.LineRef) {
@@ -112,14 +137,38 @@ func (j *joiner) unjoined(ref model.LineRef) {
 }
 
 // bind records a binding once per request, worker, host and process.
-func (j *joiner) bind(r *request, b model.WorkerBinding) {
-	for _, have := range r.Bindings {
-		if have.ServerID == b.ServerID && have.Worker == b.Worker && have.Host == b.Host && equalPtr(have.Process, b.Process) {
+func (j *joiner) bind(r *request, b bound) {
+	for _, have := range r.bound {
+		x, y := &j.logs[have.log], &j.logs[b.log]
+		if have.server == b.server && x.Worker == y.Worker && x.Host == y.Host && equalPtr(have.process, b.process) {
 			return
 		}
 	}
-	r.Bindings = append(r.Bindings, b)
+	r.bound = append(r.bound, b)
 	j.out.Audit["worker_binding_rows"]++
+}
+
+// expand gives f the bindings attached to r, in the order they were
+// attached.
+func (j *joiner) expand(f *finishing, r *request) {
+	if len(r.bound) == 0 {
+		return
+	}
+	f.Bindings = make([]model.WorkerBinding, len(r.bound))
+	for k := range r.bound {
+		b, name := &r.bound[k], &j.logs[r.bound[k].log]
+		wb := model.WorkerBinding{
+			Worker: name.Worker, Host: name.Host, Role: name.Role, ServerID: r.bridges[b.server].id,
+			Process: b.process, Ref: b.ref, Basis: BasisWorkerLog,
+		}
+		if b.engine {
+			wb.Basis = BasisEngineMap
+		} else {
+			p := *b.process // the evidence's own copy, as the record's was
+			wb.Process = &p
+		}
+		f.Bindings[k] = wb
+	}
 }
 
 // knownWorkers are the workers registered for each host and role.
@@ -147,7 +196,7 @@ func (j *joiner) knownWorkers() map[hostRole][]string {
 // assignWorkers marks conflicting bindings of r and links each of its
 // joined spans to the one worker its evidence names, if there is exactly
 // one.
-func (j *joiner) assignWorkers(r *request, known map[hostRole][]string) {
+func (j *joiner) assignWorkers(r *finishing, known map[hostRole][]string) {
 	for a := range r.Bindings {
 		for b := range r.Bindings {
 			x, y := &r.Bindings[a], &r.Bindings[b]
@@ -190,7 +239,7 @@ func (j *joiner) assignWorkers(r *request, known map[hostRole][]string) {
 
 // bindingCandidates lists the workers whose bindings match the span's
 // recorded host, role and process (and request id, when it records one).
-func bindingCandidates(r *request, id *identity) []string {
+func bindingCandidates(r *finishing, id *identity) []string {
 	if !id.hostRecorded || !id.processRecorded {
 		return nil
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/dsight/dsight/internal/model"
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -93,7 +94,7 @@ func TestWorkerAssociation(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			in := join.Input{
-				Bridges: []model.Bridge{jointest.Bridge("a", jointest.ServerID, "f_frontend_0.out", 1)},
+				Bridges: join.NewBridges([]model.Bridge{jointest.Bridge("a", jointest.ServerID, "f_frontend_0.out", 1)}),
 				Spans:   jointest.MakeSpans(decodeSpans), Workers: tt.workers,
 			}
 			if tt.logs != nil {
@@ -199,7 +200,7 @@ func TestEngineMapIdentity(t *testing.T) {
 			if bridges == nil {
 				bridges = []model.Bridge{jointest.Bridge("a", jointest.ServerID, "f_frontend_0.out", 1)}
 			}
-			in := join.Input{Bridges: bridges, Spans: jointest.MakeSpans(tt.specs),
+			in := join.Input{Bridges: join.NewBridges(bridges), Spans: jointest.MakeSpans(tt.specs),
 				WorkerLogs: []join.WorkerLog{jointest.WorkerLog(t, "decode-host_decode_w0.out", nil, tt.maps)}}
 			j, err := join.Join([]model.ClientTiming{{ID: "a"}, {ID: "b"}}, in)
 			if err != nil {
@@ -221,5 +222,30 @@ func TestEngineMapIdentity(t *testing.T) {
 				t.Errorf("ambiguous_engine_ids = %d", j.Audit["ambiguous_engine_ids"])
 			}
 		})
+	}
+}
+
+// Request ids are compared as recorded: a binding naming a bridged UUID
+// in uppercase binds the request bridged by that text, not the one
+// bridged by its lowercase text, and its evidence keeps the text.
+func TestBindingRequestIDsComparedAsRecorded(t *testing.T) {
+	const lower = "abcdef01-2345-4678-89ab-cdef01234567"
+	upper := strings.ToUpper(lower)
+	in := join.Input{
+		Bridges: join.NewBridges([]model.Bridge{jointest.Bridge("up", upper, "f_frontend_0.out", 1), jointest.Bridge("low", lower, "f_frontend_0.out", 2)}),
+		WorkerLogs: []join.WorkerLog{jointest.WorkerLog(t, "decode-host_decode_w0.out", []model.ProcessBinding{
+			jointest.Binding(upper, "decode-host", "decode", "epoch-up", 4),
+			jointest.Binding(lower, "decode-host", "decode", "epoch-low", 5),
+		}, nil)},
+	}
+	j, err := join.Join([]model.ClientTiming{{ID: "up"}, {ID: "low"}}, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []struct{ id, process string }{{upper, "epoch-up"}, {lower, "epoch-low"}} {
+		b := j.Requests[i].Bindings
+		if len(b) != 1 || b[0].ServerID != want.id || *b[0].Process != want.process || b[0].Ref.Line != int64(4+i) {
+			t.Errorf("request %d bindings = %+v, want %s of %s", i, b, want.process, want.id)
+		}
 	}
 }

@@ -76,20 +76,7 @@ func ReadRun(t testing.TB, fsys fs.FS) join.Input {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := join.Input{Spans: res.Spans}
-	frontends, _ := fs.Glob(fsys, "*_frontend_*.out")
-	for _, name := range frontends {
-		f, err := fsys.Open(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		log, err := dynamolog.ScanFrontend(f, name)
-		f.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		in.Bridges = append(in.Bridges, log.Bridges...)
-	}
+	in := join.Input{Spans: res.Spans, Bridges: join.NewBridges(ReadBridges(t, fsys))}
 	workers, _ := fs.Glob(fsys, "*_w*.out")
 	slices.Sort(workers)
 	for _, name := range workers {
@@ -106,9 +93,30 @@ func ReadRun(t testing.TB, fsys fs.FS) join.Input {
 		if err != nil {
 			t.Fatal(err)
 		}
-		in.WorkerLogs = append(in.WorkerLogs, join.WorkerLog{Name: id, Bindings: log.Bindings, EngineMaps: log.EngineMaps})
+		in.WorkerLogs = append(in.WorkerLogs, join.NewWorkerLog(id, log.Bindings, log.EngineMaps))
 	}
 	return in
+}
+
+// ReadBridges reads the bridges of a run directory's frontend logs, in
+// file order.
+func ReadBridges(t testing.TB, fsys fs.FS) []model.Bridge {
+	t.Helper()
+	var bridges []model.Bridge
+	frontends, _ := fs.Glob(fsys, "*_frontend_*.out")
+	for _, name := range frontends {
+		f, err := fsys.Open(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		log, err := dynamolog.ScanFrontend(f, name)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		bridges = append(bridges, log.Bridges...)
+	}
+	return bridges
 }
 
 // WriteRun reads the write_run fixture.
@@ -225,7 +233,7 @@ func WorkerLog(t testing.TB, name string, bindings []model.ProcessBinding, maps 
 	for i := range maps {
 		maps[i].Ref.Path = name
 	}
-	return join.WorkerLog{Name: id, Bindings: bindings, EngineMaps: maps}
+	return join.NewWorkerLog(id, bindings, maps)
 }
 
 // EngineMap is an Engine ID map line.

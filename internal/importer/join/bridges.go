@@ -1,0 +1,96 @@
+package join
+
+import "github.com/dsight/dsight/internal/model"
+
+// Bridges are a run's frontend bridges as the join reads them: for each,
+// the client's request id, the Dynamo request id and the first line
+// recording the pair, in the order given (NewBridges). A run of a million
+// requests has a million or more, held from the scan of the frontend logs
+// to the bridging; a record of the frontend log's scanner is some 300
+// bytes, one kept here 56.
+type Bridges struct {
+	recs []bridgeRec
+	// strs holds the paths, and the ids that are not canonical UUIDs.
+	strs []string
+	// lo and hi frame the bridges' times that carry an explicit offset,
+	// when timed.
+	lo, hi int64
+	timed  bool
+}
+
+// bridgeRec is a bridge: each id is the canonical text of its 16 bytes,
+// or strs[text] when textual.
+type bridgeRec struct {
+	client, server         [16]byte
+	line                   int64
+	path                   uint32
+	clientText, serverText uint32
+	clientTextual          bool
+	serverTextual          bool
+}
+
+// NewBridges keeps what the join reads of bridges, in their order.
+func NewBridges(bs []model.Bridge) Bridges {
+	out := Bridges{recs: make([]bridgeRec, len(bs))}
+	index := map[string]uint32{}
+	intern := func(s string) uint32 {
+		k, ok := index[s]
+		if !ok {
+			k = uint32(len(out.strs))
+			index[s] = k
+			out.strs = append(out.strs, s)
+		}
+		return k
+	}
+	for k := range bs {
+		b, r := &bs[k], &out.recs[k]
+		r.line, r.path = b.Ref.Line, intern(b.Ref.Path)
+		var ok bool
+		if r.client, ok = parseUUID(b.ClientID); !ok {
+			r.clientText, r.clientTextual = intern(b.ClientID), true
+		}
+		if r.server, ok = parseUUID(b.ServerID); !ok {
+			r.serverText, r.serverTextual = intern(b.ServerID), true
+		}
+		if t := b.Time; t != nil && t.UnixNS != nil {
+			ns := *t.UnixNS
+			if !out.timed {
+				out.lo, out.hi, out.timed = ns, ns, true
+			}
+			out.lo, out.hi = min(out.lo, ns), max(out.hi, ns)
+		}
+	}
+	return out
+}
+
+// Len is the number of bridges.
+func (b *Bridges) Len() int { return len(b.recs) }
+
+// Window is the earliest and latest bridge time that carries an explicit
+// offset; ok is false when no bridge records one.
+func (b *Bridges) Window() (lo, hi int64, ok bool) { return b.lo, b.hi, b.timed }
+
+// bridgeIDs are a bridge's ids as recorded, in buffers the caller owns:
+// the texts are views of them, read and never kept.
+type bridgeIDs struct{ client, server [36]byte }
+
+// ids returns bridge k's client and server ids, viewing buf.
+func (b *Bridges) ids(k int, buf *bridgeIDs) (client, server []byte) {
+	r := &b.recs[k]
+	if r.clientTextual {
+		client = []byte(b.strs[r.clientText])
+	} else {
+		client = formatUUID(&buf.client, &r.client)
+	}
+	if r.serverTextual {
+		server = []byte(b.strs[r.serverText])
+	} else {
+		server = formatUUID(&buf.server, &r.server)
+	}
+	return client, server
+}
+
+// ref is bridge k's line.
+func (b *Bridges) ref(k int) model.LineRef {
+	return model.LineRef{Path: b.strs[b.recs[k].path], Line: b.recs[k].line}
+}

@@ -196,7 +196,10 @@ func compressedShardParts(gz []byte, decodedBytes int, put func(p string, script
 	sh := model.Shard{ID: shard.ID(gz), Bytes: len(gz), DecodedBytes: decodedBytes}
 	for off := 0; off < len(gz); off += PartBytes {
 		part := gz[off:min(off+PartBytes, len(gz))]
-		id := shard.ID(part)
+		id := sh.ID // a payload of one part is that part
+		if len(part) < len(gz) {
+			id = shard.ID(part)
+		}
 		p := path.Join(DetailDir, id+".js")
 		if err := put(p, shard.Envelope16(id, part)); err != nil {
 			return model.Shard{}, err

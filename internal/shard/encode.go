@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+	"sync"
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -26,6 +27,11 @@ func AppendEncode(dst []byte, s *Shard) ([]byte, error) {
 	// size: growing a multi-megabyte buffer by appending cost more than
 	// encoding the values.
 	plans := make([][]columnPlan, len(s.Tables))
+	// The integer columns are written into ints while they are planned
+	// (appendChosenInts) and copied into place after.
+	ints := intArenas.Get().(*[]byte)
+	defer putIntArena(ints)
+	*ints = (*ints)[:0]
 	size := headerFixedBytes + stringLen(s.Kind) + uvarintLen(uint64(len(s.Tables))) + trailerBytes
 	var decoded int64
 	for ti := range s.Tables {
@@ -35,7 +41,7 @@ func AppendEncode(dst []byte, s *Shard) ([]byte, error) {
 		for ci := range t.Columns {
 			c := &t.Columns[ci]
 			p := &plans[ti][ci]
-			p.plan(c, t.Rows)
+			p.plan(c, t.Rows, ints)
 			decoded += p.decoded
 			if decoded > maxDecodedTotal {
 				return nil, fmt.Errorf("encode shard: table %q column %q: decoded shard would exceed %d bytes", t.Name, c.Name, int64(maxDecodedTotal))
@@ -64,7 +70,7 @@ func AppendEncode(dst []byte, s *Shard) ([]byte, error) {
 		buf = binary.AppendUvarint(buf, uint64(t.Rows))
 		buf = binary.AppendUvarint(buf, uint64(len(t.Columns)))
 		for ci := range t.Columns {
-			buf = plans[ti][ci].append(buf, &t.Columns[ci])
+			buf = plans[ti][ci].append(buf, &t.Columns[ci], *ints)
 		}
 	}
 	buf = binary.LittleEndian.AppendUint32(buf, crc32.Checksum(buf[start:], castagnoli))
@@ -80,7 +86,7 @@ type columnPlan struct {
 	enc     Encoding // value encoding
 	size    int      // payload bytes: validity flag, bitmap, values
 	decoded int64    // memory Decode will allocate for the column
-	ints    []int64  // Int64: values of the valid rows
+	intAt   int      // Int64: where the encoded values start in the arena
 	intSize int      // Int64: bytes of the encoded values
 	floats  []float64
 	dict    []string // String: distinct values, first seen first
@@ -88,7 +94,20 @@ type columnPlan struct {
 	bools   []bool
 }
 
-func (p *columnPlan) plan(c *Column, rows int) {
+// intArenas pools the buffers the integer columns are encoded into before
+// they are copied into place; one larger than maxPooledArena (a large
+// core's) is left to the collector rather than kept.
+var intArenas = sync.Pool{New: func() any { return new([]byte) }}
+
+const maxPooledArena = 16 << 20
+
+func putIntArena(b *[]byte) {
+	if cap(*b) <= maxPooledArena {
+		intArenas.Put(b)
+	}
+}
+
+func (p *columnPlan) plan(c *Column, rows int, ints *[]byte) {
 	present := c.valueCount(rows)
 	p.flag = validBitmap
 	switch {
@@ -108,8 +127,9 @@ func (p *columnPlan) plan(c *Column, rows int) {
 	}
 	switch c.Type {
 	case Int64:
-		p.ints = compact(c.Ints, valid)
-		p.enc, p.intSize = chooseIntEncoding(p.ints)
+		p.intAt = len(*ints)
+		*ints, p.enc = appendChosenInts(*ints, compact(c.Ints, valid))
+		p.intSize = len(*ints) - p.intAt
 		p.size += p.intSize
 	case Float64:
 		p.floats = compact(c.Floats, valid)
@@ -140,7 +160,7 @@ func (p *columnPlan) plan(c *Column, rows int) {
 	}
 }
 
-func (p *columnPlan) append(buf []byte, c *Column) []byte {
+func (p *columnPlan) append(buf []byte, c *Column, ints []byte) []byte {
 	buf = appendString(buf, c.Name)
 	buf = append(buf, byte(c.Type), byte(p.enc))
 	buf = binary.AppendUvarint(buf, uint64(p.size))
@@ -150,7 +170,7 @@ func (p *columnPlan) append(buf []byte, c *Column) []byte {
 	}
 	switch c.Type {
 	case Int64:
-		return appendInts(buf, p.enc, p.ints, p.intSize)
+		return append(buf, ints[p.intAt:p.intAt+p.intSize]...)
 	case Float64:
 		return appendFloats(buf, p.enc, p.floats)
 	case String:
@@ -213,14 +233,20 @@ func compact[T any](vals []T, valid []bool) []T {
 	return out
 }
 
-// chooseIntEncoding picks the smallest varint form. On a tie it prefers
-// deltas when the column is mostly non-decreasing: the small repeated steps of
-// sorted data (timestamps, ids) compress far better under gzip than the
-// values themselves, while the deltas of unordered data compress worse.
-// It returns the encoding and the size of the encoded values.
-func chooseIntEncoding(vals []int64) (Encoding, int) {
+// appendChosenInts appends vals in the smallest varint form and returns
+// that form. On a tie it prefers deltas when the column is mostly
+// non-decreasing: the small repeated steps of sorted data (timestamps, ids)
+// compress far better under gzip than the values themselves, while the
+// deltas of unordered data compress worse.
+//
+// The deltas are written as they are sized, and the plain form is only
+// sized, and only until it is larger than the deltas: most columns are
+// deltas (a capture's timestamps and line numbers), and sizing both forms
+// whole and then writing the one chosen took most of a metric summary's
+// encoding.
+func appendChosenInts(dst []byte, vals []int64) ([]byte, Encoding) {
 	if len(vals) == 0 {
-		return EncVarint, 0
+		return dst, EncVarint
 	}
 	// A constant column (one source, say) needs no sizes; any other column
 	// usually differs within its first rows.
@@ -232,55 +258,44 @@ func chooseIntEncoding(vals []int64) (Encoding, int) {
 		}
 	}
 	if constant {
-		return EncConstant, uvarintLen(zigzag(vals[0]))
+		return binary.AppendUvarint(dst, zigzag(vals[0])), EncConstant
 	}
-	plain := uvarintLen(zigzag(vals[0]))
-	delta := plain
-	rising := 0
+	k := len(dst)
+	dst = slices.Grow(dst, maxVarintBytes*len(vals))
+	out := dst[k : k+maxVarintBytes*len(vals)]
+	delta := putUvarint(out, zigzag(vals[0])) // the first delta is the first value itself
+	falls := 0
 	for i := 1; i < len(vals); i++ {
 		v, prev := vals[i], vals[i-1]
-		plain += uvarintLen(zigzag(v))
-		delta += uvarintLen(zigzag(wrappingSub(v, prev)))
-		if v >= prev {
-			rising++
+		delta += putUvarint(out[delta:], zigzag(wrappingSub(v, prev)))
+		if v < prev {
+			falls++
 		}
 	}
-	switch {
-	case delta < plain:
-		return EncDeltaVarint, delta
-	case delta == plain && rising*8 >= (len(vals)-1)*7:
-		return EncDeltaVarint, delta
+	// A sorted column of values from zero up (times, ids) takes at least
+	// its first value's size a value in the plain form: more than the
+	// deltas is decided without sizing it.
+	if falls == 0 && vals[0] >= 0 && len(vals)*uvarintLen(zigzag(vals[0])) > delta {
+		return dst[:k+delta], EncDeltaVarint
 	}
-	return EncVarint, plain
+	plain := 0
+	for _, v := range vals {
+		if plain += uvarintLen(zigzag(v)); plain > delta {
+			return dst[:k+delta], EncDeltaVarint
+		}
+	}
+	if plain == delta && falls*8 <= len(vals)-1 {
+		return dst[:k+delta], EncDeltaVarint
+	}
+	o := 0
+	for _, v := range vals {
+		o += putUvarint(out[o:], zigzag(v))
+	}
+	return dst[:k+o], EncVarint
 }
 
-// appendInts appends vals in enc, size bytes (as chooseIntEncoding sized
-// them). The varints are written into the grown slice in place: appending
-// them byte by byte cost more than choosing the encoding.
-func appendInts(p []byte, enc Encoding, vals []int64, size int) []byte {
-	if enc == EncConstant {
-		return binary.AppendUvarint(p, zigzag(vals[0]))
-	}
-	k := len(p)
-	p = slices.Grow(p, size)[:k+size]
-	out := p[k:]
-	o := 0
-	if enc == EncDeltaVarint {
-		prev := int64(0) // the first delta is the first value itself
-		for _, v := range vals {
-			o += putUvarint(out[o:], zigzag(wrappingSub(v, prev)))
-			prev = v
-		}
-	} else {
-		for _, v := range vals {
-			o += putUvarint(out[o:], zigzag(v))
-		}
-	}
-	if o != size {
-		panic(fmt.Sprintf("shard: invariant violation: sized %d bytes of varints, wrote %d", size, o))
-	}
-	return p
-}
+// maxVarintBytes is the most bytes a varint takes.
+const maxVarintBytes = binary.MaxVarintLen64
 
 // putUvarint writes x as binary.PutUvarint does, into b, which has room.
 func putUvarint(b []byte, x uint64) int {

@@ -44,17 +44,19 @@ type Segment struct {
 const SegmentedFrom = 256 << 10
 
 // CompressSummary gzips a metric summary's raw shard: segmented
-// (CompressSegmented) from SegmentedFrom bytes, else as Compress does.
+// (CompressSegmented) from SegmentedFrom bytes, else as Compress does;
+// both at summaryLevel.
 func CompressSummary(raw []byte) ([]byte, error) {
 	if len(raw) < SegmentedFrom {
-		return Compress(raw)
+		return summaryWriters.compress(raw)
 	}
 	return CompressSegmented(raw)
 }
 
-// CompressSegmented gzips a raw shard as a segmented member: the same
-// level as Compress, deterministic, and a reader of the whole member gets
-// raw back. A shard whose frames the extra field cannot list is refused.
+// CompressSegmented gzips a raw shard as a segmented member: at
+// CompressSummary's level, deterministic, and a reader of the whole member
+// gets raw back. A shard whose frames the extra field cannot list is
+// refused.
 func CompressSegmented(raw []byte) ([]byte, error) {
 	spans, err := FrameSpans(raw)
 	if err != nil {
@@ -62,7 +64,7 @@ func CompressSegmented(raw []byte) ([]byte, error) {
 	}
 	var deflated bytes.Buffer
 	deflated.Grow(len(raw)/2 + 64)
-	zw, err := flate.NewWriter(&deflated, compressionLevel)
+	zw, err := flate.NewWriter(&deflated, summaryLevel)
 	if err != nil {
 		return nil, fmt.Errorf("compress shard: %w", err)
 	}

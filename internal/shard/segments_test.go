@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/dsight/dsight/internal/fuzzlimit"
+	"github.com/klauspost/compress/flate"
+	kgzip "github.com/klauspost/compress/gzip"
 )
 
 // segmentedShard is a raw shard of several tables of some size.
@@ -146,4 +148,61 @@ func FuzzSegments(f *testing.F) {
 			t.Fatalf("segments end at %d of %d", at, len(gz))
 		}
 	})
+}
+
+// Metric summaries are deflated at level 3 (docs/format/shard.md,
+// "Compression"), whole or segment by segment, and every other shard at
+// level 6 as before: a small summary's member is a fresh level-3 writer's,
+// and each segment of a large one is its frame deflated alone at level 3.
+func TestSummariesCompressAtLevel3(t *testing.T) {
+	raw := segmentedShard(t)
+	spans, err := FrameSpans(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	small := raw[spans[1].Start:spans[1].End] // any bytes: the level is what is checked
+	if len(small) >= SegmentedFrom || len(raw) < SegmentedFrom {
+		t.Fatalf("fixture sizes %d and %d do not straddle %d", len(small), len(raw), SegmentedFrom)
+	}
+	fresh := func(level int, b []byte) []byte {
+		var out bytes.Buffer
+		zw, err := kgzip.NewWriterLevel(&out, level)
+		if err != nil {
+			t.Fatal(err)
+		}
+		zw.Write(b)
+		zw.Close()
+		return out.Bytes()
+	}
+	gz, err := CompressSummary(small)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(gz, fresh(3, small)) {
+		t.Error("a small summary is not a level-3 gzip member")
+	}
+	if core, _ := Compress(small); !bytes.Equal(core, fresh(6, small)) || bytes.Equal(core, gz) {
+		t.Error("Compress no longer writes level 6, or writes what a summary's level does")
+	}
+	gz, err = CompressSummary(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	segs, ok, err := Segments(gz)
+	if err != nil || !ok || len(segs) != len(spans) {
+		t.Fatalf("%d segments for %d frames, ok %v, %v", len(segs), len(spans), ok, err)
+	}
+	for k, s := range segs {
+		var want bytes.Buffer
+		zw, _ := flate.NewWriter(&want, 3)
+		zw.Write(raw[spans[k].Start:spans[k].End])
+		if k == len(segs)-1 {
+			zw.Close()
+		} else {
+			zw.Flush()
+		}
+		if !bytes.Equal(gz[s.Offset:s.Offset+s.Stored], want.Bytes()) {
+			t.Fatalf("segment %d is not its frame deflated alone at level 3", k)
+		}
+	}
 }

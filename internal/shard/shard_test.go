@@ -121,8 +121,8 @@ func TestIntEncodingChoice(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got, _ := chooseIntEncoding(tt.vals); got != tt.want {
-				t.Errorf("chooseIntEncoding(%v) = %s, want %s", tt.vals, got, tt.want)
+			if _, got := appendChosenInts(nil, tt.vals); got != tt.want {
+				t.Errorf("appendChosenInts(%v) = %s, want %s", tt.vals, got, tt.want)
 			}
 		})
 	}

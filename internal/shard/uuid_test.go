@@ -24,7 +24,7 @@ func TestUUIDEncodings(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			s := &Shard{Kind: "k", Tables: []Table{{Name: "t", Rows: 3, Columns: []Column{c.col}}}}
 			var p columnPlan
-			p.plan(&s.Tables[0].Columns[0], 3)
+			p.plan(&s.Tables[0].Columns[0], 3, new([]byte))
 			if p.enc != c.want {
 				t.Fatalf("encoding %v, want %v", p.enc, c.want)
 			}

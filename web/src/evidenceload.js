@@ -17,10 +17,10 @@
 
 import { loadPartText, decodePart, verifyPart, verifyPartNow, wholeBuffer, partStarts } from "./loader.js";
 
-// SHARDS_IN_FLIGHT bounds the evidence scripts loading at once (one part
-// each): enough to keep the browser's script parsing busy, few enough to
-// leave the page frames to paint in.
-const SHARDS_IN_FLIGHT = 6;
+// SCRIPTS_IN_FLIGHT bounds the evidence scripts loading at once: enough
+// to keep the browser's script parsing busy, few enough to leave the page
+// frames to paint in.
+const SCRIPTS_IN_FLIGHT = 6;
 
 // EvidenceHold holds the evidence descriptor ev's payload texts until
 // each shard is given to the engine through give(bytes).
@@ -37,17 +37,28 @@ export class EvidenceHold {
   // load loads every shard's scripts and keeps their texts; timing
   // (loader.js newLoadTiming) sums the wait for the scripts.
   async load(timing = null) {
+    // The shards a pack script holds (shard.Pack16) are asked for together,
+    // before it runs: a part asked for once its script has run would load
+    // the script again.
+    const scripts = [];
+    this.shards.forEach((s, k) => {
+      const last = scripts.at(-1);
+      if (last && s.parts[0].pack && this.shards[last[0]].parts[0].path === s.parts[0].path) last.push(k);
+      else scripts.push([k]);
+    });
+    const hold = async (k) => {
+      const texts = await Promise.all(this.shards[k].parts.map(loadPartText));
+      if (!this.given[k]) this.texts[k] = texts;
+    };
     let next = 0;
     const worker = async () => {
-      while (next < this.shards.length) {
-        const k = next++;
+      while (next < scripts.length) {
         const t = performance.now();
-        const texts = await Promise.all(this.shards[k].parts.map(loadPartText));
-        if (!this.given[k]) this.texts[k] = texts;
+        await Promise.all(scripts[next++].map(hold));
         if (timing) timing.script_ms += performance.now() - t;
       }
     };
-    await Promise.all(Array.from({ length: Math.min(SHARDS_IN_FLIGHT, this.shards.length) }, worker));
+    await Promise.all(Array.from({ length: Math.min(SCRIPTS_IN_FLIGHT, scripts.length) }, worker));
   }
 
   // want gives, within the call, the shards holding chunks whose texts are

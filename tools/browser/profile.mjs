@@ -1,13 +1,13 @@
 // Start-up profile: opens a report in a fresh profile with Chromium's
 // tracing on (the Chrome DevTools protocol's Tracing domain), waits for
 // trace-explorer:ready, and prints where each thread's time went between
-// navigation and ready: every thread's busy time, and its events by name
+// navigation (or --from-mark) and ready: every thread's busy time, and its events by name
 // by self time (an event less those nested in it), and with --js the
 // JavaScript sampling profile's self time by function. Prints one JSON
 // document; --trace FILE also writes the raw trace (chrome://tracing,
 // Perfetto).
 //
-//   node tools/browser/profile.mjs --report DIR [--http] [--top 25] [--trace FILE] [--js] [--timeout-s 60]
+//   node tools/browser/profile.mjs --report DIR [--http] [--top 25] [--trace FILE] [--js] [--from-mark dsight:first-paint] [--timeout-s 60]
 
 import fs from "node:fs";
 import { launch, serve, fileURL } from "./harness.mjs";
@@ -27,6 +27,7 @@ const top = Number(arg("top", 25));
 const traceFile = arg("trace");
 const timeoutMs = Number(arg("timeout-s", 60)) * 1000;
 const js = argv.includes("--js"); // the sampling profiler slows the page by a third
+const fromMark = arg("from-mark"); // count only what runs after this performance mark
 
 const CATEGORIES = ["devtools.timeline", "v8", "v8.execute", "blink", "loading", "toplevel", "disabled-by-default-devtools.timeline", "disabled-by-default-v8.compile", "blink.user_timing"];
 
@@ -54,7 +55,7 @@ try {
   await cdp.send("Tracing.end");
   await complete;
   if (traceFile) fs.writeFileSync(traceFile, JSON.stringify({ traceEvents: events }));
-  console.log(JSON.stringify({ ready_ms: Math.round(readyAt), marks, threads: summarize(events), js_self_ms: profile && selfTimes(profile) }, null, 1));
+  console.log(JSON.stringify({ ready_ms: Math.round(readyAt), marks, threads: summarize(events, at(events, marks, fromMark, 0), at(events, marks, "dsight:ready", Infinity)), js_self_ms: profile && selfTimes(profile, at(events, marks, fromMark, 0), at(events, marks, "dsight:ready", Infinity)) }, null, 1));
 } finally {
   await b.close();
   await server?.close();
@@ -62,10 +63,13 @@ try {
 
 // selfTimes sums the JavaScript sampling profile's self time by function
 // (name, file, line), the biggest first.
-function selfTimes(profile) {
+function selfTimes(profile, from, to) {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const self = new Map();
+  let t = profile.startTime;
   profile.samples.forEach((id, k) => {
+    t += profile.timeDeltas[k];
+    if (t < from || t > to) return;
     const f = byId.get(id).callFrame;
     const name = `${f.functionName || "(anonymous)"} ${f.url.split("/").pop()}:${f.lineNumber + 1}`;
     self.set(name, (self.get(name) || 0) + (profile.timeDeltas[k + 1] ?? 0));
@@ -73,20 +77,39 @@ function selfTimes(profile) {
   return [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, top).map(([n, us]) => `${n} ${Math.round(us / 1000)}`);
 }
 
+// at is the trace time (µs) of performance mark name (the navigation's
+// start on the trace's clock plus the mark's time), or dflt when name is
+// not given or the page set no such mark.
+function at(evs, marks, name, dflt) {
+  const nav = navigation(evs);
+  if (!name || !nav || marks[name] === undefined) return dflt;
+  return nav.ts + marks[name] * 1000;
+}
+
+// navigation is the trace's event for the report's navigation (the
+// navigationStart naming a document URL: the first is the blank page's).
+function navigation(evs) {
+  return evs.find((e) => e.name === "navigationStart" && e.args?.data?.documentLoaderURL) || evs.find((e) => e.name === "ResourceSendRequest");
+}
+
 // summarize sums, per thread of the renderer that ran the page, its busy
 // time (top-level events) and each event name's self time (its duration
-// less that of the events nested in it), from the navigation to ready.
-function summarize(evs) {
+// less that of the events nested in it), between the trace times from and
+// to.
+function summarize(evs, from, to) {
   const names = new Map(); // "pid:tid" → thread name
   for (const e of evs) if (e.ph === "M" && e.name === "thread_name") names.set(`${e.pid}:${e.tid}`, e.args.name);
-  const nav = evs.find((e) => e.name === "navigationStart") || evs.find((e) => e.name === "ResourceSendRequest");
+  const nav = navigation(evs);
   const pid = nav ? nav.pid : null;
   // Complete events, B/E pairs folded into them, per thread.
   const perThread = new Map();
   const open = new Map();
   const push = (key, name, ts, dur) => {
+    const a = Math.max(ts, from);
+    const b = Math.min(ts + dur, to);
+    if (b <= a) return;
     if (!perThread.has(key)) perThread.set(key, []);
-    perThread.get(key).push({ name, ts, dur });
+    perThread.get(key).push({ name, ts: a, dur: b - a });
   };
   for (const e of evs) {
     if (pid !== null && e.pid !== pid) continue;

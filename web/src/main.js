@@ -63,7 +63,9 @@ async function boot() {
       $("loading").textContent = "Loading server evidence…";
       performance.mark("dsight:first-paint");
     }
-    settle(); // the evidence's buffers come and go: the collector is wanted
+    // The collector stays off until ready: the evidence's shards are kept
+    // as the scripts' text, not given to the engine, until an answer
+    // needs one.
     evidence = new EvidenceHold(entry.evidence, loadEvidence);
     wantEvidence((chunks) => evidence.want(chunks));
     const timing = newLoadTiming();

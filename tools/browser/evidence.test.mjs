@@ -27,16 +27,17 @@ before(async () => {
   early = tracedOf(first).slice(0, 3);
   late = tracedOf(cli(fx.report, "requests", { offset: Math.max(0, first.total - 1000), limit: 1000 })).slice(-3);
   browser = await launch();
-  // Over http the last evidence part waits until every other evidence
-  // part has been delivered (at most 20 s): it arrives last and late.
-  const others = manifest.entry.evidence.parts.length - 1;
-  let delivered = 0;
+  // Over http the last evidence script waits until every other evidence
+  // script's parts have been delivered (at most 20 s): it arrives last and
+  // late.
+  const lateScript = manifest.entry.evidence.parts.at(-1).path;
+  const others = new Set(manifest.entry.evidence.parts.filter((p) => p.path !== lateScript).map((p) => p.id));
   let released;
   const othersIn = new Promise((r) => (released = r));
   await browser.context.exposeFunction("__evidenceDelivered", (protocol, id) => {
-    if (protocol === "http:" && manifest.entry.evidence.parts.some((p) => p.id === id) && ++delivered === others) released();
+    if (protocol === "http:" && others.delete(id) && others.size === 0) released();
   });
-  server = await serveWithLatePart(fx.report, manifest.entry.evidence.parts.at(-1).path, () => Promise.race([othersIn, new Promise((r) => setTimeout(r, 20000))]));
+  server = await serveWithLatePart(fx.report, lateScript, () => Promise.race([othersIn, new Promise((r) => setTimeout(r, 20000))]));
 });
 
 // serveWithLatePart serves dir on loopback like the harness's server, but

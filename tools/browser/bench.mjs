@@ -142,6 +142,17 @@ for (let i = 0; i < loads; i++) {
         };
       }, calls);
     }
+    // A traced report gives its evidence shards no answer asked for after
+    // ready (web/src/evidenceload.js): when that ended, and its timing
+    // summed over those shards (main.js dsight:evidence-give).
+    readies.at(-1).evidenceGive = await page.evaluate(async (ms) => {
+      if (!JSON.parse(document.getElementById("dsight-boot").textContent).entry.evidence) return null;
+      const given = () => performance.getEntriesByName("dsight:evidence-give")[0];
+      const t0 = performance.now();
+      while (!given() && performance.now() - t0 < ms) await new Promise((r) => setTimeout(r, 50));
+      const m = given();
+      return m ? { end_ms: Math.round(m.startTime + m.duration), wall_ms: Math.round(m.duration), ...Object.fromEntries(Object.entries(m.detail).map(([k, v]) => [k, Math.round(v)])) } : null;
+    }, timeoutMs);
     await page.close();
   } finally {
     await b.close();
@@ -173,6 +184,9 @@ const out = {
   // Each load's start-up split: the time from one mark to the next (ms).
   startup_steps: readies.map((r) => steps(r.marks)),
   evidence_load: readies.map((r) => r.evidence),
+  // The shards given after ready, when their giving ended (ms from the
+  // navigation) and what it took.
+  evidence_give: readies.map((r) => r.evidenceGive),
   core_load: readies.map((r) => r.core),
   navigation_ms: readies.map((r) => r.navigation),
   api_ms: Object.fromEntries(Object.entries(api).map(([k, v]) => [k, summarize(v)])),

@@ -6,8 +6,9 @@
 // does for requests whose evidence sits in the first chunks and in the
 // last ones: the engine asks for the shards those answers need and the
 // page decodes, checks and gives them within the call. Before ready the
-// page gives the engine only shards an answer asked for; after it, the
-// rest, each exactly once.
+// page gives the engine only shards an answer asked for, and draws no
+// range statistics, slowest rows or metric charts; after it, the rest of
+// the shards, each exactly once, and those.
 
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
@@ -73,6 +74,7 @@ after(async () => {
 function watchDeliveries(ids) {
   window.__deliveries = [];
   window.__gives = [];
+  window.__ops = [];
   let engine;
   let answering = 0;
   Object.defineProperty(window, "dsightEngine", {
@@ -86,6 +88,7 @@ function watchDeliveries(ids) {
       };
       const handle = api.handle;
       api.handle = (...args) => {
+        window.__ops.push({ op: JSON.parse(args[0]).op, apiOpen: "traceExplorer" in window });
         answering++;
         try {
           return handle(...args);
@@ -159,6 +162,14 @@ for (const mode of ["file", "http"]) {
         assert.deepEqual(got.lifecycle, cli(fx.report, "lifecycle", { id }), `getLifecycle(${id}) once every shard is given`);
         assert.deepEqual(got.request.spans, cli(fx.report, "request", { id }).spans, `getRequest(${id}).spans once every shard is given`);
       }
+      // The slowest rows, the range statistics and the metric charts
+      // wait for ready (app.js holdExtras); then they are drawn.
+      const EXTRAS = ["stats", "metric_plan", "metrics", "page_metrics"];
+      await page.evaluate(() => traceExplorer.whenMetricsReady && traceExplorer.whenMetricsReady());
+      await page.waitForFunction(() => window.__ops.some((o) => o.op === "stats"), null, { timeout: 10000 });
+      const ops = await page.evaluate(() => window.__ops);
+      assert.deepEqual(ops.filter((o) => !o.apiOpen && EXTRAS.includes(o.op)), [], "extras were asked before ready");
+      assert.ok(ops.some((o) => o.apiOpen && o.op === "stats"), "the range statistics were never drawn");
       assert.deepEqual(problems, []);
     } finally {
       await page.close();

@@ -56,6 +56,7 @@ async function boot() {
     // script has run, so the synchronous API never sees a partial report:
     // the engine asks for the shards an answer needs (evidenceload.js).
     const saved = /^#view=/.test(location.hash);
+    view.holdExtras = true;
     if (!saved) {
       const id = view.summary.counts.requests ? view.defaultRequest() : null;
       if (id !== null) view.selectRequest(id, { render: false });
@@ -72,6 +73,7 @@ async function boot() {
     const t0 = performance.now();
     await evidence.load(timing);
     view.details.clear(); // details drawn pending can be answered now
+    view.holdExtras = false;
     performance.mark("dsight:evidence");
     performance.measure("dsight:evidence-load", { start: t0, detail: timing });
   }

@@ -32,10 +32,12 @@ import (
 // hash is over its frames as stored), its raw shard unchanged. The store
 // was re-pinned when nvtx_ranges came to compute its end from duration_ns:
 // this run has no Nsight profile, and its `sqlite3 .dump` differs only in
-// that table's CREATE TABLE.
+// that table's CREATE TABLE. The evidence was re-pinned when its shards
+// were cut at a quarter MiB (report format 7: more, smaller shards, so
+// other payloads in order), its chunks unchanged (the same test).
 var streamedReportGolden = struct{ core, evidence, store string }{
 	core:     "5b3faa05464276204d67d40d06627042bfd13fdf6fb56cd08767a379e7e3cfea",
-	evidence: "1b1566792d1b46c5fd22b643494fe1b782e3cb0653dfa305d9ff2fde1266b0ff",
+	evidence: "c52614c5ea7a64ea3125115c8ab5f3d84bb8b6157d1cc0a08712b402dbe38019",
 	store:    "f8b4a0722f525950e6af80a77494c61ad81019696335d05eff2c75d345565c5d",
 }
 

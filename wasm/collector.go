@@ -12,8 +12,9 @@ import (
 // from a few MB to ~50 on 100,000 requests) would mark and sweep what it
 // cannot free, on the page's one thread. So give("core") turns the
 // collector off, and the page calls settle once its first render is done
-// (web/src/main.js), or before a traced report's evidence streams in; the
-// first collection then happens after the page is usable.
+// (web/src/main.js; for a traced report, once ready: its evidence is
+// given to the engine after that, web/src/evidenceload.js); the first
+// collection then happens after the page is usable.
 
 // gcPercent is the setting collectorOff replaced while gcOff.
 var (

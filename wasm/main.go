@@ -10,11 +10,13 @@
 //	give(name: string, bytes: Uint8Array, encoding?: "gzip") → string
 //	sha256(bytes: Uint8Array) → string (lowercase hex)
 //	settle() → undefined (the page is ready: the collector is back on)
+//	wantEvidence(fn: (chunks: number[]) → string) → string
 package main
 
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"syscall/js"
 
 	"github.com/dsight/dsight/internal/query"
@@ -29,6 +31,7 @@ func main() {
 	api.Set("give", js.FuncOf(give))
 	api.Set("sha256", js.FuncOf(sum256))
 	api.Set("settle", js.FuncOf(settle))
+	api.Set("wantEvidence", js.FuncOf(wantEvidence))
 	js.Global().Set("dsightEngine", api)
 	if ready := js.Global().Get("__dsightEngineReady"); ready.Type() == js.TypeFunction {
 		ready.Invoke()
@@ -81,6 +84,31 @@ func give(_ js.Value, args []js.Value) any {
 	} else if err := engine.Give(name, raw); err != nil {
 		return string(query.Failure(err))
 	}
+	return `{"ok":true}`
+}
+
+// wantEvidence(fn) lets the engine ask the page for the evidence chunks
+// an answer needs (query.Engine.SetEvidenceSource): fn gives the shards
+// holding them, through give, before it returns "", or returns why it
+// could not (a shard it holds but found damaged).
+func wantEvidence(_ js.Value, args []js.Value) any {
+	if engine == nil {
+		return failure(query.CodeInternal, "engine has no data loaded")
+	}
+	if len(args) != 1 || args[0].Type() != js.TypeFunction {
+		return failure(query.CodeBadArgs, "wantEvidence takes one function")
+	}
+	fn := args[0]
+	engine.SetEvidenceSource(func(chunks []int) error {
+		ks := make([]any, len(chunks))
+		for i, k := range chunks {
+			ks[i] = k
+		}
+		if r := fn.Invoke(ks); r.Type() == js.TypeString && r.String() != "" {
+			return errors.New(r.String())
+		}
+		return nil
+	})
 	return `{"ok":true}`
 }
 

@@ -142,6 +142,21 @@ func (c *Core) HasChunk(k int) bool {
 	return k >= 0 && k < len(c.chunkHeld) && c.chunkHeld[k]
 }
 
+// MissingChunks lists the evidence chunks the core's requests point into
+// that are not attached yet, in order (none once the evidence is whole).
+func (c *Core) MissingChunks() []int {
+	if c.HasEvidence() {
+		return nil
+	}
+	var out []int
+	for k := range c.evidenceChunkCount() {
+		if !c.HasChunk(k) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
 // HasRequestEvidence says whether the evidence of request_server row k
 // can be read.
 func (c *Core) HasRequestEvidence(k int) bool { return c.HasChunk(int(c.Server.Chunk[k])) }

@@ -55,6 +55,8 @@ type Engine struct {
 	spanChunks chunkCache
 	frameOnce  sync.Once
 	evFrame    frame
+	// wantEvidence asks the host for evidence chunks (evidencewant.go).
+	wantEvidence func(chunks []int) error
 
 	// nsight caches the Nsight detail shards (detailcache.go).
 	nsight detailStore

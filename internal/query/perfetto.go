@@ -186,10 +186,11 @@ func (e *Engine) PerfettoReady() error {
 // perfettoClaim pins every metric and NVTX shard for the export.
 func (e *Engine) perfettoClaim() ([]*shardEntry, map[string]*detailEntry, error) {
 	if len(e.c.Server.Request) > 0 {
-		e.chunkMu.Lock()
-		pending := !e.c.HasEvidence()
-		e.chunkMu.Unlock()
-		if pending {
+		whole, err := e.holdsAllEvidence()
+		if err != nil {
+			return nil, nil, err
+		}
+		if !whole {
 			return nil, nil, &Error{Code: CodeEvidencePending, Message: "the Perfetto export needs the report's server evidence, which is still loading"}
 		}
 	}

@@ -64,7 +64,12 @@ func (e *Engine) AttachEvidence(s *shard.Shard) error {
 	if err := e.c.AttachEvidence(s); err != nil {
 		return err
 	}
-	e.chunks = chunkCache{}
+	// A piece only adds chunks (each is given once, checked against its
+	// name first), so the chunks cached stay; a whole evidence shard
+	// replaces every chunk.
+	if _, piece := s.Table(catalog.TableEvidencePiece); !piece {
+		e.chunks = chunkCache{}
+	}
 	return nil
 }
 
@@ -123,10 +128,11 @@ func (e *Engine) detail(i int) (RequestDetail, error) {
 		d.Lifecycle = unavailableLifecycle(e.r.ID[i])
 		return d, nil
 	}
-	e.chunkMu.Lock()
-	pending := !e.c.HasRequestEvidence(int(k))
-	e.chunkMu.Unlock()
-	if pending {
+	held, err := e.holdsChunk(int(e.c.Server.Chunk[k]))
+	if err != nil {
+		return d, fmt.Errorf("request %q: %w", e.r.ID[i], err)
+	}
+	if !held {
 		d.Lifecycle, d.EvidencePending = unavailableLifecycle(e.r.ID[i]), true
 		return d, nil
 	}

@@ -13,7 +13,9 @@ func (e *Engine) gatherBindings(get func(string) *workerAcc) error {
 		}
 		return nil
 	}
-	if !e.c.HasEvidence() {
+	if whole, err := e.holdsAllEvidence(); err != nil {
+		return err
+	} else if !whole {
 		return &Error{Code: CodeEvidencePending, Message: "workers: the server evidence is not loaded yet"}
 	}
 	for k := range e.c.ServerChunks {

@@ -10,11 +10,21 @@ import (
 	"github.com/dsight/dsight/internal/shard"
 )
 
-// evidencePieceBudget is the chunk payload one evidence shard holds: about
-// one payload script (PartBytes), less room for the shard's own framing,
-// so that the page can hand the engine each script's evidence as it
-// arrives instead of waiting for all of it.
-const evidencePieceBudget = PartBytes - 1024
+// evidencePieceBudget is the chunk payload one evidence shard holds, less
+// room for the shard's own framing. The page gives the engine an evidence
+// shard when an answer first needs one of its requests
+// (web/src/evidenceload.js), decoding it, checking its SHA-256 in the
+// engine and attaching it within that answer: a quarter MiB keeps that
+// well inside a frame, where a MiB did not (docs/measurements.md, issue
+// 17).
+const evidencePieceBudget = 256<<10 - 1024
+
+// EvidencePackBytes bounds the payload of the evidence shards one pack
+// script holds (shard.Pack16): neighbouring shards share a script of
+// about PartBytes, so the page loads as few scripts as when each shard
+// had a MiB script of its own, and a question about one request reads one
+// such script, as then.
+const EvidencePackBytes = PartBytes
 
 // addEvidence stages the evidence shard ev as independent pieces
 // (catalog.SplitEvidence), each stored as is: its chunks are deflated one
@@ -51,26 +61,34 @@ func addStreamedEvidence(files *stageFiles, s pieceStream) (*EvidenceEntry, erro
 	})
 }
 
-// addEvidencePieces stages each piece each gives, in order.
+// addEvidencePieces stages each piece each gives, in order, neighbours
+// sharing pack scripts (EvidencePackBytes).
 func addEvidencePieces(files *stageFiles, each func(func(catalog.EvidencePiece) error) error) (*EvidenceEntry, error) {
 	whole := sha256.New()
 	out := &EvidenceEntry{}
 	out.Encoding = EncodingIdentity
+	pk := &packer{files: files, limit: EvidencePackBytes}
+	var pieces []*EvidencePiece // their parts are named when their pack is written
 	if err := each(func(p catalog.EvidencePiece) error {
 		raw, err := shard.Encode(p.Shard)
 		if err != nil {
 			return err
 		}
-		sh := addCompressedShard(files, raw, len(raw))
-		sh.Encoding = EncodingIdentity
+		ep := &EvidencePiece{FirstChunk: p.First, Chunks: p.Chunks}
+		pk.add(raw, len(raw), &ep.Shard)
+		ep.Encoding = EncodingIdentity
 		whole.Write(raw)
-		out.Bytes += sh.Bytes
-		out.DecodedBytes += sh.DecodedBytes
-		out.Parts = append(out.Parts, sh.Parts...)
-		out.Shards = append(out.Shards, EvidencePiece{Shard: sh, FirstChunk: p.First, Chunks: p.Chunks})
+		out.Bytes += ep.Bytes
+		out.DecodedBytes += ep.DecodedBytes
+		pieces = append(pieces, ep)
 		return nil
 	}); err != nil {
 		return nil, err
+	}
+	pk.flush()
+	for _, ep := range pieces {
+		out.Parts = append(out.Parts, ep.Parts...)
+		out.Shards = append(out.Shards, *ep)
 	}
 	out.ID = hex.EncodeToString(whole.Sum(nil))
 	return out, files.err

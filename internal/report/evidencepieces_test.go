@@ -47,9 +47,9 @@ func tracedDataset(n int) *model.Dataset {
 }
 
 // The server evidence is written as independent evidence shards of whole
-// chunks, one payload script each, that together hold exactly the chunks
-// of the one evidence shard reports of format 4 stored; a report opened
-// whole reads them all back.
+// chunks, neighbours sharing pack scripts of at most EvidencePackBytes,
+// that together hold exactly the chunks of the one evidence shard reports
+// of format 4 stored; a report opened whole reads them all back.
 func TestEvidenceShardsHoldTheWholeShardsChunks(t *testing.T) {
 	d := tracedDataset(600)
 	dir := filepath.Join(t.TempDir(), "report")
@@ -66,14 +66,19 @@ func TestEvidenceShardsHoldTheWholeShardsChunks(t *testing.T) {
 	want, _ := wt.Column("payload")
 	var got []string
 	next, parts := 0, 0
+	packs := map[string]int{} // script → the payload it holds
 	for _, p := range ev.Shards {
 		if p.FirstChunk != next || p.Chunks < 1 {
 			t.Fatalf("evidence shard %s holds chunks %d+%d, want from %d", p.ID, p.FirstChunk, p.Chunks, next)
 		}
 		next += p.Chunks
-		if len(p.Parts) != 1 || p.Encoding != EncodingIdentity {
-			t.Errorf("evidence shard %s: %d parts, encoding %q; want one script stored as is", p.ID, len(p.Parts), p.Encoding)
+		if len(p.Parts) != 1 || p.Encoding != EncodingIdentity || !p.Parts[0].Pack || p.Parts[0].ID != p.ID {
+			t.Errorf("evidence shard %s: %d parts, encoding %q; want one packed part stored as is", p.ID, len(p.Parts), p.Encoding)
 		}
+		if p.Bytes > evidencePieceBudget+1024 && p.Chunks > 1 {
+			t.Errorf("evidence shard %s holds %d bytes in %d chunks, over its budget", p.ID, p.Bytes, p.Chunks)
+		}
+		packs[p.Parts[0].Path] += p.Bytes
 		parts += len(p.Parts)
 		s, err := readEvidencePiece(dir, p)
 		if err != nil {
@@ -88,6 +93,14 @@ func TestEvidenceShardsHoldTheWholeShardsChunks(t *testing.T) {
 	}
 	if parts != len(ev.Parts) {
 		t.Errorf("the whole evidence lists %d parts, its shards %d", len(ev.Parts), parts)
+	}
+	if len(packs) < 2 || len(packs) >= len(ev.Shards) {
+		t.Errorf("%d evidence shards in %d scripts: want neighbours sharing several scripts", len(ev.Shards), len(packs))
+	}
+	for p, n := range packs {
+		if n > EvidencePackBytes {
+			t.Errorf("%s holds %d bytes of evidence, over %d", p, n, EvidencePackBytes)
+		}
 	}
 	core, err := Open(dir)
 	if err != nil {

@@ -23,8 +23,11 @@ const (
 	// (shard.Pack16), which a reader of format 4 would refuse as damaged.
 	// 6: the core is stored as frames (EncodingFrames), one per table,
 	// each compressed and hashed on its own, which a page of format 5
-	// would take for one gzip stream.
-	FormatVersion = 6
+	// would take for one gzip stream. 7: evidence shards of about a
+	// quarter MiB share pack scripts (EvidencePackBytes), stored as is,
+	// which a reader of format 6 would refuse as an unknown packed
+	// encoding.
+	FormatVersion = 7
 )
 
 // Asset names the writer reads from the assets file system.

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"path"
 	"path/filepath"
@@ -25,9 +26,11 @@ const (
 	PackParts = 64
 )
 
-// packer gathers a profile's compressed chunks into packs, in order.
+// packer gathers a profile's compressed chunks (or a traced run's
+// evidence shards, addEvidencePieces) into packs, in order.
 type packer struct {
 	files   *stageFiles
+	limit   int // the payload a pack holds at most: PackBytes when 0
 	ids     []string
 	gzs     [][]byte
 	n       int
@@ -38,12 +41,13 @@ type packer struct {
 // the shard's part path is set when its pack is written (flush).
 func (pk *packer) add(gz []byte, decodedBytes int, sh *model.Shard) {
 	*sh = model.Shard{ID: shard.ID(gz), Bytes: len(gz), DecodedBytes: decodedBytes}
-	if len(gz) > PackBytes {
+	limit := cmp.Or(pk.limit, PackBytes)
+	if len(gz) > min(limit, PackBytes) {
 		pk.flush() // packs hold neighbours only
 		*sh = addCompressedShard(pk.files, gz, decodedBytes)
 		return
 	}
-	if pk.n+len(gz) > PackBytes || len(pk.ids) == PackParts {
+	if pk.n+len(gz) > limit || len(pk.ids) == PackParts {
 		pk.flush()
 	}
 	pk.ids, pk.gzs, pk.n = append(pk.ids, sh.ID), append(pk.gzs, gz), pk.n+len(gz)
@@ -94,7 +98,7 @@ func (r *packReader) part(p model.ShardPart) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		script, err := readBounded(file, int64(shard.Pack16MaxLen(PackParts, PackBytes)))
+		script, err := readBounded(file, int64(shard.Pack16MaxLen(PackParts, max(PackBytes, EvidencePackBytes))))
 		if err != nil {
 			return nil, err
 		}
@@ -131,12 +135,15 @@ func (r *packReader) readPackedShard(sh model.Shard) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if sh.Encoding != "" {
+	raw := gz // an evidence shard is stored as is
+	switch sh.Encoding {
+	case "":
+		if raw, err = shard.Decompress(gz); err != nil {
+			return nil, err
+		}
+	case EncodingIdentity:
+	default:
 		return nil, fmt.Errorf("unknown packed shard encoding %q", sh.Encoding)
-	}
-	raw, err := shard.Decompress(gz)
-	if err != nil {
-		return nil, err
 	}
 	if len(raw) != sh.DecodedBytes {
 		return nil, fmt.Errorf("decoded %d bytes, manifest expects %d", len(raw), sh.DecodedBytes)

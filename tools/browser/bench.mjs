@@ -3,7 +3,7 @@
 // shard sizes) and the page from file:// (navigation → trace-explorer:ready
 // in fresh profiles, and API call times). Prints one JSON document.
 //
-//   node tools/browser/bench.mjs [--requests 100000] [--loads 3] [--calls 30] [--sources aiperf,frontend,otel,workers] [--run DIR] [--bin PATH] [--report DIR] [--http] [--timeout-s 20]
+//   node tools/browser/bench.mjs [--requests 100000] [--loads 3] [--calls 30] [--sources aiperf,frontend,otel,workers] [--run DIR] [--bin PATH] [--report DIR] [--http] [--at-ready] [--timeout-s 20]
 //
 // With server sources the report is traced, and the lifecycle calls are timed
 // too, on requests spread over the whole run (so most land in a chunk of
@@ -13,7 +13,10 @@
 // already built (no generation, no build: the build figures are null);
 // --http serves it from a loopback server instead of file://. Each load
 // records first paint (the dsight:first-paint mark, or ready when the page
-// sets none) and ready.
+// sets none) and ready. --at-ready also times, in the very task that
+// announces ready, getLifecycle of 12 traced requests spread over the run
+// (lifecycle_at_ready_ms: the evidence shards no answer asked for are not
+// in the engine yet then).
 
 import { execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -46,6 +49,31 @@ const runAt = process.argv.indexOf("--run");
 const reportAt = process.argv.indexOf("--report");
 const http = process.argv.includes("--http");
 const timeoutMs = arg("timeout-s", 20) * 1000; // how long a load may take to be ready
+const atReady = process.argv.includes("--at-ready");
+
+// lifecycleAtReady runs in the page: on trace-explorer:ready it times
+// getLifecycle of traced requests spread over the run, within that task.
+function lifecycleAtReady() {
+  window.addEventListener(
+    "trace-explorer:ready",
+    () => {
+      const x = window.traceExplorer;
+      const d = x.describe().meta.duration;
+      const ids = [];
+      for (let k = 0; k < 12; k++) {
+        const a = (k / 12) * d * 0.95;
+        const hit = x.queryRequests({ from: a, to: a + d * 0.02, limit: 200 }).items.find((r) => r.span_count > 0);
+        if (hit) ids.push(hit.id);
+      }
+      window.__lifecycleAtReady = ids.map((id) => {
+        const t = performance.now();
+        x.getLifecycle(id);
+        return +(performance.now() - t).toFixed(1);
+      });
+    },
+    { once: true },
+  );
+}
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "dsight-bench-"));
 const run = runAt > 0 ? path.resolve(process.argv[runAt + 1]) : path.join(work, "run");
 const report = reportAt > 0 ? path.resolve(process.argv[reportAt + 1]) : path.join(work, "report");
@@ -74,7 +102,7 @@ let api = null;
 for (let i = 0; i < loads; i++) {
   const b = await launch(); // a fresh profile each time: no code cache
   try {
-    const { page, problems, readyAt } = await open(b.context, reportURL, { timeoutMs });
+    const { page, problems, readyAt } = await open(b.context, reportURL, { timeoutMs, init: atReady ? lifecycleAtReady : undefined });
     if (problems.length) throw new Error(problems.join("\n"));
     const marks = await page.evaluate(() => Object.fromEntries(performance.getEntriesByType("mark").map((m) => [m.name, Math.round(m.startTime)])));
     // The evidence load's timing (loader.js newLoadTiming, summed over the
@@ -95,7 +123,8 @@ for (let i = 0; i < loads; i++) {
       const paint = performance.getEntriesByName("first-paint")[0];
       return n ? { response_end: Math.round(n.responseEnd), first_paint: paint ? Math.round(paint.startTime) : null, dom_interactive: Math.round(n.domInteractive) } : null;
     });
-    readies.push({ readyMs: Math.round(readyAt), firstPaintMs: marks["dsight:first-paint"] ?? Math.round(readyAt), marks, evidence, core, navigation });
+    const lifecycleAt = atReady ? await page.evaluate(() => window.__lifecycleAtReady ?? null) : null;
+    readies.push({ readyMs: Math.round(readyAt), firstPaintMs: marks["dsight:first-paint"] ?? Math.round(readyAt), marks, evidence, core, navigation, lifecycleAt });
     if (i === loads - 1) {
       api = await page.evaluate((calls) => {
         const x = window.traceExplorer;
@@ -142,6 +171,17 @@ for (let i = 0; i < loads; i++) {
         };
       }, calls);
     }
+    // A traced report gives its evidence shards no answer asked for after
+    // ready (web/src/evidenceload.js): when that ended, and its timing
+    // summed over those shards (main.js dsight:evidence-give).
+    readies.at(-1).evidenceGive = await page.evaluate(async (ms) => {
+      if (!JSON.parse(document.getElementById("dsight-boot").textContent).entry.evidence) return null;
+      const given = () => performance.getEntriesByName("dsight:evidence-give")[0];
+      const t0 = performance.now();
+      while (!given() && performance.now() - t0 < ms) await new Promise((r) => setTimeout(r, 50));
+      const m = given();
+      return m ? { end_ms: Math.round(m.startTime + m.duration), wall_ms: Math.round(m.duration), ...Object.fromEntries(Object.entries(m.detail).map(([k, v]) => [k, Math.round(v)])) } : null;
+    }, timeoutMs);
     await page.close();
   } finally {
     await b.close();
@@ -173,6 +213,10 @@ const out = {
   // Each load's start-up split: the time from one mark to the next (ms).
   startup_steps: readies.map((r) => steps(r.marks)),
   evidence_load: readies.map((r) => r.evidence),
+  // The shards given after ready, when their giving ended (ms from the
+  // navigation) and what it took.
+  evidence_give: readies.map((r) => r.evidenceGive),
+  lifecycle_at_ready_ms: atReady ? readies.map((r) => r.lifecycleAt) : undefined,
   core_load: readies.map((r) => r.core),
   navigation_ms: readies.map((r) => r.navigation),
   api_ms: Object.fromEntries(Object.entries(api).map(([k, v]) => [k, summarize(v)])),

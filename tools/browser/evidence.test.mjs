@@ -1,9 +1,14 @@
 // A traced report's API opens only once its synchronous contract holds:
-// every evidence shard (each part of the server evidence) has been handed
-// to the engine, one give per shard as it arrives, before
-// window.traceExplorer exists, even when the last part arrives late, and
-// getLifecycle / getRequest then answer exactly as the CLI does for
-// requests whose evidence sits in the first chunks and in the last ones.
+// every evidence part's script has run and handed its payload over before
+// window.traceExplorer exists, even when the last part arrives late.
+// getLifecycle / getRequest asked in the very task that announces ready
+// (before any shard is given in the background) answer exactly as the CLI
+// does for requests whose evidence sits in the first chunks and in the
+// last ones: the engine asks for the shards those answers need and the
+// page decodes, checks and gives them within the call. Before ready the
+// page gives the engine only shards an answer asked for, and draws no
+// range statistics, slowest rows or metric charts; after it, the rest of
+// the shards, each exactly once, and those.
 
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
@@ -23,13 +28,17 @@ before(async () => {
   early = tracedOf(first).slice(0, 3);
   late = tracedOf(cli(fx.report, "requests", { offset: Math.max(0, first.total - 1000), limit: 1000 })).slice(-3);
   browser = await launch();
-  // The page tells the test each time it hands the engine an evidence
-  // shard; over http the late part waits for the first one given over
-  // http (at most 20 s).
-  let given;
-  const firstGive = new Promise((r) => (given = r));
-  await browser.context.exposeFunction("__evidenceGiven", (protocol) => protocol === "http:" && given());
-  server = await serveWithLatePart(fx.report, manifest.entry.evidence.parts.at(-1).path, () => Promise.race([firstGive, new Promise((r) => setTimeout(r, 20000))]));
+  // Over http the last evidence script waits until every other evidence
+  // script's parts have been delivered (at most 20 s): it arrives last and
+  // late.
+  const lateScript = manifest.entry.evidence.parts.at(-1).path;
+  const others = new Set(manifest.entry.evidence.parts.filter((p) => p.path !== lateScript).map((p) => p.id));
+  let released;
+  const othersIn = new Promise((r) => (released = r));
+  await browser.context.exposeFunction("__evidenceDelivered", (protocol, id) => {
+    if (protocol === "http:" && others.delete(id) && others.size === 0) released();
+  });
+  server = await serveWithLatePart(fx.report, lateScript, () => Promise.race([othersIn, new Promise((r) => setTimeout(r, 20000))]));
 });
 
 // serveWithLatePart serves dir on loopback like the harness's server, but
@@ -58,21 +67,34 @@ after(async () => {
 });
 
 // Records, for every payload script delivered, whether the API was already
-// open, and every shard handed to the engine (give), in order with the
-// deliveries.
-function watchDeliveries() {
+// open; every shard handed to the engine (give), with whether an answer
+// was being made (the engine asking for it) and whether the API was open;
+// and, in the task that announces ready, the lifecycle and request of
+// each of ids.
+function watchDeliveries(ids) {
   window.__deliveries = [];
   window.__gives = [];
+  window.__ops = [];
   let engine;
+  let answering = 0;
   Object.defineProperty(window, "dsightEngine", {
     configurable: true,
     get: () => engine,
     set: (api) => {
       const give = api.give;
       api.give = (name, bytes, ...rest) => {
-        window.__gives.push({ name, bytes: bytes.length, afterDeliveries: window.__deliveries.length });
-        if (name === "evidence") window.__evidenceGiven(location.protocol);
+        window.__gives.push({ name, bytes: bytes.length, inAnswer: answering > 0, apiOpen: "traceExplorer" in window });
         return give(name, bytes, ...rest);
+      };
+      const handle = api.handle;
+      api.handle = (...args) => {
+        window.__ops.push({ op: JSON.parse(args[0]).op, apiOpen: "traceExplorer" in window });
+        answering++;
+        try {
+          return handle(...args);
+        } finally {
+          answering--;
+        }
       };
       engine = api;
     },
@@ -82,19 +104,32 @@ function watchDeliveries() {
     configurable: true,
     get: () => (id, text) => {
       window.__deliveries.push({ id, apiOpen: "traceExplorer" in window });
+      window.__evidenceDelivered(location.protocol, id);
       return inner(id, text);
     },
     set: (f) => (inner = f),
   });
+  window.addEventListener(
+    "trace-explorer:ready",
+    () => {
+      const evidenceGives = () => window.__gives.filter((g) => g.name === "evidence").length;
+      const before = evidenceGives();
+      const answers = ids.map((id) => ({ id, lifecycle: traceExplorer.getLifecycle(id), request: traceExplorer.getRequest(id) }));
+      window.__atReady = { before, after: evidenceGives(), answers };
+    },
+    { once: true },
+  );
 }
 
 for (const mode of ["file", "http"]) {
-  test(`${mode}: the API opens after the last evidence part, and answers equal the CLI's early and late`, async () => {
+  test(`${mode}: the API opens after the last evidence part, and answers at ready equal the CLI's early and late`, async () => {
     const ev = manifest.entry.evidence;
     assert.ok(ev && ev.parts.length >= 2, `the fixture's evidence should span several parts (it has ${ev ? ev.parts.length : 0})`);
-    // Over http the last evidence part arrives late: only once the engine
-    // has taken another evidence shard (the old single shard never did).
-    const { page, problems } = await open(browser.context, mode === "file" ? fileURL(fx.report) : server.url, { init: watchDeliveries });
+    assert.ok(ev.shards.length >= 2, `the fixture's evidence should be several shards (it has ${ev.shards.length})`);
+    assert.deepEqual(ev.shards.flatMap((s) => s.parts.map((p) => p.id)), ev.parts.map((p) => p.id));
+    const ids = [...early, ...late];
+    const init = { content: `(${watchDeliveries})(${JSON.stringify(ids)})` };
+    const { page, problems } = await open(browser.context, mode === "file" ? fileURL(fx.report) : server.url, { init });
     try {
       const deliveries = await page.evaluate(() => window.__deliveries);
       for (const p of ev.parts) {
@@ -102,26 +137,39 @@ for (const mode of ["file", "http"]) {
         assert.ok(d, `evidence part ${p.path} was never delivered`);
         assert.equal(d.apiOpen, false, `window.traceExplorer existed before evidence part ${p.path} was delivered`);
       }
-      // The evidence is several independent shards, each handed to the
-      // engine as it arrives: over http the engine has taken every other
-      // shard before the late part is delivered.
-      assert.ok(ev.shards.length >= 2, `the fixture's evidence should be several shards (it has ${ev.shards.length})`);
-      assert.deepEqual(ev.shards.flatMap((s) => s.parts.map((p) => p.id)), ev.parts.map((p) => p.id));
+      if (mode === "http") assert.equal(deliveries.filter((d) => ev.parts.some((p) => p.id === d.id)).at(-1).id, ev.parts.at(-1).id, "the late part arrived last");
+      // When ready is announced the engine holds only the shards answers
+      // asked for (the page's first render asks for one request's): the
+      // rest are given afterwards.
+      const atReady = await page.evaluate(() => ({ before: window.__atReady.before, answers: window.__atReady.answers }));
+      assert.ok(atReady.before < ev.shards.length, `every evidence shard was given by the time ready was announced (${atReady.before} of ${ev.shards.length})`);
+      for (const { id, lifecycle, request } of atReady.answers) {
+        assert.deepEqual(lifecycle, cli(fx.report, "lifecycle", { id }), `getLifecycle(${id}) at ready`);
+        const want = cli(fx.report, "request", { id });
+        assert.equal(request.evidence_pending, undefined, `getRequest(${id}) is marked pending at ready`);
+        assert.deepEqual(request.spans, want.spans, `getRequest(${id}).spans at ready`);
+        assert.deepEqual(request.worker_bindings, want.worker_bindings, `getRequest(${id}).worker_bindings at ready`);
+        assert.deepEqual(request.lifecycle, want.lifecycle, `getRequest(${id}).lifecycle at ready`);
+      }
+      // Then every other shard is given, once each, of its bytes; before
+      // the API opened, only shards an answer asked for were.
+      await page.evaluate(() => performance.getEntriesByName("dsight:evidence-given").length || new Promise((r) => window.addEventListener("trace-explorer:evidence", r, { once: true })));
       const gives = await page.evaluate(() => window.__gives.filter((g) => g.name === "evidence"));
       assert.deepEqual(gives.map((g) => g.bytes).sort((a, b) => a - b), ev.shards.map((s) => s.decoded_bytes).sort((a, b) => a - b), "one give per evidence shard, of its bytes");
-      if (mode === "http") {
-        const lateAt = deliveries.findIndex((x) => x.id === ev.parts.at(-1).id);
-        assert.ok(gives.filter((g) => g.afterDeliveries <= lateAt).length >= ev.shards.length - 1, `the engine took the other evidence shards before the late part arrived: ${JSON.stringify({ gives, lateAt })}`);
-      }
-      for (const id of [...early, ...late]) {
+      assert.deepEqual(gives.filter((g) => !g.apiOpen && !g.inAnswer), [], "a shard was given before ready without an answer asking for it");
+      for (const id of ids) {
         const got = await page.evaluate((id) => ({ lifecycle: traceExplorer.getLifecycle(id), request: traceExplorer.getRequest(id) }), id);
-        assert.deepEqual(got.lifecycle, cli(fx.report, "lifecycle", { id }), `getLifecycle(${id})`);
-        const want = cli(fx.report, "request", { id });
-        assert.equal(got.request.evidence_pending, undefined, `getRequest(${id}) is marked pending after ready`);
-        assert.deepEqual(got.request.spans, want.spans, `getRequest(${id}).spans`);
-        assert.deepEqual(got.request.worker_bindings, want.worker_bindings, `getRequest(${id}).worker_bindings`);
-        assert.deepEqual(got.request.lifecycle, want.lifecycle, `getRequest(${id}).lifecycle`);
+        assert.deepEqual(got.lifecycle, cli(fx.report, "lifecycle", { id }), `getLifecycle(${id}) once every shard is given`);
+        assert.deepEqual(got.request.spans, cli(fx.report, "request", { id }).spans, `getRequest(${id}).spans once every shard is given`);
       }
+      // The slowest rows, the range statistics and the metric charts
+      // wait for ready (app.js holdExtras); then they are drawn.
+      const EXTRAS = ["stats", "metric_plan", "metrics", "page_metrics"];
+      await page.evaluate(() => traceExplorer.whenMetricsReady && traceExplorer.whenMetricsReady());
+      await page.waitForFunction(() => window.__ops.some((o) => o.op === "stats"), null, { timeout: 10000 });
+      const ops = await page.evaluate(() => window.__ops);
+      assert.deepEqual(ops.filter((o) => !o.apiOpen && EXTRAS.includes(o.op)), [], "extras were asked before ready");
+      assert.ok(ops.some((o) => o.apiOpen && o.op === "stats"), "the range statistics were never drawn");
       assert.deepEqual(problems, []);
     } finally {
       await page.close();

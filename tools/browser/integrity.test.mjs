@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { launch, open, serve, fileURL } from "./harness.mjs";
-import { buildReport } from "./fixture.mjs";
+import { buildReport, cli } from "./fixture.mjs";
 
 let fx;
 let browser;
@@ -42,15 +42,27 @@ before(async () => {
     fs.writeFileSync(path.join(dir, core.path), Buffer.from(script, enc));
   });
   copy("damaged", (dir) => {
-    // The evidence part's payload cut short (a damaged copy): the error
-    // must name the file.
-    const ev = m.entry.evidence || m.entry.core;
-    copies.damagedPath = ev.parts[0].path;
-    const file = path.join(dir, ev.parts[0].path);
+    // The core part's payload cut short (a damaged copy): the error must
+    // name the file.
+    copies.damagedPath = core.path;
+    const file = path.join(dir, core.path);
     const text = fs.readFileSync(file, "utf8");
     const b64 = text.slice(text.indexOf('","') + 3, text.lastIndexOf('"'));
     const cut = Buffer.from(b64, "base64").subarray(0, 40);
-    fs.writeFileSync(file, `__dsightShard("${ev.parts[0].id}","${cut.toString("base64")}");\n`);
+    fs.writeFileSync(file, `__dsightShard("${core.id}","${cut.toString("base64")}");\n`);
+  });
+  // The first evidence part's payload with one unit changed (a damaged
+  // copy whose script still hands every part it holds over): the page
+  // checks an evidence shard when an answer first needs it, or after
+  // ready, so the error comes then, naming the file.
+  const ev = m.entry.evidence;
+  copy("damagedEvidence", (dir) => {
+    copies.damagedEvidencePart = ev.parts[0];
+    const file = path.join(dir, ev.parts[0].path);
+    const script = fs.readFileSync(file).subarray(2).toString("utf16le");
+    const at = script.indexOf("/*", script.indexOf(ev.parts[0].id)) + 10;
+    const unit = script.charCodeAt(at) === 0x3000 ? "\u3001" : "\u3000";
+    fs.writeFileSync(file, Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(script.slice(0, at) + unit + script.slice(at + 1), "utf16le")]));
   });
   copy("injected", (dir) => {
     fs.writeFileSync(path.join(dir, "foreign.js"), "window.__pwned = (window.__pwned || []).concat('foreign script');\n");
@@ -120,6 +132,32 @@ for (const mode of ["file", "http"]) {
     const { text, ready } = await failure(await urlOf(mode, copies.damaged));
     assert.equal(ready, false);
     assert.ok(text.includes(copies.damagedPath), text);
+  });
+
+  test(`${mode}: a damaged evidence payload is refused naming its file, and no answer is made from it`, async () => {
+    const damaged = copies.damagedEvidencePart;
+    const page = await browser.context.newPage();
+    try {
+      await page.goto(await urlOf(mode, copies.damagedEvidence));
+      await page.waitForFunction((p) => !document.getElementById("error").hidden && document.getElementById("error").textContent.includes(p), damaged.path, { timeout: 20000 });
+      assert.match(await page.evaluate(() => document.getElementById("error").textContent), /content hash mismatch/);
+      // Every traced request answers as the CLI does, or fails naming the
+      // damaged file: never an answer made from the damaged shard.
+      const ids = cli(fx.report, "requests", { limit: 1000 }).items.filter((r) => r.span_count > 0).map((r) => r.id);
+      const got = await page.evaluate((ids) => ids.map((id) => {
+        try {
+          return { id, spans: window.traceExplorer.getRequest(id).spans };
+        } catch (err) {
+          return { id, error: err.message };
+        }
+      }), ids);
+      const failed = got.filter((g) => g.error);
+      assert.ok(failed.length > 0, "no request's evidence was in the damaged shard");
+      for (const g of failed) assert.ok(g.error.includes(damaged.path) && /content hash mismatch/.test(g.error), g.error);
+      for (const g of got.filter((g) => !g.error)) assert.deepEqual(g.spans, cli(fx.report, "request", { id: g.id }).spans, g.id);
+    } finally {
+      await page.close();
+    }
   });
 
   test(`${mode}: injected inline handler, inline script and foreign scripts are blocked; the report loads`, async () => {

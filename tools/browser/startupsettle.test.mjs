@@ -1,8 +1,9 @@
 // The engine's collector is off from give("core") until the page has drawn
 // its first render (wasm/collector.go): the page hands it back with
-// dsightEngine.settle() once, after dsight:ready on an untraced report, and
-// before the server evidence streams in on a traced one (the evidence's
-// buffers come and go, so the collector is wanted there).
+// dsightEngine.settle() once, after dsight:ready. On a traced report that
+// is before the evidence shards no answer asked for are given to the
+// engine (their buffers come and go, so the collector is wanted there):
+// before ready the page only holds the evidence scripts' text.
 
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
@@ -59,13 +60,15 @@ test("an untraced report's engine settles once, after the page is ready", async 
   await page.close();
 });
 
-test("a traced report's engine settles before its evidence loads", async () => {
+test("a traced report's engine settles once, after ready and before the rest of its evidence is given", async () => {
   const { page, problems } = await open(browser.context, fileURL(traced.report), { init: recordSettles });
   assert.deepEqual(problems, []);
+  await page.waitForFunction(() => performance.getEntriesByName("dsight:evidence-give").length > 0, null, { timeout: 20000 });
   const settles = await page.evaluate(() => window.__settles);
-  const [core, evidence] = [await markAt(page, "dsight:core"), await markAt(page, "dsight:evidence")];
-  assert.ok(evidence !== null, "no dsight:evidence mark: the fixture is not traced");
-  assert.ok(settles.length >= 1, "the engine never settled");
-  assert.ok(settles[0].at >= core && settles[0].at <= evidence && !settles[0].api, `settled at ${settles[0].at} ms; core ${core}, evidence ${evidence}`);
+  const ready = await markAt(page, "dsight:ready");
+  const giving = await markAt(page, "dsight:evidence-give");
+  assert.ok((await markAt(page, "dsight:evidence")) !== null, "no dsight:evidence mark: the fixture is not traced");
+  assert.equal(settles.length, 1, JSON.stringify(settles));
+  assert.ok(settles[0].at >= ready && settles[0].api && settles[0].at <= giving, `settled at ${settles[0].at} ms; ready ${ready}, the rest of the evidence given from ${giving}`);
   await page.close();
 });

@@ -31,6 +31,7 @@ export class View {
     this.detailsRendering = Promise.resolve();
     this.renders = 0; // counted so idle work can tell the view changed
     this.earlyChart = null; // the chart drawn before the engine loaded (firstchart.js)
+    this.holdExtras = false; // see render
   }
 
   // ---- queries the page needs -------------------------------------------
@@ -297,13 +298,17 @@ export class View {
     renderWindowOverview(this);
     if (this.summary.capabilities.requests) this.renderTracks();
     else renderServerLanes(this);
-    if (this.updateSlowRows) this.updateSlowRows();
-    if (this.updateRangeStats) this.updateRangeStats();
+    // While a traced report's evidence scripts load (main.js), the slowest
+    // rows, the range statistics and the metric charts wait for the render
+    // at ready: the page's one thread goes to what the API needs first.
+    const extras = !this.holdExtras;
+    if (extras && this.updateSlowRows) this.updateSlowRows();
+    if (extras && this.updateRangeStats) this.updateRangeStats();
     // The Nsight tab draws from what the tracks load: while they are shown
     // it is drawn once, when they land (renderNsight), not also before.
     const nsightLater = this.nsight && s.nsys && s.tab === "nsys";
     if (!nsightLater) renderInspector(this);
-    if (this.metrics) this.renderMetrics();
+    if (extras && this.metrics) this.renderMetrics();
     if (this.nsight) this.renderNsight({ inspector: nsightLater });
     this.announce();
   }

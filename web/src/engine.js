@@ -52,6 +52,13 @@ export function loadEvidence(bytes) {
   unwrap(engine.give("evidence", bytes));
 }
 
+// wantEvidence lets the engine ask for the evidence chunks an answer needs:
+// fn(chunks) gives the shards holding them (loadEvidence) before it
+// returns "", or returns why it could not (evidenceload.js).
+export function wantEvidence(fn) {
+  unwrap(engine.wantEvidence(fn));
+}
+
 // loadShard hands the engine a decoded metric shard named by its id.
 export function loadShard(id, bytes) {
   unwrap(engine.give(id, bytes));

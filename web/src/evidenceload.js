@@ -1,33 +1,150 @@
 // Loads a traced report's server evidence: several independent evidence
-// shards (manifest entry.evidence.shards, docs/format/evidence.md), a few
-// at a time, each handed to the engine as soon as it is decoded and
-// verified. So the browser parses the next scripts while the engine takes
-// the last one, instead of loading everything, joining it into one buffer
-// and handing that over at the end.
+// shards (manifest entry.evidence.shards, docs/format/evidence.md), their
+// scripts a few at a time.
+//
+// What the synchronous API needs at ready is every shard's bytes within
+// reach, not every shard decoded, checked and in the engine: the engine
+// asks for the chunks an answer needs (wasm wantEvidence,
+// query.Engine.SetEvidenceSource), and want decodes, checks (SHA-256 by
+// the engine, in the same call) and gives the shards holding them before
+// the answer is made. So the page opens its API once every evidence
+// script has run and handed its text over (load); decoding, checking and
+// giving all of them first took about a third of the page's one thread
+// before ready on 100,000 traced requests (docs/measurements.md, issue
+// 17). The shards no answer asked for are given after ready, one a task,
+// checked by crypto.subtle (giveRest). No answer is made from a shard
+// before its parts are checked against their names.
 
-import { loadShard } from "./loader.js";
+import { loadPartText, decodePart, verifyPart, verifyPartNow, wholeBuffer, partStarts } from "./loader.js";
 
-// SHARDS_IN_FLIGHT bounds the evidence scripts loading at once (one part
-// each): enough to keep the browser's script parsing busy, few enough to
-// leave the page frames to paint in.
-const SHARDS_IN_FLIGHT = 6;
+// SCRIPTS_IN_FLIGHT bounds the evidence scripts loading at once: enough
+// to keep the browser's script parsing busy, few enough to leave the page
+// frames to paint in.
+const SCRIPTS_IN_FLIGHT = 6;
 
-// loadEvidenceShards loads every shard of the evidence descriptor ev and
-// calls give(bytes) for each, in arrival order; timing (loader.js
-// newLoadTiming) sums each step over the shards, give_ms the engine's.
-export async function loadEvidenceShards(ev, give, timing = null) {
-  const shards = ev.shards && ev.shards.length ? ev.shards : [ev];
-  let next = 0;
-  const worker = async () => {
-    while (next < shards.length) {
-      const bytes = await loadShard(shards[next++], timing);
-      const t = performance.now();
-      give(bytes);
-      if (timing) {
-        timing.give_ms += performance.now() - t;
-        timing.shards++;
+// EvidenceHold holds the evidence descriptor ev's payload texts until
+// each shard is given to the engine through give(bytes).
+export class EvidenceHold {
+  constructor(ev, give) {
+    // A report whose evidence is one shard (format 4) holds every chunk in it.
+    this.shards = ev.shards && ev.shards.length ? ev.shards : [{ ...ev, first_chunk: 0, chunks: Infinity }];
+    this.give = give;
+    this.texts = new Array(this.shards.length).fill(null); // per shard, its parts' texts until given
+    this.given = new Array(this.shards.length).fill(false);
+    this.failed = new Array(this.shards.length).fill(""); // why a shard could not be given
+  }
+
+  // load loads every shard's scripts and keeps their texts; timing
+  // (loader.js newLoadTiming) sums the wait for the scripts.
+  async load(timing = null) {
+    // The shards a pack script holds (shard.Pack16) are asked for together,
+    // before it runs: a part asked for once its script has run would load
+    // the script again.
+    const scripts = [];
+    this.shards.forEach((s, k) => {
+      const last = scripts.at(-1);
+      if (last && s.parts[0].pack && this.shards[last[0]].parts[0].path === s.parts[0].path) last.push(k);
+      else scripts.push([k]);
+    });
+    const hold = async (k) => {
+      const texts = await Promise.all(this.shards[k].parts.map(loadPartText));
+      if (!this.given[k]) this.texts[k] = texts;
+    };
+    let next = 0;
+    const worker = async () => {
+      while (next < scripts.length) {
+        const t = performance.now();
+        await Promise.all(scripts[next++].map(hold));
+        if (timing) timing.script_ms += performance.now() - t;
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(SCRIPTS_IN_FLIGHT, scripts.length) }, worker));
+  }
+
+  // want gives, within the call, the shards holding chunks whose texts are
+  // held, and answers "" or why one could not be given (the engine fails
+  // the answer with it). A shard whose scripts have not run yet is left
+  // to the engine to call pending.
+  want(chunks) {
+    for (const c of chunks) {
+      const k = this.shardOf(c);
+      if (k < 0 || this.given[k]) continue;
+      if (this.failed[k]) return this.failed[k];
+      if (!this.texts[k]) continue;
+      try {
+        const { bytes, views } = this.decode(k);
+        views.forEach((v, j) => verifyPartNow(this.shards[k].parts[j], v));
+        this.hand(k, bytes);
+      } catch (err) {
+        return (this.failed[k] = err.message);
       }
     }
-  };
-  await Promise.all(Array.from({ length: Math.min(SHARDS_IN_FLIGHT, shards.length) }, worker));
+    return "";
+  }
+
+  // giveRest gives, after ready, every shard no answer has asked for, one
+  // a task, checked by crypto.subtle; timing sums decode_ms, verify_ms and
+  // give_ms. It rejects with the first shard found damaged (answers
+  // needing that shard fail with the same message).
+  async giveRest(timing = null) {
+    for (let k = 0; k < this.shards.length; k++) {
+      if (this.given[k]) continue;
+      if (this.failed[k]) throw new Error(this.failed[k]);
+      if (!this.texts[k]) throw new Error(`evidence shard ${this.shards[k].id} was not loaded`);
+      try {
+        let t = performance.now();
+        const { bytes, views } = this.decode(k);
+        if (timing) timing.decode_ms += performance.now() - t;
+        t = performance.now();
+        await Promise.all(views.map((v, j) => verifyPart(this.shards[k].parts[j], v)));
+        if (timing) timing.verify_ms += performance.now() - t;
+        if (this.given[k]) continue; // an answer wanted it meanwhile
+        t = performance.now();
+        this.hand(k, bytes);
+        if (timing) {
+          timing.give_ms += performance.now() - t;
+          timing.shards++;
+        }
+      } catch (err) {
+        this.failed[k] = err.message;
+        throw err;
+      }
+      await new Promise((r) => setTimeout(r, 0)); // the page's events come first
+    }
+  }
+
+  // shardOf is the index of the shard holding chunk c, or -1.
+  shardOf(c) {
+    let lo = 0;
+    let hi = this.shards.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const s = this.shards[mid];
+      if (c < s.first_chunk) hi = mid - 1;
+      else if (c >= s.first_chunk + s.chunks) lo = mid + 1;
+      else return mid;
+    }
+    return -1;
+  }
+
+  // decode decodes shard k's held texts into its bytes, and the views of
+  // each part's bytes in them for their checks.
+  decode(k) {
+    const desc = this.shards[k];
+    const whole = desc.parts.length > 1 ? wholeBuffer(desc) : null;
+    if (desc.parts.length > 1 && !whole) throw new Error(`evidence shard ${desc.id}: its parts do not state their sizes; this page is older than its report`);
+    const starts = whole ? partStarts(desc) : null;
+    const views = desc.parts.map((p, j) => decodePart(p, this.texts[k][j], whole ? whole.subarray(starts[j], starts[j] + p.bytes) : null));
+    const bytes = whole || views[0];
+    if (desc.decoded_bytes !== undefined && bytes.length !== desc.decoded_bytes) {
+      throw new Error(`evidence shard ${desc.id}: decoded ${bytes.length} bytes, expected ${desc.decoded_bytes}; republish the report's detail/ directory`);
+    }
+    return { bytes, views };
+  }
+
+  hand(k, bytes) {
+    this.give(bytes);
+    this.given[k] = true;
+    this.texts[k] = null;
+  }
 }

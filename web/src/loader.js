@@ -159,12 +159,7 @@ async function loadParts(desc, { engine = false, timing = null, whole = null, de
       const b64 = await loadScript(p.path, p.id);
       if (timing) timing.script_ms += performance.now() - t;
       t = performance.now();
-      let bytes;
-      try {
-        bytes = payloadBytes(b64, whole ? whole.subarray(starts[k], starts[k] + p.bytes) : dests && dests[k]);
-      } catch (err) {
-        throw new Error(`${p.path}: damaged payload (${err.message}); republish the report's detail/ directory`);
-      }
+      const bytes = decodePart(p, b64, whole ? whole.subarray(starts[k], starts[k] + p.bytes) : dests && dests[k]);
       if (timing) timing.decode_ms += performance.now() - t;
       t = performance.now();
       if (engine && !crypto.subtle) unverified.push({ part: p, bytes });
@@ -177,6 +172,23 @@ async function loadParts(desc, { engine = false, timing = null, whole = null, de
   return out;
 }
 
+// decodePart decodes part p's payload text, into its place in its shard's
+// buffer when into is given (see payloadBytes), naming the file when the
+// text is damaged.
+export function decodePart(p, text, into = null) {
+  try {
+    return payloadBytes(text, into);
+  } catch (err) {
+    throw new Error(`${p.path}: damaged payload (${err.message}); republish the report's detail/ directory`);
+  }
+}
+
+// loadPartText resolves to part p's payload text, as its script hands it
+// over, not yet decoded (evidenceload.js decodes it when it is wanted).
+export function loadPartText(p) {
+  return loadScript(p.path, p.id);
+}
+
 // Every payload is named by its SHA-256 (detail/<sha256>.js) and checked
 // against that name before use, as the CLI does, so a file carrying another
 // build's payload is refused rather than shown. crypto.subtle exists only
@@ -184,6 +196,7 @@ async function loadParts(desc, { engine = false, timing = null, whole = null, de
 // crypto/sha256 checks the payloads, the engine's own once it runs.
 const unverified = [];
 let engineHash = null;
+let syncHash = null; // the engine's SHA-256, once it runs
 const engineHashReady = new Promise((resolve) => {
   engineHash = resolve;
 });
@@ -196,13 +209,24 @@ async function sha256Hex(bytes) {
   return (await engineHashReady)(bytes);
 }
 
-async function verifyPart(p, bytes) {
-  const got = await sha256Hex(bytes);
+export async function verifyPart(p, bytes) {
+  checkHash(p, await sha256Hex(bytes));
+}
+
+// verifyPartNow is verifyPart within the calling task, by the engine's
+// SHA-256 (crypto.subtle answers only later): for an answer that needs
+// the part's bytes now (evidenceload.js).
+export function verifyPartNow(p, bytes) {
+  if (!syncHash) throw new Error(`${p.path}: the engine is not running to check it`);
+  checkHash(p, syncHash(bytes));
+}
+
+function checkHash(p, got) {
   if (got !== p.id) throw new Error(`content hash mismatch: ${p.path} holds a payload whose SHA-256 is ${got}, not ${p.id}; republish the report's detail/ directory`);
 }
 
 // partStarts is each part's offset in its shard.
-function partStarts(desc) {
+export function partStarts(desc) {
   const starts = [];
   let at = 0;
   for (const p of desc.parts) {
@@ -216,7 +240,7 @@ function partStarts(desc) {
 // when the descriptor states every part's size and they add up to the
 // shard's: a 7.5 MB core is then neither decoded part by part into arrays
 // of its own nor copied again to be joined. Otherwise null (concat).
-function wholeBuffer(desc) {
+export function wholeBuffer(desc) {
   if (desc.encoding !== "identity" || desc.parts.length < 2) return null;
   let n = 0;
   for (const p of desc.parts) {
@@ -366,7 +390,8 @@ export async function startEngine(desc, onBytes) {
   await ready;
   performance.mark("dsight:go-started");
   const engine = window.dsightEngine;
-  engineHash((bytes) => engine.sha256(bytes));
+  syncHash = (bytes) => engine.sha256(bytes);
+  engineHash(syncHash);
   for (const { part, bytes } of unverified.splice(0)) await verifyPart(part, bytes);
   return engine;
 }

@@ -3,8 +3,8 @@
 
 import { $, h, clear } from "./dom.js";
 import { startEngine, loadShard, newLoadTiming } from "./loader.js";
-import { loadEvidenceShards } from "./evidenceload.js";
-import { attach, load, loadEvidence, settle } from "./engine.js";
+import { EvidenceHold } from "./evidenceload.js";
+import { attach, load, loadEvidence, settle, wantEvidence } from "./engine.js";
 import { View } from "./app.js";
 import { createAPI } from "./api.js";
 import { rehearseZooms } from "./rehearse.js";
@@ -47,13 +47,16 @@ async function boot() {
   wire(view);
   const api = createAPI(view);
   view.api = api;
+  let evidence = null;
   if (entry.evidence) {
     // A traced run's server evidence can be a hundred MB: draw the timeline
     // from the core first (a saved view waits, since it may expand
     // lifecycles), then load the evidence. The page can be explored
-    // meanwhile; window.traceExplorer appears only once everything is
-    // loaded, so the synchronous API never sees a partial report.
+    // meanwhile; window.traceExplorer appears only once every evidence
+    // script has run, so the synchronous API never sees a partial report:
+    // the engine asks for the shards an answer needs (evidenceload.js).
     const saved = /^#view=/.test(location.hash);
+    view.holdExtras = true;
     if (!saved) {
       const id = view.summary.counts.requests ? view.defaultRequest() : null;
       if (id !== null) view.selectRequest(id, { render: false });
@@ -61,11 +64,16 @@ async function boot() {
       $("loading").textContent = "Loading server evidence…";
       performance.mark("dsight:first-paint");
     }
-    settle(); // the evidence's buffers come and go: the collector is wanted
+    // The collector stays off until ready: the evidence's shards are kept
+    // as the scripts' text, not given to the engine, until an answer
+    // needs one.
+    evidence = new EvidenceHold(entry.evidence, loadEvidence);
+    wantEvidence((chunks) => evidence.want(chunks));
     const timing = newLoadTiming();
     const t0 = performance.now();
-    await loadEvidenceShards(entry.evidence, loadEvidence, timing);
-    view.details.clear();
+    await evidence.load(timing);
+    view.details.clear(); // details drawn pending can be answered now
+    view.holdExtras = false;
     performance.mark("dsight:evidence");
     performance.measure("dsight:evidence-load", { start: t0, detail: timing });
   }
@@ -76,8 +84,27 @@ async function boot() {
   performance.mark("dsight:ready");
   setTimeout(settle, 0); // after the first render, outside its task
   window.dispatchEvent(new CustomEvent("trace-explorer:ready", { detail: { version: api.version } }));
+  if (evidence) setTimeout(() => giveEvidence(evidence), 0);
   const renders = view.renders; // the user's first action ends the rehearsal, even before it starts
   view.metricsRendering.then(() => rehearseZooms(view, renders), () => {});
+}
+
+// giveEvidence gives the engine, after ready, the evidence shards no
+// answer has asked for yet (evidenceload.js), then marks
+// dsight:evidence-given and announces trace-explorer:evidence. A damaged
+// shard is shown as an error; answers needing it fail with the same one.
+async function giveEvidence(evidence) {
+  const timing = newLoadTiming();
+  const t0 = performance.now();
+  try {
+    await evidence.giveRest(timing);
+  } catch (err) {
+    showError(err);
+    return;
+  }
+  performance.mark("dsight:evidence-given");
+  performance.measure("dsight:evidence-give", { start: t0, detail: timing });
+  window.dispatchEvent(new CustomEvent("trace-explorer:evidence"));
 }
 
 // The start-up marks (docs/measurements.md, issue 17) split the wait for

@@ -115,27 +115,9 @@ func TestEvidenceShardsHoldTheWholeShardsChunks(t *testing.T) {
 // request: the other requests' evidence stays pending, and the answer is
 // the one a fully opened report gives.
 func TestLazyLoadsOnlyTheAskedRequestsEvidenceShard(t *testing.T) {
-	d := tracedDataset(600)
-	dir := filepath.Join(t.TempDir(), "report")
-	if _, err := Write(d, assets(t), dir, Options{}); err != nil {
-		t.Fatal(err)
-	}
-	full, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fe, err := query.New(full)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := OpenLazy(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := query.New(l.Core)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d, dir := tracedReport(t, 600)
+	fe := openWhole(t, dir)
+	l, e := openLazy(t, dir)
 	last := d.Requests[len(d.Requests)-1].ID
 	if err := l.LoadEvidenceFor(e, last); err != nil {
 		t.Fatal(err)
@@ -183,4 +165,43 @@ func TestEvidenceShardOfAnotherReportRefused(t *testing.T) {
 	if err := c.AttachEvidence(s); err == nil {
 		t.Fatal("a piece of another report's evidence was attached")
 	}
+}
+
+// tracedReport writes the report of a traced dataset of n requests.
+func tracedReport(t *testing.T, n int) (*model.Dataset, string) {
+	t.Helper()
+	d := tracedDataset(n)
+	dir := filepath.Join(t.TempDir(), "report")
+	if _, err := Write(d, assets(t), dir, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	return d, dir
+}
+
+// openWhole is the engine of the report at dir, every shard read.
+func openWhole(t *testing.T, dir string) *query.Engine {
+	t.Helper()
+	full, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := query.New(full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// openLazy opens the report at dir lazily, with the engine of its core.
+func openLazy(t *testing.T, dir string) (*Lazy, *query.Engine) {
+	t.Helper()
+	l, err := OpenLazy(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := query.New(l.Core)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l, e
 }

@@ -2,12 +2,9 @@ package report
 
 import (
 	"errors"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/dsight/dsight/internal/query"
 )
 
 // A host that holds the evidence shards but has not given them (the page
@@ -18,27 +15,9 @@ import (
 // for every missing chunk, and a host that gives nothing leaves the
 // request pending.
 func TestEvidenceSourceIsAskedForTheChunksAnAnswerNeeds(t *testing.T) {
-	d := tracedDataset(600)
-	dir := filepath.Join(t.TempDir(), "report")
-	if _, err := Write(d, assets(t), dir, Options{}); err != nil {
-		t.Fatal(err)
-	}
-	full, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fe, err := query.New(full)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := OpenLazy(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := query.New(l.Core)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d, dir := tracedReport(t, 600)
+	fe := openWhole(t, dir)
+	l, e := openLazy(t, dir)
 	var asked [][]int
 	give := true
 	e.SetEvidenceSource(func(chunks []int) error {
@@ -93,19 +72,8 @@ func TestEvidenceSourceIsAskedForTheChunksAnAnswerNeeds(t *testing.T) {
 // fails the answer that needed it, naming the cause, and is never taken
 // for pending.
 func TestEvidenceSourceErrorFailsTheAnswer(t *testing.T) {
-	d := tracedDataset(70)
-	dir := filepath.Join(t.TempDir(), "report")
-	if _, err := Write(d, assets(t), dir, Options{}); err != nil {
-		t.Fatal(err)
-	}
-	l, err := OpenLazy(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := query.New(l.Core)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, dir := tracedReport(t, 70)
+	_, e := openLazy(t, dir)
 	e.SetEvidenceSource(func([]int) error { return errors.New("detail/x.js: content hash mismatch") })
 	for _, q := range []string{`{"op":"request","args":{"id":"r00001"}}`, `{"op":"lifecycle","args":{"id":"r00001"}}`} {
 		got := string(e.Handle([]byte(q)))

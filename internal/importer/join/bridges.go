@@ -12,10 +12,8 @@ type Bridges struct {
 	recs []bridgeRec
 	// strs holds the paths, and the ids that are not canonical UUIDs.
 	strs []string
-	// lo and hi frame the bridges' times that carry an explicit offset,
-	// when timed.
-	lo, hi int64
-	timed  bool
+	// window frames the bridges' times that carry an explicit offset.
+	window timeWindow
 }
 
 // bridgeRec is a bridge: each id is the canonical text of its 16 bytes,
@@ -52,13 +50,7 @@ func NewBridges(bs []model.Bridge) Bridges {
 		if r.server, ok = parseUUID(b.ServerID); !ok {
 			r.serverText, r.serverTextual = intern(b.ServerID), true
 		}
-		if t := b.Time; t != nil && t.UnixNS != nil {
-			ns := *t.UnixNS
-			if !out.timed {
-				out.lo, out.hi, out.timed = ns, ns, true
-			}
-			out.lo, out.hi = min(out.lo, ns), max(out.hi, ns)
-		}
+		out.window.add(b.Time)
 	}
 	return out
 }
@@ -68,7 +60,7 @@ func (b *Bridges) Len() int { return len(b.recs) }
 
 // Window is the earliest and latest bridge time that carries an explicit
 // offset; ok is false when no bridge records one.
-func (b *Bridges) Window() (lo, hi int64, ok bool) { return b.lo, b.hi, b.timed }
+func (b *Bridges) Window() (lo, hi int64, ok bool) { return b.window.lo, b.window.hi, b.window.timed }
 
 // bridgeIDs are a bridge's ids as recorded, in buffers the caller owns:
 // the texts are views of them, read and never kept.
@@ -93,4 +85,22 @@ func (b *Bridges) ids(k int, buf *bridgeIDs) (client, server []byte) {
 // ref is bridge k's line.
 func (b *Bridges) ref(k int) model.LineRef {
 	return model.LineRef{Path: b.strs[b.recs[k].path], Line: b.recs[k].line}
+}
+
+// timeWindow frames the recorded times that carry an explicit offset:
+// lo and hi, when timed.
+type timeWindow struct {
+	lo, hi int64
+	timed  bool
+}
+
+func (w *timeWindow) add(t *model.Timestamp) {
+	if t == nil || t.UnixNS == nil {
+		return
+	}
+	ns := *t.UnixNS
+	if !w.timed {
+		w.lo, w.hi, w.timed = ns, ns, true
+	}
+	w.lo, w.hi = min(w.lo, ns), max(w.hi, ns)
 }

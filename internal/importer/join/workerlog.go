@@ -20,10 +20,8 @@ type WorkerLog struct {
 	// record, and the request ids that are not canonical UUIDs; strs[0]
 	// is "".
 	strs []string
-	// lo and hi frame the bindings' times that carry an explicit offset,
-	// when timed.
-	lo, hi int64
-	timed  bool
+	// window frames the bindings' times that carry an explicit offset.
+	window timeWindow
 }
 
 // binding is a model.ProcessBinding as the join reads it: the request
@@ -62,20 +60,16 @@ func NewWorkerLog(name sourcename.Identity, bindings []model.ProcessBinding, map
 		if c.uuid, ok = parseUUID(b.ServerID); !ok {
 			c.text, c.textual = intern(b.ServerID), true
 		}
-		if t := b.Time; t != nil && t.UnixNS != nil {
-			ns := *t.UnixNS
-			if !wl.timed {
-				wl.lo, wl.hi, wl.timed = ns, ns, true
-			}
-			wl.lo, wl.hi = min(wl.lo, ns), max(wl.hi, ns)
-		}
+		wl.window.add(b.Time)
 	}
 	return wl
 }
 
 // BindingWindow is the earliest and latest binding time that carries an
 // explicit offset; ok is false when no binding records one.
-func (wl *WorkerLog) BindingWindow() (lo, hi int64, ok bool) { return wl.lo, wl.hi, wl.timed }
+func (wl *WorkerLog) BindingWindow() (lo, hi int64, ok bool) {
+	return wl.window.lo, wl.window.hi, wl.window.timed
+}
 
 // serverID is binding b's request id as recorded; buf holds the text of a
 // canonical UUID (the result is only read, never kept, so it may be a

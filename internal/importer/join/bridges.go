@@ -11,47 +11,28 @@ import "github.com/dsight/dsight/internal/model"
 type Bridges struct {
 	recs []bridgeRec
 	// strs holds the paths, and the ids that are not canonical UUIDs.
-	strs []string
+	strs strTable
 	// window frames the bridges' times that carry an explicit offset.
 	window timeWindow
 }
 
-// bridgeRec is a bridge: each id is the canonical text of its 16 bytes,
-// or strs[text] when textual.
+// bridgeRec is a bridge: its two ids, and its line (path in strs).
 type bridgeRec struct {
-	client, server         [16]byte
-	line                   int64
-	path                   uint32
-	clientText, serverText uint32
-	clientTextual          bool
-	serverTextual          bool
+	client, server compactID
+	line           int64
+	path           uint32
 }
 
 // NewBridges keeps what the join reads of bridges, in their order.
 func NewBridges(bs []model.Bridge) Bridges {
 	out := Bridges{recs: make([]bridgeRec, len(bs))}
-	index := map[string]uint32{}
-	intern := func(s string) uint32 {
-		k, ok := index[s]
-		if !ok {
-			k = uint32(len(out.strs))
-			index[s] = k
-			out.strs = append(out.strs, s)
-		}
-		return k
-	}
 	for k := range bs {
 		b, r := &bs[k], &out.recs[k]
-		r.line, r.path = b.Ref.Line, intern(b.Ref.Path)
-		var ok bool
-		if r.client, ok = parseUUID(b.ClientID); !ok {
-			r.clientText, r.clientTextual = intern(b.ClientID), true
-		}
-		if r.server, ok = parseUUID(b.ServerID); !ok {
-			r.serverText, r.serverTextual = intern(b.ServerID), true
-		}
+		r.line, r.path = b.Ref.Line, out.strs.intern(b.Ref.Path)
+		r.client, r.server = newCompactID(b.ClientID, &out.strs), newCompactID(b.ServerID, &out.strs)
 		out.window.add(b.Time)
 	}
+	out.strs.seal()
 	return out
 }
 
@@ -69,22 +50,12 @@ type bridgeIDs struct{ client, server [36]byte }
 // ids returns bridge k's client and server ids, viewing buf.
 func (b *Bridges) ids(k int, buf *bridgeIDs) (client, server []byte) {
 	r := &b.recs[k]
-	if r.clientTextual {
-		client = []byte(b.strs[r.clientText])
-	} else {
-		client = formatUUID(&buf.client, &r.client)
-	}
-	if r.serverTextual {
-		server = []byte(b.strs[r.serverText])
-	} else {
-		server = formatUUID(&buf.server, &r.server)
-	}
-	return client, server
+	return r.client.recorded(&b.strs, &buf.client), r.server.recorded(&b.strs, &buf.server)
 }
 
 // ref is bridge k's line.
 func (b *Bridges) ref(k int) model.LineRef {
-	return model.LineRef{Path: b.strs[b.recs[k].path], Line: b.recs[k].line}
+	return model.LineRef{Path: b.strs.strs[b.recs[k].path], Line: b.recs[k].line}
 }
 
 // timeWindow frames the recorded times that carry an explicit offset:

@@ -17,22 +17,20 @@ type WorkerLog struct {
 
 	bindings []binding
 	// strs holds the hosts, roles, process epochs and paths the bindings
-	// record, and the request ids that are not canonical UUIDs; strs[0]
+	// record, and the request ids that are not canonical UUIDs; index 0
 	// is "".
-	strs []string
+	strs strTable
 	// window frames the bindings' times that carry an explicit offset.
 	window timeWindow
 }
 
 // binding is a model.ProcessBinding as the join reads it: the request
 // id, host, role, process epoch and line. Strings are indices into
-// WorkerLog.strs. The request id is the canonical text (lowercase,
-// hyphenated) of uuid, or, when textual, strs[text].
+// WorkerLog.strs.
 type binding struct {
-	uuid                            [16]byte
-	line                            int64
-	host, role, process, path, text uint32
-	textual                         bool
+	id                        compactID
+	line                      int64
+	host, role, process, path uint32
 }
 
 // NewWorkerLog keeps what the join reads of a worker log's bindings (the
@@ -40,28 +38,16 @@ type binding struct {
 // their times that carry an offset, for Input.Window-less runs), in a
 // fifth of the bytes of the records the log's scanner returns.
 func NewWorkerLog(name sourcename.Identity, bindings []model.ProcessBinding, maps []model.EngineMap) WorkerLog {
-	wl := WorkerLog{Name: name, EngineMaps: maps, bindings: make([]binding, len(bindings)), strs: []string{""}}
-	index := map[string]uint32{"": 0}
-	intern := func(s string) uint32 {
-		k, ok := index[s]
-		if !ok {
-			k = uint32(len(wl.strs))
-			index[s] = k
-			wl.strs = append(wl.strs, s)
-		}
-		return k
-	}
+	wl := WorkerLog{Name: name, EngineMaps: maps, bindings: make([]binding, len(bindings))}
+	wl.strs.intern("") // index 0: no process epoch
 	for k := range bindings {
-		b := &bindings[k]
-		c := &wl.bindings[k]
+		b, c := &bindings[k], &wl.bindings[k]
 		c.line = b.Ref.Line
-		c.host, c.role, c.process, c.path = intern(b.Host), intern(b.Role), intern(b.Process), intern(b.Ref.Path)
-		var ok bool
-		if c.uuid, ok = parseUUID(b.ServerID); !ok {
-			c.text, c.textual = intern(b.ServerID), true
-		}
+		c.host, c.role, c.process, c.path = wl.strs.intern(b.Host), wl.strs.intern(b.Role), wl.strs.intern(b.Process), wl.strs.intern(b.Ref.Path)
+		c.id = newCompactID(b.ServerID, &wl.strs)
 		wl.window.add(b.Time)
 	}
+	wl.strs.seal()
 	return wl
 }
 
@@ -71,15 +57,8 @@ func (wl *WorkerLog) BindingWindow() (lo, hi int64, ok bool) {
 	return wl.window.lo, wl.window.hi, wl.window.timed
 }
 
-// serverID is binding b's request id as recorded; buf holds the text of a
-// canonical UUID (the result is only read, never kept, so it may be a
-// view of buf).
-func (wl *WorkerLog) serverID(b *binding, buf *[36]byte) []byte {
-	if b.textual {
-		return []byte(wl.strs[b.text])
-	}
-	return formatUUID(buf, &b.uuid)
-}
+// serverID is binding b's request id as recorded, viewing buf.
+func (wl *WorkerLog) serverID(b *binding, buf *[36]byte) []byte { return b.id.recorded(&wl.strs, buf) }
 
 // parseUUID reads s as a canonical UUID: 36 characters, lowercase hex
 // digits and hyphens at 8, 13, 18 and 23, so that formatUUID gives s back.

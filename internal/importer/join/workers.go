@@ -44,13 +44,13 @@ func (j *joiner) attachWorkerLogs(spanProcess func(i int, host, role, serverID s
 				switch {
 				case !ok:
 					j.out.Audit["unjoined_worker_bindings"]++
-					j.unjoined(model.LineRef{Path: wl.strs[b.path], Line: b.line})
-				case wl.strs[b.host] != name.Host || wl.strs[b.role] != name.Role || b.process == 0:
+					j.unjoined(model.LineRef{Path: wl.strs.strs[b.path], Line: b.line})
+				case wl.strs.strs[b.host] != name.Host || wl.strs.strs[b.role] != name.Role || b.process == 0:
 					j.out.Audit["mismatched_worker_bindings"]++
 				default:
 					r := &j.reqs[i]
 					j.bind(r, bound{
-						ref: model.LineRef{Path: wl.strs[b.path], Line: b.line}, process: &wl.strs[b.process],
+						ref: model.LineRef{Path: wl.strs.strs[b.path], Line: b.line}, process: &wl.strs.strs[b.process],
 						log: log, server: serverIndex(r, id),
 					})
 				}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/dsight/dsight/internal/importer"
 	"github.com/dsight/dsight/internal/report"
+	"github.com/dsight/dsight/internal/sqlstore"
 	"github.com/dsight/dsight/web"
 )
 
@@ -114,12 +115,20 @@ func buildReport(opt importer.Options, run, out, tz, cpuProfile, memProfile stri
 	}
 	defer stage.Close()
 	opt.StageSummary = stage.StageSummary
+	// The store's evidence rows are encoded beside the join, from the
+	// evidence it decodes anyway.
+	var rows *sqlstore.EvidenceRows
+	if !noSQLite {
+		rows = sqlstore.NewEvidenceRows(opt.SpillDir)
+		defer rows.Close()
+		opt.EvidenceTap = rows
+	}
 	res, err := importer.Import(opt)
 	if err != nil {
 		return err
 	}
 	prog.phase("writing the report to " + out)
-	m, err := stage.Write(res.Dataset, web.Assets(), report.Options{Verify: res.Verify, Store: storeWriter(noSQLite)})
+	m, err := stage.Write(res.Dataset, web.Assets(), report.Options{Verify: res.Verify, Store: storeWriter(noSQLite, rows)})
 	if err != nil {
 		return err
 	}

@@ -6,9 +6,11 @@ import (
 )
 
 // storeWriter is the report's SQL store writer, or none with --no-sqlite.
-func storeWriter(skip bool) report.StoreWriter {
+// It lays out the evidence rows the import's join encoded into rows (nil:
+// none were, and the store reads the evidence itself).
+func storeWriter(skip bool, rows *sqlstore.EvidenceRows) report.StoreWriter {
 	if skip {
 		return nil
 	}
-	return sqlstore.WriteFile
+	return sqlstore.FileWriter(rows)
 }

@@ -1,11 +1,12 @@
 package importer
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -44,6 +45,10 @@ type Options struct {
 	// StageSummary, when set, is handed each metric summary as soon as it
 	// is compressed (metrics.Options.StageSummary).
 	StageSummary metrics.SummaryStager
+	// EvidenceTap, when set, is handed each request's server evidence as
+	// the join encodes it, so what else is made of it (the SQL store's
+	// rows) is made beside the join rather than read back after it.
+	EvidenceTap EvidenceTap
 
 	open func(path string) (file, error) // opens every source file; nil is os.Open
 }
@@ -190,6 +195,9 @@ func importRun(opt Options, root, logDir string) (*Result, error) {
 		opt.Progress("joining server evidence to the requests")
 	}
 	finishBatch(d, server, origin, last)
+	if opt.EvidenceTap != nil {
+		server.tap, server.ordinals = opt.EvidenceTap, ordinals(requests)
+	}
 	if err := res.join(d, server, requests, origin, last); err != nil {
 		return nil, err
 	}
@@ -277,16 +285,31 @@ func align(d *model.Dataset, requests []model.Request, origin, last int64) error
 			r.FirstNS = &f
 		}
 	}
-	sort.Slice(requests, func(i, j int) bool {
-		if requests[i].StartNS != requests[j].StartNS {
-			return requests[i].StartNS < requests[j].StartNS
-		}
-		return requests[i].ID < requests[j].ID
-	})
+	slices.SortFunc(requests, requestOrder)
 	d.Requests = requests
 	d.Meta.OriginNS = origin
 	d.Meta.DurationNS = last - origin
 	return nil
+}
+
+// requestOrder is the dataset's order of requests: by start, then id
+// (unique, so the order is total). Rebasing to the origin keeps it.
+func requestOrder(a, b model.Request) int {
+	return cmp.Or(cmp.Compare(a.StartNS, b.StartNS), strings.Compare(a.ID, b.ID))
+}
+
+// ordinals is each request's place once align orders them.
+func ordinals(requests []model.Request) []int {
+	at := make([]int, len(requests))
+	for i := range at {
+		at[i] = i
+	}
+	slices.SortFunc(at, func(a, b int) int { return requestOrder(requests[a], requests[b]) })
+	ord := make([]int, len(requests))
+	for o, i := range at {
+		ord[i] = o
+	}
+	return ord
 }
 
 // Verify fails when a source file changed after it was read, so a report

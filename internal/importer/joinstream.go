@@ -117,6 +117,9 @@ func (res *Result) joinStreamed(d *model.Dataset, ev *serverEvidence, requests [
 
 	// The deflated chunks wait on disk beside the spans (--spill-dir).
 	chunks := catalog.EvidenceChunks{SpillDir: ev.spillDir}
+	if ev.tap != nil {
+		ev.tap.BeginEvidence(originNS, d.Sources)
+	}
 	var bigs []bigSpan // by chunk
 	var available int64
 	if err := inOrder(buckets, readAhead(), owned.Read, func(b int, spans []model.Span) error {
@@ -137,6 +140,9 @@ func (res *Result) joinStreamed(d *model.Dataset, ev *serverEvidence, requests [
 			}
 			has := lifecycle.Available(j)
 			k := chunks.Add(j)
+			if ev.tap != nil {
+				ev.tap.Evidence(k, ev.ordinals[i], j)
+			}
 			requests[i].Server = &model.RequestServer{
 				ServerIDs: cloneStrings(j.ServerIDs), Workers: cloneStrings(j.Workers),
 				SpanCount: len(j.Spans), LifecycleAvailable: has, Evidence: k,
@@ -155,6 +161,9 @@ func (res *Result) joinStreamed(d *model.Dataset, ev *serverEvidence, requests [
 		return nil
 	}); err != nil {
 		return err
+	}
+	if ev.tap != nil {
+		ev.tap.EndEvidence()
 	}
 	// The server spans, in the order join keeps them: the input's.
 	var serverSpans []model.JoinedSpan

@@ -21,6 +21,21 @@ type serverEvidence struct {
 	otel *otelSpill
 	// spillDir is where the spills' files go (Options.SpillDir).
 	spillDir string
+	// tap hears each request's evidence as the join encodes it, the
+	// request named by its ordinal once align orders the requests.
+	tap      EvidenceTap
+	ordinals []int
+}
+
+// EvidenceTap hears the server evidence of a run as its join encodes it
+// (Options.EvidenceTap): BeginEvidence with the run's origin and the
+// sources registered so far, then Evidence for each record k in order,
+// with the ordinal its request will have in Dataset.Requests, then
+// EndEvidence. A record is never changed after it is handed over.
+type EvidenceTap interface {
+	BeginEvidence(originNS int64, sources []model.Source)
+	Evidence(k, request int, ev *model.RequestEvidence)
+	EndEvidence()
 }
 
 // readFrontends scans every frontend log for its bridge lines.

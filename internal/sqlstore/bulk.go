@@ -228,7 +228,7 @@ func (c *rawConn) queryInt(query string) (int64, error) {
 
 // writeBulk lays out the bulk tables' b-trees in the store SQLite has
 // created and closed at path.
-func (w *writer) writeBulk(path string, roots map[string]uint32, d *model.Dataset) (err error) {
+func (w *writer) writeBulk(path string, roots map[string]uint32, d *model.Dataset, tapped *EvidenceRows) (err error) {
 	bf, err := openBulk(path, roots)
 	if err != nil {
 		return err
@@ -270,7 +270,7 @@ func (w *writer) writeBulk(path string, roots map[string]uint32, d *model.Datase
 	if err := w.requestsTable(d, bf); err != nil {
 		return err
 	}
-	if err := w.evidenceTables(d, bf, filepath.Dir(path)); err != nil {
+	if err := w.evidenceTables(d, bf, filepath.Dir(path), tapped); err != nil {
 		return err
 	}
 	if err := w.nvtxRanges(d, bf); err != nil {

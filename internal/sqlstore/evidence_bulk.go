@@ -59,6 +59,8 @@ type bindingKey struct {
 
 type evidencePass struct {
 	w       *writer
+	rec     *record // a span's row, as bulkFile.rowRecord makes it
+	nspans  int64   // the spans encoded: the next span's rowid
 	groups  []evGroup
 	starts  []spanStart
 	bkeys   []bindingKey
@@ -87,19 +89,33 @@ const (
 
 // evidenceTables runs the pass: server_spans, its indexes and, when their
 // rows fit index pages, lifecycle_stages, worker_bindings and its index.
-// The tables it leaves are recorded in w.sqliteEvidence for fill.
-func (w *writer) evidenceTables(d *model.Dataset, bf *bulkFile, spillDir string) (err error) {
-	spill, err := os.CreateTemp(spillDir, ".trace-data-rows-*")
+// The tables it leaves are recorded in w.sqliteEvidence for fill. When
+// the join already encoded the rows (EvidenceRows, checked against the
+// dataset by rows.pass), the pass lays out theirs rather than decoding the
+// evidence again.
+func (w *writer) evidenceTables(d *model.Dataset, bf *bulkFile, spillDir string, tapped *EvidenceRows) (err error) {
+	p, err := tapped.pass(w, d, bf)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		spill.Close()
-		os.Remove(spill.Name())
-	}()
-	p := &evidencePass{w: w, spill: spill, out: bufio.NewWriterSize(spill, 1<<20), intSmall: bf.intSmall}
-	if err := p.spans(d, bf); err != nil {
-		return err
+	if p != nil {
+		w.evidenceFromJoin = true
+		if err := p.spansFromSpill(d, bf, tapped.spans); err != nil {
+			return err
+		}
+	} else {
+		spill, err := os.CreateTemp(spillDir, ".trace-data-rows-*")
+		if err != nil {
+			return err
+		}
+		defer func() {
+			spill.Close()
+			os.Remove(spill.Name())
+		}()
+		p = &evidencePass{w: w, spill: spill, out: bufio.NewWriterSize(spill, 1<<20), intSmall: bf.intSmall, rec: bf.rowRecord()}
+		if err := p.spans(d, bf); err != nil {
+			return err
+		}
 	}
 	if err := p.spanIndexes(bf); err != nil {
 		return err
@@ -107,74 +123,69 @@ func (w *writer) evidenceTables(d *model.Dataset, bf *bulkFile, spillDir string)
 	return p.requestTables(bf)
 }
 
-// spans writes server_spans and spills each record's stages and bindings.
-func (p *evidencePass) spans(d *model.Dataset, bf *bulkFile) error {
-	w := p.w
-	owner := evidenceOwners(d)
-	tree, err := bf.rowidTree("server_spans")
-	if err != nil {
-		return err
+// spanPut takes one span's row and its start, in rowid order.
+type spanPut func(rowid int64, start float64, rec []byte) error
+
+// span encodes one span's row, owned by request req (-1 for none), and
+// hands it to put with the next rowid.
+func (p *evidencePass) span(req int, s *model.JoinedSpan, put spanPut) error {
+	w, rec, sp := p.w, p.rec, s.Span
+	service, _ := sp.Resource.ServiceName()
+	// The columns in declared order, each value as record.value would
+	// store it, without boxing ~2M rows' values.
+	rec.reset()
+	rec.null() // ordinal is the rowid: an INTEGER PRIMARY KEY is stored as NULL
+	if req >= 0 {
+		rec.int(int64(req))
+	} else {
+		rec.null()
 	}
-	rec := bf.rowRecord() // ordered by rowid
-	var n int64
-	span := func(req int, s *model.JoinedSpan) error {
-		sp := s.Span
-		service, _ := sp.Resource.ServiceName()
-		// The columns in declared order, each value as record.value would
-		// store it, without boxing ~2M rows' values.
-		rec.reset()
-		rec.null() // ordinal is the rowid: an INTEGER PRIMARY KEY is stored as NULL
-		if req >= 0 {
-			rec.int(int64(req))
+	rec.text(sp.TraceID)
+	rec.text(sp.SpanID)
+	rec.textOrNull(sp.ParentSpanID)
+	rec.text(sp.Name)
+	rec.text(sp.Kind.String())
+	rec.text(sp.Role())
+	start := w.seconds(sp.StartNS)
+	rec.real(start)
+	rec.real(w.seconds(sp.EndNS))
+	rec.int(int64(sp.Status.Code))
+	rec.textOrNull(sp.Status.Message)
+	rec.textOrNull(service)
+	for _, key := range [...]string{"dynamo.request.id", "dynamo.process.epoch"} {
+		if v, ok := sp.Attrs.String(key); ok {
+			rec.text(v)
 		} else {
 			rec.null()
 		}
-		rec.text(sp.TraceID)
-		rec.text(sp.SpanID)
-		rec.textOrNull(sp.ParentSpanID)
-		rec.text(sp.Name)
-		rec.text(sp.Kind.String())
-		rec.text(sp.Role())
-		rec.real(w.seconds(sp.StartNS))
-		rec.real(w.seconds(sp.EndNS))
-		rec.int(int64(sp.Status.Code))
-		rec.textOrNull(sp.Status.Message)
-		rec.textOrNull(service)
-		for _, key := range [...]string{"dynamo.request.id", "dynamo.process.epoch"} {
-			if v, ok := sp.Attrs.String(key); ok {
-				rec.text(v)
-			} else {
-				rec.null()
-			}
-		}
-		rec.textOrNull(s.Join)
-		rec.textOrNull(s.Worker)
-		rec.textOrNull(s.WorkerBasis)
-		if id, ok := w.sourceIDs[sp.Ref.Path]; ok {
-			rec.int(int64(id))
-			rec.null()
-		} else {
-			rec.null()
-			rec.textOrNull(sp.Ref.Path)
-		}
-		rec.int(sp.Ref.Line)
-		rec.int(int64(sp.Ref.Ordinal))
-		p.starts = append(p.starts, spanStart{w.seconds(sp.StartNS), n})
-		err := tree.add(n, rec.bytes())
-		n++
-		return err
 	}
-	rows := p.startRequestRows(owner)
-	err = eachEvidence(d, func(k int, ev *model.RequestEvidence) error {
-		g := evGroup{owner: owner[k], firstSpan: n, spans: len(ev.Spans)}
-		for j := range ev.Spans {
-			if err := span(g.owner, &ev.Spans[j]); err != nil {
-				return err
-			}
+	rec.textOrNull(s.Join)
+	rec.textOrNull(s.Worker)
+	rec.textOrNull(s.WorkerBasis)
+	w.sourceValues(rec, sp.Ref.Path)
+	rec.int(sp.Ref.Line)
+	rec.int(int64(sp.Ref.Ordinal))
+	err := put(p.nspans, start, rec.bytes())
+	p.nspans++
+	return err
+}
+
+// record encodes evidence record k's span rows, handing each to put, and
+// queues its request rows; owner is its request's ordinal (-1 for none).
+func (p *evidencePass) record(k, owner int, ev *model.RequestEvidence, rows *requestRows, put spanPut) error {
+	g := evGroup{owner: owner, firstSpan: p.nspans, spans: len(ev.Spans)}
+	for j := range ev.Spans {
+		if err := p.span(owner, &ev.Spans[j], put); err != nil {
+			return err
 		}
-		p.groups = append(p.groups, g)
-		return rows.send(k, ev)
-	})
+	}
+	p.groups = append(p.groups, g)
+	return rows.send(k, owner, ev)
+}
+
+// endRecords waits for the request rows of every record and notes where
+// each record's went; err is the records' own.
+func (p *evidencePass) endRecords(rows *requestRows, err error) error {
 	if rerr := rows.finish(); err == nil {
 		err = rerr
 	}
@@ -187,13 +198,47 @@ func (p *evidencePass) spans(d *model.Dataset, bf *bulkFile) error {
 	for k := range p.groups {
 		p.groups[k].rowGroup = rows.groups[k]
 	}
+	return nil
+}
+
+// layout is the spanPut that lays each row into server_spans.
+func (p *evidencePass) layout(tree *rowidTree) spanPut {
+	return func(rowid int64, start float64, rec []byte) error {
+		p.starts = append(p.starts, spanStart{start, rowid})
+		return tree.add(rowid, rec)
+	}
+}
+
+// spans writes server_spans from the dataset's evidence and spills each
+// record's stages and bindings.
+func (p *evidencePass) spans(d *model.Dataset, bf *bulkFile) error {
+	owner := evidenceOwners(d)
+	tree, err := bf.rowidTree("server_spans")
+	if err != nil {
+		return err
+	}
+	put := p.layout(tree)
+	rows := p.startRequestRows()
+	err = eachEvidence(d, func(k int, ev *model.RequestEvidence) error {
+		return p.record(k, owner[k], ev, rows, put)
+	})
+	if err := p.endRecords(rows, err); err != nil {
+		return err
+	}
+	return p.serverSpans(d, bf, tree, put)
+}
+
+// serverSpans adds the spans no request owns after the owned ones and
+// ends server_spans.
+func (p *evidencePass) serverSpans(d *model.Dataset, bf *bulkFile, tree *rowidTree, put spanPut) error {
+	first := p.nspans
 	for j := range d.ServerSpans {
-		if err := span(-1, &d.ServerSpans[j]); err != nil {
+		if err := p.span(-1, &d.ServerSpans[j], put); err != nil {
 			return err
 		}
 	}
 	// The spans no request owns sort first in server_spans_request.
-	p.groups = append(p.groups, evGroup{owner: -1, firstSpan: n - int64(len(d.ServerSpans)), spans: len(d.ServerSpans)})
+	p.groups = append(p.groups, evGroup{owner: -1, firstSpan: first, spans: len(d.ServerSpans)})
 	return bf.doneRowid("server_spans", tree)
 }
 

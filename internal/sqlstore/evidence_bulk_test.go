@@ -17,10 +17,17 @@ import (
 // streams, with spans no request owns and duplicated OTel exports.
 func tracedDataset(t *testing.T) *model.Dataset {
 	t.Helper()
-	d := generatedDataset(t, synth.Config{
+	return tracedDatasetTapped(t, nil)
+}
+
+// tracedDatasetTapped is tracedDataset, its evidence handed to tap (nil
+// for none) as the join encodes it.
+func tracedDatasetTapped(t *testing.T, tap importer.EvidenceTap) *model.Dataset {
+	t.Helper()
+	d := generatedDatasetTapped(t, synth.Config{
 		Seed: 11, Requests: 300, Sources: synth.SourceAIPerf | synth.SourceFrontend | synth.SourceOTel | synth.SourceWorkers,
 		OTelUntraced: 0.1, OTelDuplicate: true, ClockOddities: true,
-	})
+	}, tap)
 	if d.StreamedEvidence == nil {
 		t.Fatal("the import did not stream its evidence")
 	}
@@ -36,11 +43,18 @@ func tracedDataset(t *testing.T) *model.Dataset {
 // generatedDataset imports a run generated as c says.
 func generatedDataset(t *testing.T, c synth.Config) *model.Dataset {
 	t.Helper()
+	return generatedDatasetTapped(t, c, nil)
+}
+
+// generatedDatasetTapped imports a run generated as c says, handing its
+// evidence to tap (nil for none) as the join encodes it.
+func generatedDatasetTapped(t *testing.T, c synth.Config, tap importer.EvidenceTap) *model.Dataset {
+	t.Helper()
 	run := filepath.Join(t.TempDir(), "run")
 	if _, err := synth.WriteRun(run, c); err != nil {
 		t.Fatal(err)
 	}
-	res, err := importer.Import(importer.Options{Run: run})
+	res, err := importer.Import(importer.Options{Run: run, EvidenceTap: tap})
 	if err != nil {
 		t.Fatal(err)
 	}

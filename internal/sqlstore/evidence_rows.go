@@ -15,15 +15,14 @@ import (
 const rowBatch = 256
 
 type evItem struct {
-	k  int
-	ev *model.RequestEvidence
+	k, owner int // the record's place and its request's ordinal (-1 for none)
+	ev       *model.RequestEvidence
 }
 
 // requestRows derives and spills the request rows of the records sent to
 // it, in the order sent; groups[k] says where record k's went.
 type requestRows struct {
 	p      *evidencePass
-	owner  []int
 	in     chan []evItem
 	done   chan struct{}
 	batch  []evItem
@@ -34,8 +33,8 @@ type requestRows struct {
 	scratch lifecycle.Scratch
 }
 
-func (p *evidencePass) startRequestRows(owner []int) *requestRows {
-	r := &requestRows{p: p, owner: owner, in: make(chan []evItem, 4), done: make(chan struct{})}
+func (p *evidencePass) startRequestRows() *requestRows {
+	r := &requestRows{p: p, in: make(chan []evItem, 4), done: make(chan struct{})}
 	go func() {
 		defer close(r.done)
 		// Spilled, then ordered on a key of their own (addSpilled).
@@ -45,7 +44,7 @@ func (p *evidencePass) startRequestRows(owner []int) *requestRows {
 				continue // drained, so the sender never blocks
 			}
 			for _, it := range batch {
-				if r.err = r.add(row, it.k, it.ev); r.err != nil {
+				if r.err = r.add(row, it.owner, it.ev); r.err != nil {
 					break
 				}
 			}
@@ -57,10 +56,11 @@ func (p *evidencePass) startRequestRows(owner []int) *requestRows {
 	return r
 }
 
-// send queues record k. The records are the decoder's, never reused, so
-// the goroutine may read them after the callback returns.
-func (r *requestRows) send(k int, ev *model.RequestEvidence) error {
-	r.batch = append(r.batch, evItem{k, ev})
+// send queues record k, owned by request owner. The records are never
+// reused by whoever made them (the decoder, the join), so the goroutine
+// may read them after the callback returns.
+func (r *requestRows) send(k, owner int, ev *model.RequestEvidence) error {
+	r.batch = append(r.batch, evItem{k, owner, ev})
 	if len(r.batch) == rowBatch {
 		r.in <- r.batch
 		r.batch = make([]evItem, 0, rowBatch)
@@ -78,11 +78,12 @@ func (r *requestRows) finish() error {
 	return r.err
 }
 
-// add derives and spills record k's lifecycle stages and bindings. The
-// values are encoded as record.value would store them, without boxing
-// each (a 100k-request traced run has ~1M stages).
-func (r *requestRows) add(row *record, k int, ev *model.RequestEvidence) error {
-	p, w, owner := r.p, r.p.w, r.owner[k]
+// add derives and spills the lifecycle stages and bindings of one record,
+// owned by request owner (-1 for none). The values are encoded as
+// record.value would store them, without boxing each (a 100k-request
+// traced run has ~1M stages).
+func (r *requestRows) add(row *record, owner int, ev *model.RequestEvidence) error {
+	p, w := r.p, r.p.w
 	g := rowGroup{at: p.spillAt}
 	if owner >= 0 {
 		stages := r.scratch.Stages(ev)
@@ -172,6 +173,9 @@ func (w *writer) sourceValues(row *record, path string) {
 		row.int(int64(id))
 		row.null()
 		return
+	}
+	if w.misses != nil && path != "" {
+		w.misses.note(path)
 	}
 	row.null()
 	row.textOrNull(path)

@@ -34,11 +34,12 @@ func TestRequestRowsAllocateLittle(t *testing.T) {
 		w.sourceIDs[s.Path] = s.ID
 	}
 	p := &evidencePass{w: w, spill: spill, out: bufio.NewWriterSize(io.Discard, 1<<20), intSmall: true}
-	r := &requestRows{p: p, owner: evidenceOwners(d)}
+	r := &requestRows{p: p}
+	owner := evidenceOwners(d)
 	row := &record{intSmall: true, valuesOnly: true}
 	addAll := func() {
 		for k, ev := range evs {
-			if err := r.add(row, k, ev); err != nil {
+			if err := r.add(row, owner[k], ev); err != nil {
 				t.Fatal(err)
 			}
 		}

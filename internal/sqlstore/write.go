@@ -29,6 +29,9 @@ type Stats struct {
 	Rows  map[string]int64 // rows per table
 	Bytes int64
 	Took  time.Duration
+	// EvidenceFromJoin: the evidence tables were laid out from the rows
+	// the import's join encoded, not from a pass over the dataset.
+	EvidenceFromJoin bool
 }
 
 // writer holds the one connection a store is written through.
@@ -40,6 +43,10 @@ type writer struct {
 	rows    map[string]int64
 	// sourceIDs maps a registered evidence path to its source id.
 	sourceIDs map[string]int
+	// misses, when set, notes each path sourceValues found no id for:
+	// rows encoded before the import ended (EvidenceRows) hold only while
+	// those paths stay unregistered.
+	misses *pathMisses
 	// NVTX state the bulk phase leaves for the tables SQLite writes after
 	// it: per profile, its threads' numbers; the nvtx_threads rows; the
 	// longest range of each duration class.
@@ -49,6 +56,9 @@ type writer struct {
 	// sqliteEvidence: the evidence tables whose rows did not fit index
 	// pages, left for fill to insert (evidence_bulk.go).
 	sqliteEvidence map[string]bool
+	// evidenceFromJoin: the evidence tables were laid out from the rows
+	// the join encoded (EvidenceRows).
+	evidenceFromJoin bool
 	// sessions waits for the requests grouped into sessions, which a
 	// goroutine of their own groups while the bulk tables are laid out.
 	sessions func() []model.Session
@@ -67,6 +77,12 @@ func (w *writer) source(path string) (id, unregistered any) {
 // a build holds, before the report writer lays it out as shards: metric
 // series still carry their summaries. A failed write removes the file.
 func Write(path string, d *model.Dataset) (st Stats, err error) {
+	return WriteFrom(path, d, nil)
+}
+
+// WriteFrom is Write taking the evidence rows the import's join encoded
+// (nil for none): they are used when they hold for d (Stats says so).
+func WriteFrom(path string, d *model.Dataset, tapped *EvidenceRows) (st Stats, err error) {
 	began := time.Now()
 	if _, err := os.Lstat(path); err == nil {
 		return st, fmt.Errorf("sqlite store %s already exists", path)
@@ -93,13 +109,13 @@ func Write(path string, d *model.Dataset) (st Stats, err error) {
 	if err != nil {
 		return st, err
 	}
-	if err := w.writeBulk(path, roots, d); err != nil {
+	if err := w.writeBulk(path, roots, d, tapped); err != nil {
 		return st, fmt.Errorf("sqlite store: %w", err)
 	}
 	if _, err := w.open(path, func() error { return w.fill(d) }); err != nil {
 		return st, err
 	}
-	st.Rows = w.rows
+	st.Rows, st.EvidenceFromJoin = w.rows, w.evidenceFromJoin
 	fi, err := os.Stat(path)
 	if err != nil {
 		return st, err
@@ -498,4 +514,13 @@ func metricRows(m *model.MetricSeries, s *rowSink, order *keyOrder, r *record) e
 func WriteFile(path string, d *model.Dataset) error {
 	_, err := Write(path, d)
 	return err
+}
+
+// FileWriter is WriteFile taking the rows the import's join encoded
+// (WriteFrom).
+func FileWriter(tapped *EvidenceRows) func(path string, d *model.Dataset) error {
+	return func(path string, d *model.Dataset) error {
+		_, err := WriteFrom(path, d, tapped)
+		return err
+	}
 }

@@ -1,0 +1,280 @@
+package sqlstore
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"slices"
+	"sync"
+
+	"github.com/dsight/dsight/internal/model"
+)
+
+// A traced build's join decodes every request's server evidence once, to
+// encode it into the report's chunks. Reading those chunks back for the
+// store decodes the ~2M spans of a 100k-request run a second time, after
+// the import, on the build's critical path (~3 CPU-s). EvidenceRows takes
+// the evidence as the join hands it over instead and encodes the store's
+// span, lifecycle and binding rows beside the join, on two goroutines of
+// its own, spilling them in rowid and request order; the store then only
+// lays them out as pages (evidenceTables).
+//
+// The rows are what the pass over the finished dataset would encode only
+// if the join knew what that pass knows: the run's origin, each evidence
+// path's source id, each record's request ordinal and the file's schema
+// format. pass checks each against the dataset and the file before the
+// rows are used, and leaves the evidence to the pass when one differs.
+
+// tapBatch is how many records go to the span rows' goroutine at once.
+const tapBatch = 256
+
+// tapBuffered is how many batches may wait for that goroutine: the join
+// blocks beyond them, so the records it hands over are never many.
+const tapBuffered = 4
+
+// EvidenceRows encodes the store's evidence rows while the import's join
+// produces the evidence (importer.EvidenceTap). Its methods but Close are
+// called from one goroutine, the join's, in order: BeginEvidence, then
+// Evidence for records 0, 1, ..., then EndEvidence.
+type EvidenceRows struct {
+	dir    string
+	p      *evidencePass
+	spans  *os.File      // each span: its start's bits, its row's length, its row
+	out    *bufio.Writer // spans' writer, the span goroutine's
+	owners []int         // by record: its request's ordinal
+	batch  []evItem
+	in     chan []evItem
+	done   chan struct{}
+	err    error // the first failure of the join's calls
+	runErr error // the goroutine's, read after done
+	began  bool
+	ended  bool
+}
+
+// NewEvidenceRows is an EvidenceRows that spills its rows under dir (""
+// for the system's temporary directory), about a third of the OTel
+// input's size; the files are removed by Close.
+func NewEvidenceRows(dir string) *EvidenceRows {
+	return &EvidenceRows{dir: dir}
+}
+
+// BeginEvidence is told the run's origin and the sources registered so
+// far, before the first record.
+func (e *EvidenceRows) BeginEvidence(originNS int64, sources []model.Source) {
+	if e.began {
+		e.fail(errors.New("the evidence rows were begun twice"))
+		return
+	}
+	e.began = true
+	w := &writer{origin: originNS, sourceIDs: make(map[string]int, len(sources)), misses: &pathMisses{}}
+	for _, s := range sources {
+		w.sourceIDs[s.Path] = s.ID
+	}
+	spans, err := e.temp(".trace-data-spans-*")
+	if err != nil {
+		e.fail(err)
+		return
+	}
+	rows, err := e.temp(".trace-data-rows-*")
+	if err != nil {
+		spans.Close()
+		e.fail(err)
+		return
+	}
+	// Schema format 4 is what SQLite writes for a new file; pass checks it.
+	e.p = &evidencePass{w: w, spill: rows, out: bufio.NewWriterSize(rows, 1<<20), intSmall: true,
+		rec: &record{intSmall: true, valuesOnly: true}}
+	e.spans, e.out = spans, bufio.NewWriterSize(spans, 1<<20)
+	e.in, e.done = make(chan []evItem, tapBuffered), make(chan struct{})
+	go e.run()
+}
+
+// temp creates a spill file, unlinked at once so no build leaves it.
+func (e *EvidenceRows) temp(pattern string) (*os.File, error) {
+	f, err := os.CreateTemp(e.dir, pattern)
+	if err != nil {
+		return nil, fmt.Errorf("the store's evidence rows: %w", err)
+	}
+	if err := os.Remove(f.Name()); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("the store's evidence rows: %w", err)
+	}
+	return f, nil
+}
+
+// Evidence takes record k, owned by the request that will be ordinal
+// request once the import orders them (-1 for none). ev must not change
+// afterwards.
+func (e *EvidenceRows) Evidence(k, request int, ev *model.RequestEvidence) {
+	if e.p == nil || e.ended || e.err != nil {
+		if e.err == nil {
+			e.fail(errors.New("evidence handed over outside BeginEvidence and EndEvidence"))
+		}
+		return
+	}
+	if k != len(e.owners) {
+		e.fail(fmt.Errorf("evidence record %d handed over after %d records", k, len(e.owners)))
+		return
+	}
+	e.owners = append(e.owners, request)
+	e.batch = append(e.batch, evItem{k, request, ev})
+	if len(e.batch) == tapBatch {
+		e.in <- e.batch
+		e.batch = make([]evItem, 0, tapBatch)
+	}
+}
+
+// EndEvidence follows the last record.
+func (e *EvidenceRows) EndEvidence() {
+	if e.p == nil || e.ended {
+		return
+	}
+	e.ended = true
+	if len(e.batch) > 0 {
+		e.in <- e.batch
+		e.batch = nil
+	}
+	close(e.in)
+}
+
+// run encodes the span rows of each batch on this goroutine and hands the
+// records to the request rows' goroutine.
+func (e *EvidenceRows) run() {
+	defer close(e.done)
+	p := e.p
+	rows := p.startRequestRows()
+	var head [12]byte
+	put := func(_ int64, start float64, rec []byte) error {
+		binary.LittleEndian.PutUint64(head[:8], math.Float64bits(start))
+		binary.LittleEndian.PutUint32(head[8:], uint32(len(rec)))
+		if _, err := e.out.Write(head[:]); err != nil {
+			return err
+		}
+		_, err := e.out.Write(rec)
+		return err
+	}
+	var err error
+	for batch := range e.in {
+		if err != nil {
+			continue // drained, so the join never blocks
+		}
+		for _, it := range batch {
+			if err = p.record(it.k, it.owner, it.ev, rows, put); err != nil {
+				break
+			}
+		}
+	}
+	if err == nil {
+		err = e.out.Flush()
+	}
+	if err = p.endRecords(rows, err); err != nil {
+		err = fmt.Errorf("the store's evidence rows: %w", err)
+	}
+	e.runErr = err
+}
+
+// fail keeps the first failure of the join's calls.
+func (e *EvidenceRows) fail(err error) {
+	if e.err == nil {
+		e.err = err
+	}
+}
+
+// pass is the evidence pass the rows make for the store w writes from d
+// into bf, or nil when they do not hold for it (none were begun or ended,
+// the run's origin, a source id, a request's ordinal or the schema format
+// differ): the store then reads the evidence itself. A failure to spill
+// them is an error.
+func (e *EvidenceRows) pass(w *writer, d *model.Dataset, bf *bulkFile) (*evidencePass, error) {
+	if e == nil || e.p == nil {
+		return nil, e.failure()
+	}
+	if !e.ended {
+		return nil, errors.New("the store's evidence rows were not ended")
+	}
+	<-e.done
+	if err := errors.Join(e.err, e.runErr); err != nil {
+		return nil, err
+	}
+	p, tw := e.p, e.p.w
+	if tw.origin != w.origin || !bf.intSmall || !slices.Equal(e.owners, evidenceOwners(d)) {
+		return nil, nil
+	}
+	for path, id := range tw.sourceIDs {
+		if got, ok := w.sourceIDs[path]; !ok || got != id {
+			return nil, nil
+		}
+	}
+	for path := range tw.misses.paths {
+		if _, ok := w.sourceIDs[path]; ok {
+			return nil, nil
+		}
+	}
+	p.w = w
+	return p, nil
+}
+
+// failure is the error a join's call met, for a pass that cannot be made.
+func (e *EvidenceRows) failure() error {
+	if e == nil {
+		return nil
+	}
+	return e.err
+}
+
+// Close removes the spilled rows; it waits for the goroutines of rows
+// begun but never ended (a failed import).
+func (e *EvidenceRows) Close() error {
+	if e == nil || e.p == nil {
+		return nil
+	}
+	e.EndEvidence()
+	<-e.done
+	return errors.Join(e.spans.Close(), e.p.spill.Close())
+}
+
+// spansFromSpill lays out server_spans from the span rows spilled during
+// the join, then the spans no request owns.
+func (p *evidencePass) spansFromSpill(d *model.Dataset, bf *bulkFile, spill *os.File) error {
+	tree, err := bf.rowidTree("server_spans")
+	if err != nil {
+		return err
+	}
+	put := p.layout(tree)
+	r := bufio.NewReaderSize(io.NewSectionReader(spill, 0, math.MaxInt64), 1<<20)
+	var head [12]byte
+	var rec []byte
+	for rowid := int64(0); rowid < p.nspans; rowid++ {
+		if _, err := io.ReadFull(r, head[:]); err != nil {
+			return fmt.Errorf("the spilled span rows: %w", err)
+		}
+		n := int(binary.LittleEndian.Uint32(head[8:]))
+		rec = slices.Grow(rec[:0], n)[:n]
+		if _, err := io.ReadFull(r, rec); err != nil {
+			return fmt.Errorf("the spilled span rows: %w", err)
+		}
+		if err := put(rowid, math.Float64frombits(binary.LittleEndian.Uint64(head[:8])), rec); err != nil {
+			return err
+		}
+	}
+	return p.serverSpans(d, bf, tree, put)
+}
+
+// pathMisses are the evidence paths a writer found no source id for.
+type pathMisses struct {
+	mu    sync.Mutex
+	paths map[string]bool
+}
+
+func (m *pathMisses) note(path string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.paths == nil {
+		m.paths = map[string]bool{}
+	}
+	m.paths[path] = true
+}

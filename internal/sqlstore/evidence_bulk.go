@@ -58,11 +58,15 @@ type bindingKey struct {
 }
 
 type evidencePass struct {
-	w       *writer
-	rec     *record // a span's row, as bulkFile.rowRecord makes it
-	nspans  int64   // the spans encoded: the next span's rowid
-	groups  []evGroup
-	starts  []spanStart
+	w      *writer
+	rec    *record // a span's row, as bulkFile.rowRecord makes it
+	nspans int64   // the spans encoded: the next span's rowid
+	groups []evGroup
+	starts []spanStart
+	// sorted, when set, gives the starts of the spans laid out from the
+	// join's rows (spansFromSpill), sorted beside the layout; starts then
+	// holds only the spans added after them.
+	sorted  <-chan sortedStarts
 	bkeys   []bindingKey
 	spill   *os.File
 	out     *bufio.Writer
@@ -275,16 +279,21 @@ func (p *evidencePass) spanIndexes(bf *bulkFile) error {
 	if err := bf.doneIndex(indexSpanRequest, t); err != nil {
 		return err
 	}
-	slices.SortFunc(p.starts, func(a, b spanStart) int {
-		if c := cmp.Compare(a.start, b.start); c != 0 {
-			return c
+	starts := p.starts
+	slices.SortFunc(starts, compareStarts)
+	if p.sorted != nil {
+		// The join's spans were sorted while the tables before were laid
+		// out; the ones added since (server spans) are merged in.
+		r := <-p.sorted
+		if r.err != nil {
+			return r.err
 		}
-		return cmp.Compare(a.rowid, b.rowid)
-	})
+		starts = mergeStarts(r.starts, starts)
+	}
 	if t, err = bf.indexTree(indexSpanWindow, 2); err != nil {
 		return err
 	}
-	for _, s := range p.starts {
+	for _, s := range starts {
 		key.reset()
 		key.real(s.start)
 		key.int(s.rowid)
@@ -294,6 +303,27 @@ func (p *evidencePass) spanIndexes(bf *bulkFile) error {
 	}
 	p.starts = nil
 	return bf.doneIndex(indexSpanWindow, t)
+}
+
+// compareStarts is server_spans_window's order: by start, then rowid.
+func compareStarts(a, b spanStart) int {
+	return cmp.Or(cmp.Compare(a.start, b.start), cmp.Compare(a.rowid, b.rowid))
+}
+
+// mergeStarts is a and b, each in compareStarts order, merged into it.
+func mergeStarts(a, b []spanStart) []spanStart {
+	if len(b) == 0 {
+		return a
+	}
+	out := make([]spanStart, 0, len(a)+len(b))
+	for len(a) > 0 && len(b) > 0 {
+		if compareStarts(b[0], a[0]) < 0 {
+			out, b = append(out, b[0]), b[1:]
+		} else {
+			out, a = append(out, a[0]), a[1:]
+		}
+	}
+	return append(append(out, a...), b...)
 }
 
 // requestTables reads the spilled records back in request order into

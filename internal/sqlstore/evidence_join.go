@@ -43,8 +43,10 @@ const tapBuffered = 4
 type EvidenceRows struct {
 	dir    string
 	p      *evidencePass
-	spans  *os.File      // each span: its start's bits, its row's length, its row
+	spans  *os.File      // each span: its row's length, its row
 	out    *bufio.Writer // spans' writer, the span goroutine's
+	starts *os.File      // each span's start's bits, in rowid order
+	outS   *bufio.Writer // starts' writer, the span goroutine's
 	owners []int         // by record: its request's ordinal
 	batch  []evItem
 	in     chan []evItem
@@ -53,6 +55,9 @@ type EvidenceRows struct {
 	runErr error // the goroutine's, read after done
 	began  bool
 	ended  bool
+	// sorted gives the starts sorted (sortStarts), once.
+	sortOnce sync.Once
+	sorted   <-chan sortedStarts
 }
 
 // NewEvidenceRows is an EvidenceRows that spills its rows under dir (""
@@ -79,9 +84,16 @@ func (e *EvidenceRows) BeginEvidence(originNS int64, sources []model.Source) {
 		e.fail(err)
 		return
 	}
+	starts, err := e.temp(".trace-data-starts-*")
+	if err != nil {
+		spans.Close()
+		e.fail(err)
+		return
+	}
 	rows, err := e.temp(".trace-data-rows-*")
 	if err != nil {
 		spans.Close()
+		starts.Close()
 		e.fail(err)
 		return
 	}
@@ -89,6 +101,7 @@ func (e *EvidenceRows) BeginEvidence(originNS int64, sources []model.Source) {
 	e.p = &evidencePass{w: w, spill: rows, out: bufio.NewWriterSize(rows, 1<<20), intSmall: true,
 		rec: &record{intSmall: true, valuesOnly: true}}
 	e.spans, e.out = spans, bufio.NewWriterSize(spans, 1<<20)
+	e.starts, e.outS = starts, bufio.NewWriterSize(starts, 1<<16)
 	e.in, e.done = make(chan []evItem, tapBuffered), make(chan struct{})
 	go e.run()
 }
@@ -147,11 +160,14 @@ func (e *EvidenceRows) run() {
 	defer close(e.done)
 	p := e.p
 	rows := p.startRequestRows()
-	var head [12]byte
+	var head [8]byte
 	put := func(_ int64, start float64, rec []byte) error {
-		binary.LittleEndian.PutUint64(head[:8], math.Float64bits(start))
-		binary.LittleEndian.PutUint32(head[8:], uint32(len(rec)))
-		if _, err := e.out.Write(head[:]); err != nil {
+		binary.LittleEndian.PutUint64(head[:], math.Float64bits(start))
+		if _, err := e.outS.Write(head[:]); err != nil {
+			return err
+		}
+		binary.LittleEndian.PutUint32(head[:4], uint32(len(rec)))
+		if _, err := e.out.Write(head[:4]); err != nil {
 			return err
 		}
 		_, err := e.out.Write(rec)
@@ -169,7 +185,7 @@ func (e *EvidenceRows) run() {
 		}
 	}
 	if err == nil {
-		err = e.out.Flush()
+		err = errors.Join(e.out.Flush(), e.outS.Flush())
 	}
 	if err = p.endRecords(rows, err); err != nil {
 		err = fmt.Errorf("the store's evidence rows: %w", err)
@@ -215,7 +231,52 @@ func (e *EvidenceRows) pass(w *writer, d *model.Dataset, bf *bulkFile) (*evidenc
 		}
 	}
 	p.w = w
+	p.sorted = e.sortStarts()
 	return p, nil
+}
+
+// sortStarts starts sorting the join's spans' starts, once: WriteFrom
+// calls it first, so they are sorted beside the tables laid out before
+// server_spans_window. It is nil for rows that cannot be used.
+func (e *EvidenceRows) sortStarts() <-chan sortedStarts {
+	if e == nil || e.p == nil || !e.ended {
+		return nil
+	}
+	e.sortOnce.Do(func() {
+		<-e.done
+		if errors.Join(e.err, e.runErr) == nil {
+			e.sorted = sortStarts(e.starts, e.p.nspans)
+		}
+	})
+	return e.sorted
+}
+
+// sortedStarts is the join's spans' starts in compareStarts order, or
+// the error that stopped reading them.
+type sortedStarts struct {
+	starts []spanStart
+	err    error
+}
+
+// sortStarts reads the n spilled starts and sorts them on a goroutine of
+// its own, beside the tables laid out before server_spans_window.
+func sortStarts(f *os.File, n int64) <-chan sortedStarts {
+	out := make(chan sortedStarts, 1)
+	go func() {
+		starts := make([]spanStart, n)
+		r := bufio.NewReaderSize(io.NewSectionReader(f, 0, 8*n), 1<<20)
+		var b [8]byte
+		for i := range starts {
+			if _, err := io.ReadFull(r, b[:]); err != nil {
+				out <- sortedStarts{err: fmt.Errorf("the spilled span starts: %w", err)}
+				return
+			}
+			starts[i] = spanStart{math.Float64frombits(binary.LittleEndian.Uint64(b[:])), int64(i)}
+		}
+		slices.SortFunc(starts, compareStarts)
+		out <- sortedStarts{starts: starts}
+	}()
+	return out
 }
 
 // failure is the error a join's call met, for a pass that cannot be made.
@@ -234,7 +295,7 @@ func (e *EvidenceRows) Close() error {
 	}
 	e.EndEvidence()
 	<-e.done
-	return errors.Join(e.spans.Close(), e.p.spill.Close())
+	return errors.Join(e.spans.Close(), e.starts.Close(), e.p.spill.Close())
 }
 
 // spansFromSpill lays out server_spans from the span rows spilled during
@@ -244,24 +305,24 @@ func (p *evidencePass) spansFromSpill(d *model.Dataset, bf *bulkFile, spill *os.
 	if err != nil {
 		return err
 	}
-	put := p.layout(tree)
 	r := bufio.NewReaderSize(io.NewSectionReader(spill, 0, math.MaxInt64), 1<<20)
-	var head [12]byte
+	var head [4]byte
 	var rec []byte
 	for rowid := int64(0); rowid < p.nspans; rowid++ {
 		if _, err := io.ReadFull(r, head[:]); err != nil {
 			return fmt.Errorf("the spilled span rows: %w", err)
 		}
-		n := int(binary.LittleEndian.Uint32(head[8:]))
+		n := int(binary.LittleEndian.Uint32(head[:]))
 		rec = slices.Grow(rec[:0], n)[:n]
 		if _, err := io.ReadFull(r, rec); err != nil {
 			return fmt.Errorf("the spilled span rows: %w", err)
 		}
-		if err := put(rowid, math.Float64frombits(binary.LittleEndian.Uint64(head[:8])), rec); err != nil {
+		// Their starts are sorted on a goroutine of their own (p.sorted).
+		if err := tree.add(rowid, rec); err != nil {
 			return err
 		}
 	}
-	return p.serverSpans(d, bf, tree, put)
+	return p.serverSpans(d, bf, tree, p.layout(tree))
 }
 
 // pathMisses are the evidence paths a writer found no source id for.

@@ -84,6 +84,7 @@ func Write(path string, d *model.Dataset) (st Stats, err error) {
 // (nil for none): they are used when they hold for d (Stats says so).
 func WriteFrom(path string, d *model.Dataset, tapped *EvidenceRows) (st Stats, err error) {
 	began := time.Now()
+	tapped.sortStarts()
 	if _, err := os.Lstat(path); err == nil {
 		return st, fmt.Errorf("sqlite store %s already exists", path)
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"cmp"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 
@@ -392,19 +393,63 @@ func (p *evidencePass) requestTables(bf *bulkFile) error {
 // readBack calls f with each group's spilled bytes, in request order.
 func (p *evidencePass) readBack(f func(g *evGroup, buf []byte) error) error {
 	var buf []byte
+	r := spillWindow{f: p.spill, limit: 2 * p.spillAt}
 	for _, g := range p.byOwner() {
 		n := g.stageLen + g.bindLen
 		if n == 0 {
 			continue
 		}
 		buf = slices.Grow(buf[:0], n)[:n]
-		if _, err := p.spill.ReadAt(buf, g.at); err != nil {
+		if err := r.readAt(buf, g.at); err != nil {
 			return fmt.Errorf("the spilled evidence rows: %w", err)
 		}
 		if err := f(&g, buf); err != nil {
 			return err
 		}
 	}
+	return nil
+}
+
+// spillWindowSize is how much of the spill one read takes.
+const spillWindowSize = 4 << 20
+
+// spillWindow reads the spilled request rows in request order. The
+// evidence comes in the client export's order, which is close to the
+// requests' (an export is written as requests end, a few hundred records
+// from their start order): the groups read one after another are mostly
+// within a window of the file read at once, where a read each cost two
+// system calls a request. Reads that keep missing it (a file in another
+// order) stop using it once it has read the spill twice over.
+type spillWindow struct {
+	f     *os.File
+	buf   []byte
+	at    int64 // the file offset of buf[0]
+	read  int64 // bytes read into the window so far
+	limit int64
+}
+
+func (w *spillWindow) readAt(b []byte, off int64) error {
+	if off >= w.at && off+int64(len(b)) <= w.at+int64(len(w.buf)) {
+		copy(b, w.buf[off-w.at:])
+		return nil
+	}
+	if len(b) > spillWindowSize/2 || w.read > w.limit {
+		_, err := w.f.ReadAt(b, off)
+		return err
+	}
+	// A quarter of the window reaches back, for the groups a little out
+	// of order.
+	w.at = max(0, off-spillWindowSize/4)
+	w.buf = slices.Grow(w.buf[:0], spillWindowSize)[:spillWindowSize]
+	n, err := w.f.ReadAt(w.buf, w.at)
+	w.buf, w.read = w.buf[:n], w.read+int64(n)
+	if off+int64(len(b)) > w.at+int64(n) {
+		if err == nil {
+			err = io.ErrUnexpectedEOF
+		}
+		return err
+	}
+	copy(b, w.buf[off-w.at:])
 	return nil
 }
 

@@ -67,7 +67,7 @@ type evidencePass struct {
 	// sorted, when set, gives the starts of the spans laid out from the
 	// join's rows (spansFromSpill), sorted beside the layout; starts then
 	// holds only the spans added after them.
-	sorted  <-chan sortedStarts
+	sorted  func() ([]spanStart, error)
 	bkeys   []bindingKey
 	spill   *os.File
 	out     *bufio.Writer
@@ -285,11 +285,11 @@ func (p *evidencePass) spanIndexes(bf *bulkFile) error {
 	if p.sorted != nil {
 		// The join's spans were sorted while the tables before were laid
 		// out; the ones added since (server spans) are merged in.
-		r := <-p.sorted
-		if r.err != nil {
-			return r.err
+		sorted, err := p.sorted()
+		if err != nil {
+			return err
 		}
-		starts = mergeStarts(r.starts, starts)
+		starts = mergeStarts(sorted, starts)
 	}
 	if t, err = bf.indexTree(indexSpanWindow, 2); err != nil {
 		return err

@@ -55,9 +55,10 @@ type EvidenceRows struct {
 	runErr error // the goroutine's, read after done
 	began  bool
 	ended  bool
-	// sorted gives the starts sorted (sortStarts), once.
-	sortOnce sync.Once
-	sorted   <-chan sortedStarts
+	// sortedStarts gives the starts in compareStarts order, read and
+	// sorted once (sortStarts).
+	sortOnce     sync.Once
+	sortedStarts func() ([]spanStart, error)
 }
 
 // NewEvidenceRows is an EvidenceRows that spills its rows under dir (""
@@ -209,6 +210,7 @@ func (e *EvidenceRows) pass(w *writer, d *model.Dataset, bf *bulkFile) (*evidenc
 	if e == nil || e.p == nil {
 		return nil, e.failure()
 	}
+	e.sortStarts()
 	if !e.ended {
 		return nil, errors.New("the store's evidence rows were not ended")
 	}
@@ -230,53 +232,46 @@ func (e *EvidenceRows) pass(w *writer, d *model.Dataset, bf *bulkFile) (*evidenc
 			return nil, nil
 		}
 	}
-	p.w = w
-	p.sorted = e.sortStarts()
-	return p, nil
+	// A copy, so the rows may make more than one store (one at a time):
+	// the layout adds the server spans' group and rowids to its own.
+	q := *p
+	q.groups = slices.Clip(p.groups)
+	q.w, q.sorted = w, e.sortedStarts
+	return &q, nil
 }
 
-// sortStarts starts sorting the join's spans' starts, once: WriteFrom
-// calls it first, so they are sorted beside the tables laid out before
-// server_spans_window. It is nil for rows that cannot be used.
-func (e *EvidenceRows) sortStarts() <-chan sortedStarts {
+// sortStarts starts sorting the join's spans' starts on a goroutine of
+// its own: WriteFrom calls it first, so they are sorted beside the tables
+// laid out before server_spans_window.
+func (e *EvidenceRows) sortStarts() {
 	if e == nil || e.p == nil || !e.ended {
-		return nil
+		return
 	}
 	e.sortOnce.Do(func() {
-		<-e.done
-		if errors.Join(e.err, e.runErr) == nil {
-			e.sorted = sortStarts(e.starts, e.p.nspans)
-		}
-	})
-	return e.sorted
-}
-
-// sortedStarts is the join's spans' starts in compareStarts order, or
-// the error that stopped reading them.
-type sortedStarts struct {
-	starts []spanStart
-	err    error
-}
-
-// sortStarts reads the n spilled starts and sorts them on a goroutine of
-// its own, beside the tables laid out before server_spans_window.
-func sortStarts(f *os.File, n int64) <-chan sortedStarts {
-	out := make(chan sortedStarts, 1)
-	go func() {
-		starts := make([]spanStart, n)
-		r := bufio.NewReaderSize(io.NewSectionReader(f, 0, 8*n), 1<<20)
-		var b [8]byte
-		for i := range starts {
-			if _, err := io.ReadFull(r, b[:]); err != nil {
-				out <- sortedStarts{err: fmt.Errorf("the spilled span starts: %w", err)}
-				return
+		e.sortedStarts = sync.OnceValues(func() ([]spanStart, error) {
+			<-e.done
+			if err := errors.Join(e.err, e.runErr); err != nil {
+				return nil, err
 			}
-			starts[i] = spanStart{math.Float64frombits(binary.LittleEndian.Uint64(b[:])), int64(i)}
+			return readStarts(e.starts, e.p.nspans)
+		})
+		go e.sortedStarts()
+	})
+}
+
+// readStarts reads the n spilled starts, in compareStarts order.
+func readStarts(f *os.File, n int64) ([]spanStart, error) {
+	starts := make([]spanStart, n)
+	r := bufio.NewReaderSize(io.NewSectionReader(f, 0, 8*n), 1<<20)
+	var b [8]byte
+	for i := range starts {
+		if _, err := io.ReadFull(r, b[:]); err != nil {
+			return nil, fmt.Errorf("the spilled span starts: %w", err)
 		}
-		slices.SortFunc(starts, compareStarts)
-		out <- sortedStarts{starts: starts}
-	}()
-	return out
+		starts[i] = spanStart{math.Float64frombits(binary.LittleEndian.Uint64(b[:])), int64(i)}
+	}
+	slices.SortFunc(starts, compareStarts)
+	return starts, nil
 }
 
 // failure is the error a join's call met, for a pass that cannot be made.

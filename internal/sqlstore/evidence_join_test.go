@@ -39,6 +39,8 @@ func TestEvidenceRowsFromTheJoinAreUsed(t *testing.T) {
 	rows := NewEvidenceRows(t.TempDir())
 	defer rows.Close()
 	d := tracedDatasetTapped(t, rows)
+	// Twice: the rows make as many stores as asked, one at a time.
+	writeBoth(t, d, rows)
 	st := writeBoth(t, d, rows)
 	if !st.EvidenceFromJoin {
 		t.Fatal("the store read the evidence again rather than the rows the join encoded")

@@ -1,8 +1,9 @@
 package report
 
 import (
-	"bytes"
 	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"path"
 	"path/filepath"
@@ -26,14 +27,41 @@ const (
 	PackParts = 64
 )
 
+// packFill is the rule that cuts a run of payloads into packs, in order:
+// a payload larger than a packed part may be (the smaller of the pack's
+// limit and PackBytes) keeps scripts of its own and ends the pack before
+// it; the others fill a pack until the next would pass its limit or it
+// holds PackParts. The packer and the metric writer (metricwrite.go),
+// which plans its packs before it reads them, both place by it.
+type packFill struct {
+	limit int // the payload a pack holds at most: PackBytes when 0
+	n     int // payload bytes in the pack being filled
+	parts int // and its parts
+}
+
+// place places a payload of size bytes: alone (scripts of its own), or
+// packed, and then whether it starts a pack.
+func (f *packFill) place(size int) (alone, starts bool) {
+	limit := cmp.Or(f.limit, PackBytes)
+	if size > min(limit, PackBytes) {
+		f.n, f.parts = 0, 0 // packs hold neighbours only
+		return true, false
+	}
+	if starts = f.parts == 0 || f.n+size > limit || f.parts == PackParts; starts {
+		f.n, f.parts = 0, 0
+	}
+	f.n, f.parts = f.n+size, f.parts+1
+	return false, starts
+}
+
 // packer gathers a profile's compressed chunks (or a traced run's
 // evidence shards, addEvidencePieces) into packs, in order.
 type packer struct {
 	files   *stageFiles
 	limit   int // the payload a pack holds at most: PackBytes when 0
+	fill    packFill
 	ids     []string
 	gzs     [][]byte
-	n       int
 	members []*model.Shard
 }
 
@@ -41,16 +69,16 @@ type packer struct {
 // the shard's part path is set when its pack is written (flush).
 func (pk *packer) add(gz []byte, decodedBytes int, sh *model.Shard) {
 	*sh = model.Shard{ID: shard.ID(gz), Bytes: len(gz), DecodedBytes: decodedBytes}
-	limit := cmp.Or(pk.limit, PackBytes)
-	if len(gz) > min(limit, PackBytes) {
-		pk.flush() // packs hold neighbours only
+	pk.fill.limit = pk.limit
+	alone, starts := pk.fill.place(len(gz))
+	if alone || starts {
+		pk.flush()
+	}
+	if alone {
 		*sh = addCompressedShard(pk.files, gz, decodedBytes)
 		return
 	}
-	if pk.n+len(gz) > limit || len(pk.ids) == PackParts {
-		pk.flush()
-	}
-	pk.ids, pk.gzs, pk.n = append(pk.ids, sh.ID), append(pk.gzs, gz), pk.n+len(gz)
+	pk.ids, pk.gzs = append(pk.ids, sh.ID), append(pk.gzs, gz)
 	pk.members = append(pk.members, sh)
 }
 
@@ -60,12 +88,22 @@ func (pk *packer) flush() {
 	if len(pk.ids) == 0 {
 		return
 	}
-	p := path.Join(DetailDir, shard.ID(bytes.Join(pk.gzs, nil))+".js")
-	pk.files.put(p, shard.Pack16(pk.ids, pk.gzs))
+	p, script := packScript(pk.ids, pk.gzs)
+	pk.files.put(p, script)
 	for _, sh := range pk.members {
 		sh.Parts = []model.ShardPart{{ID: sh.ID, Path: p, Bytes: sh.Bytes, Pack: true}}
 	}
-	pk.ids, pk.gzs, pk.n, pk.members = nil, nil, 0, nil
+	pk.ids, pk.gzs, pk.members = nil, nil, nil
+}
+
+// packScript is the pack script of payloads gzs, named ids, and its slash
+// path: detail/<the SHA-256 of the payloads joined in order>.js.
+func packScript(ids []string, gzs [][]byte) (string, []byte) {
+	h := sha256.New()
+	for _, gz := range gzs {
+		h.Write(gz)
+	}
+	return path.Join(DetailDir, hex.EncodeToString(h.Sum(nil))+".js"), shard.Pack16(ids, gzs)
 }
 
 // packFile resolves a pack part's path inside the report at dir, refusing

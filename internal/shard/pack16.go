@@ -31,7 +31,15 @@ func Pack16(ids []string, gzs [][]byte) []byte {
 	out := make([]byte, 0, n)
 	out = append(out, bom16...)
 	for k, gz := range gzs {
-		out = append(out, Envelope16(ids[k], gz)[len(bom16):]...)
+		// Envelope16's line after its mark, written in place.
+		if len(ids[k]) != idLen || !isLowerHex(ids[k]) {
+			panic(fmt.Sprintf("shard.Pack16: id %q is not %d lowercase hex digits", ids[k], idLen))
+		}
+		out = append(out, line16...)
+		out = append(out, utf16le(ids[k])...)
+		out = append(out, middle16...)
+		out = AppendBase32768(out, gz)
+		out = append(out, suffix16...)
 	}
 	return out
 }

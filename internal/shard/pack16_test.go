@@ -49,6 +49,22 @@ func TestPack16RoundTripsEveryPart(t *testing.T) {
 	}
 }
 
+// A pack is the byte order mark, then each part's Envelope16 line after
+// its mark, in order; a pack of one part is that part's Envelope16.
+func TestPack16IsEnvelopeLines(t *testing.T) {
+	ids, gzs := packParts(4)
+	want := []byte(bom16)
+	for k := range ids {
+		want = append(want, Envelope16(ids[k], gzs[k])[len(bom16):]...)
+	}
+	if !bytes.Equal(Pack16(ids, gzs), want) {
+		t.Error("Pack16 is not the parts' Envelope16 lines")
+	}
+	if !bytes.Equal(Pack16(ids[:1], gzs[:1]), Envelope16(ids[0], gzs[0])) {
+		t.Error("a pack of one part is not its Envelope16")
+	}
+}
+
 func TestOpenPack16RefusesDamage(t *testing.T) {
 	ids, gzs := packParts(3)
 	script := Pack16(ids, gzs)

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/dsight/dsight/internal/batchobs"
-	"github.com/dsight/dsight/internal/metrics"
 	"github.com/dsight/dsight/internal/model"
 )
 
@@ -41,9 +40,6 @@ type Options struct {
 	// ("reading worker logs (12 files)"), for a person waiting on a long
 	// build; it never changes what is read.
 	Progress func(phase string)
-	// StageSummary, when set, is handed each metric summary as soon as it
-	// is compressed (metrics.Options.StageSummary).
-	StageSummary metrics.SummaryStager
 
 	open func(path string) (file, error) // opens every source file; nil is os.Open
 }

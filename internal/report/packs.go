@@ -8,6 +8,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/dsight/dsight/internal/model"
 	"github.com/dsight/dsight/internal/shard"
@@ -97,13 +98,23 @@ func (pk *packer) flush() {
 }
 
 // packScript is the pack script of payloads gzs, named ids, and its slash
-// path: detail/<the SHA-256 of the payloads joined in order>.js.
+// path: detail/<the SHA-256 of the payloads joined in order>.js. A payload
+// two members share (equal summaries or chunks) is written once, where it
+// first comes.
 func packScript(ids []string, gzs [][]byte) (string, []byte) {
+	seen := make(map[string]bool, len(ids))
+	var uids []string
+	var ugzs [][]byte
 	h := sha256.New()
-	for _, gz := range gzs {
-		h.Write(gz)
+	for k, id := range ids {
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		uids, ugzs = append(uids, id), append(ugzs, gzs[k])
+		h.Write(gzs[k])
 	}
-	return path.Join(DetailDir, hex.EncodeToString(h.Sum(nil))+".js"), shard.Pack16(ids, gzs)
+	return path.Join(DetailDir, hex.EncodeToString(h.Sum(nil))+".js"), shard.Pack16(uids, ugzs)
 }
 
 // packFile resolves a pack part's path inside the report at dir, refusing
@@ -121,46 +132,80 @@ func packFile(dir string, p model.ShardPart) (string, error) {
 }
 
 // packReader opens pack scripts once each for a run of reads (a CLI
-// question over a broad range reads many chunks of one pack).
+// question over a broad range reads many chunks of one pack, a metrics
+// question many summaries), and decodes and checks only the parts asked
+// for. Goroutines may share one (LoadMetricShards reads on several).
 type packReader struct {
 	dir   string
-	packs map[string]map[string][]byte // pack path → part id → payload
+	mu    sync.Mutex
+	packs map[string]*packIndex // by pack path
+}
+
+// packIndex is one pack script read: its parts' base 32768 units by id.
+type packIndex struct {
+	file  string
+	units map[string][]byte
+	err   error
+	ready chan struct{}
 }
 
 // part returns the payload of packed part p, checked against its id and
 // declared size.
 func (r *packReader) part(p model.ShardPart) ([]byte, error) {
-	parts, ok := r.packs[p.Path]
-	if !ok {
-		file, err := packFile(r.dir, p)
-		if err != nil {
-			return nil, err
-		}
-		script, err := readBounded(file, int64(shard.Pack16MaxLen(PackParts, max(PackBytes, EvidencePackBytes))))
-		if err != nil {
-			return nil, err
-		}
-		ids, gzs, err := shard.OpenPack16(script)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", file, err)
-		}
-		parts = make(map[string][]byte, len(ids))
-		for k, id := range ids {
-			parts[id] = gzs[k]
-		}
-		if r.packs == nil {
-			r.packs = map[string]map[string][]byte{}
-		}
-		r.packs[p.Path] = parts
+	file, err := packFile(r.dir, p)
+	if err != nil {
+		return nil, err
 	}
-	gz, ok := parts[p.ID]
+	r.mu.Lock()
+	pk, ok := r.packs[p.Path]
+	if !ok {
+		if r.packs == nil {
+			r.packs = map[string]*packIndex{}
+		}
+		pk = &packIndex{file: file, ready: make(chan struct{})}
+		r.packs[p.Path] = pk
+	}
+	r.mu.Unlock()
+	if !ok {
+		pk.read()
+	}
+	<-pk.ready
+	if pk.err != nil {
+		return nil, pk.err
+	}
+	units, ok := pk.units[p.ID]
 	if !ok {
 		return nil, fmt.Errorf("%s does not hold part %s; the report files are out of step", p.Path, p.ID)
+	}
+	gz, err := shard.OpenPackUnits(p.ID, units)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	if len(gz) != p.Bytes {
 		return nil, fmt.Errorf("%s holds %d bytes of part %s, manifest declares %d", p.Path, len(gz), p.ID, p.Bytes)
 	}
 	return gz, nil
+}
+
+// read reads and indexes the pack script, once.
+func (pk *packIndex) read() {
+	defer close(pk.ready)
+	script, err := readBounded(pk.file, int64(shard.Pack16MaxLen(PackParts, max(PackBytes, EvidencePackBytes, MetricPackBytes))))
+	if err != nil {
+		pk.err = err
+		return
+	}
+	ids, units, err := shard.Pack16Units(script)
+	if err != nil {
+		pk.err = fmt.Errorf("%s: %w", pk.file, err)
+		return
+	}
+	pk.units = make(map[string][]byte, len(ids))
+	for k, id := range ids {
+		if _, dup := pk.units[id]; !dup { // the page takes the first too
+			pk.units[id] = units[k]
+		}
+	}
 }
 
 // readPackedShard reads a shard whose one part is packed: the payload is

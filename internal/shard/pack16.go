@@ -83,6 +83,23 @@ func OpenPackPart(script []byte, want string) ([]byte, error) {
 	return gz, err
 }
 
+// Pack16Units indexes a pack script (or one dense envelope) without
+// decoding it: each part's id and the base 32768 units of its line, in
+// order, refusing anything Pack16 does not write. OpenPackUnits decodes
+// and checks a part's units, so a reader of a few parts of a pack decodes
+// and hashes only those.
+func Pack16Units(script []byte) (ids []string, units [][]byte, err error) {
+	err = scanPack16(script, func(id string, u []byte) (bool, error) {
+		ids, units = append(ids, id), append(units, u)
+		return true, nil
+	})
+	return ids, units, err
+}
+
+// OpenPackUnits decodes the units of part id (from Pack16Units) and checks
+// them against its SHA-256.
+func OpenPackUnits(id string, units []byte) ([]byte, error) { return openUnits(id, units) }
+
 var line16 = prefix16[len(bom16):]
 
 // scanPack16 calls fn with each line's id and base 32768 units until fn

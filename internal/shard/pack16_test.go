@@ -101,5 +101,17 @@ func FuzzOpenPack16(f *testing.F) {
 		if _, err := OpenPackPart(script, ids[len(ids)-1]); err != nil {
 			t.Fatalf("OpenPackPart refuses what OpenPack16 accepts: %v", err)
 		}
+		// The index a reader of a few parts takes names the same parts,
+		// each of which decodes to OpenPack16's payload.
+		uids, units, err := Pack16Units(script)
+		if err != nil || len(uids) != len(ids) {
+			t.Fatalf("Pack16Units: %d parts, %v; OpenPack16 %d", len(uids), err, len(ids))
+		}
+		for k := range uids {
+			gz, err := OpenPackUnits(uids[k], units[k])
+			if err != nil || uids[k] != ids[k] || !bytes.Equal(gz, gzs[k]) {
+				t.Fatalf("part %d by its units: %v", k, err)
+			}
+		}
 	})
 }

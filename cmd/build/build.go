@@ -107,14 +107,13 @@ func buildReport(opt importer.Options, run, out, tz, cpuProfile, memProfile stri
 	if err := report.CheckOutput(out, opt.Run); err != nil {
 		return err
 	}
-	// The stage exists before the import, so the metric summaries' files
-	// are created while the summaries are computed, not after them.
+	// The stage exists before the import: a target another build holds
+	// fails at once, not after the import.
 	stage, err := report.Begin(out, opt.Run)
 	if err != nil {
 		return err
 	}
 	defer stage.Close()
-	opt.StageSummary = stage.StageSummary
 	// The store's evidence rows are encoded beside the join, from the
 	// evidence it decodes anyway.
 	var rows *sqlstore.EvidenceRows

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/dsight/dsight/internal/report"
@@ -203,16 +204,34 @@ func TestMetricShardsRoundTrip(t *testing.T) {
 	if len(core.Metrics) == 0 || len(core.MetricFamilies) == 0 {
 		t.Fatal("the core lists no metrics")
 	}
+	scripts := map[string]bool{} // the metric summaries' scripts
+	var payload, alone int
 	for i := range core.Metrics {
 		s := &core.Metrics[i]
 		if s.Shard == nil || len(s.Shard.Parts) == 0 {
 			t.Fatalf("series %d has no shard", i)
 		}
 		for _, p := range s.Shard.Parts {
-			if p.Path != "detail/"+p.ID+".js" || !listed[p.Path] {
+			// A summary's own script is named by its part's id, a pack by
+			// the SHA-256 of the payloads it holds.
+			name, isJS := strings.CutSuffix(strings.TrimPrefix(p.Path, "detail/"), ".js")
+			if p.Pack && (len(name) != 64 || strings.Trim(name, "0123456789abcdef") != "") || !p.Pack && name != p.ID || !isJS || !listed[p.Path] {
 				t.Fatalf("series %d part %s is not a content-named file in the manifest", i, p.Path)
 			}
+			scripts[p.Path] = true
 		}
+		if payload += s.Shard.Bytes; !s.Shard.Parts[0].Pack {
+			alone += len(s.Shard.Parts)
+		}
+	}
+	// Summaries share pack scripts (report format 8): the scripts are
+	// bounded by the packs' bytes and parts, not one a series.
+	bound := alone + (payload+report.MetricPackBytes-1)/report.MetricPackBytes + (len(core.Metrics)+report.PackParts-1)/report.PackParts
+	if len(scripts) > bound || len(scripts) >= len(core.Metrics)/4 {
+		t.Fatalf("%d scripts hold %d series' summaries (%d bytes), want at most %d", len(scripts), len(core.Metrics), payload, bound)
+	}
+	for i := range core.Metrics {
+		s := &core.Metrics[i]
 		raw, err := report.ReadMetricShard(dir, s)
 		if err != nil {
 			t.Fatal(err)

@@ -165,6 +165,7 @@ func encodeMetrics(d *model.Dataset) []shard.Table {
 		}
 	}
 	labels, sources, parts := newChildRows(nLabels, true, false), newChildRows(nSources, false, true), newChildRows(nParts, true, true)
+	parts.flags = make([]bool, 0, nParts)
 	for i := range ms {
 		for _, l := range ms[i].Labels {
 			labels.add(i, l.Key, l.Value, 0)
@@ -175,23 +176,25 @@ func encodeMetrics(d *model.Dataset) []shard.Table {
 		if sh := ms[i].Shard; sh != nil {
 			for _, p := range sh.Parts {
 				parts.add(i, p.ID, p.Path, int64(p.Bytes))
+				parts.flags = append(parts.flags, p.Pack)
 			}
 		}
 	}
 	return []shard.Table{famT, seriesT,
 		labels.table(TableMetricLabels, "key", "value", ""),
 		sources.table(TableMetricSources, "", "", "source"),
-		parts.table(TableMetricShardParts, "id", "path", "bytes"),
+		parts.withFlags(parts.table(TableMetricShardParts, "id", "path", "bytes"), "pack"),
 	}
 }
 
-// childRows are the rows of a list table: up to two strings and a number
-// per row, each row tagged with its series' row. Its slices become the
-// table's columns as they are.
+// childRows are the rows of a list table: up to two strings, a number and
+// a flag per row, each row tagged with its series' row. Its slices become
+// the table's columns as they are.
 type childRows struct {
 	series []int64
 	a, b   []string
 	num    []int64
+	flags  []bool // appended by the caller beside add, when kept
 }
 
 // newChildRows makes room for n rows, with the two strings when strs and
@@ -232,6 +235,12 @@ func (c *childRows) table(name, a, b, num string) shard.Table {
 	return shard.Table{Name: name, Rows: len(c.series), Columns: cols}
 }
 
+// withFlags adds the rows' flags to t as the Bool column name.
+func (c *childRows) withFlags(t shard.Table, name string) shard.Table {
+	t.Columns = append(t.Columns, shard.Column{Name: name, Type: shard.Bool, Bools: c.flags})
+	return t
+}
+
 // metrics decodes the metric tables; absent tables mean a report without
 // metrics.
 func (o *opener) metrics(c *Core) {
@@ -266,6 +275,10 @@ func (o *opener) metrics(c *Core) {
 	labels := o.children(TableMetricLabels, n, "key", "value", "")
 	sources := o.children(TableMetricSources, n, "", "", "source")
 	parts := o.children(TableMetricShardParts, n, "id", "path", "bytes")
+	var packed []bool // report format 8: a part in a pack script (model.ShardPart.Pack)
+	if t := o.table(TableMetricShardParts); t != nil {
+		packed = o.bools(t, "pack")
+	}
 	if o.err != nil || n == 0 {
 		return
 	}
@@ -303,7 +316,7 @@ func (o *opener) metrics(c *Core) {
 				MetricBounds: model.MetricBounds{Chunks: int(shardChunks[i]), FirstNS: shardFirst[i], LastNS: shardLast[i]},
 			}
 			for k := parts.start[i]; k < parts.start[i+1]; k++ {
-				m.Shard.Parts = append(m.Shard.Parts, model.ShardPart{ID: parts.a[k], Path: parts.b[k], Bytes: int(parts.num[k])})
+				m.Shard.Parts = append(m.Shard.Parts, model.ShardPart{ID: parts.a[k], Path: parts.b[k], Bytes: int(parts.num[k]), Pack: k < len(packed) && packed[k]})
 			}
 		}
 	}

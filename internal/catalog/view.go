@@ -476,6 +476,16 @@ func (o *opener) ints(t *shard.Table, name string) []int64 {
 	return make([]int64, t.Rows)
 }
 
+func (o *opener) bools(t *shard.Table, name string) []bool {
+	if o.left(t, name) {
+		return nil
+	}
+	if c := o.col(t, name, shard.Bool); c != nil {
+		return c.Bools
+	}
+	return make([]bool, t.Rows)
+}
+
 func (o *opener) optInts(t *shard.Table, name string) Ints {
 	if o.left(t, name) {
 		return Ints{}

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/dsight/dsight/internal/batchobs"
-	"github.com/dsight/dsight/internal/metrics"
 	"github.com/dsight/dsight/internal/model"
 )
 
@@ -42,9 +41,6 @@ type Options struct {
 	// ("reading worker logs (12 files)"), for a person waiting on a long
 	// build; it never changes what is read.
 	Progress func(phase string)
-	// StageSummary, when set, is handed each metric summary as soon as it
-	// is compressed (metrics.Options.StageSummary).
-	StageSummary metrics.SummaryStager
 	// EvidenceTap, when set, is handed each request's server evidence as
 	// the join encodes it, so what else is made of it (the SQL store's
 	// rows) is made beside the join rather than read back after it.

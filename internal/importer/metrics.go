@@ -17,7 +17,7 @@ func readMetrics(b *build, _ []string) error {
 	b.hashHeld()
 	r, err := metrics.Read(metrics.Options{
 		LogDir: b.logDir, Location: b.opt.IterationTimezone, OriginNS: b.origin, LastNS: b.last,
-		Sources: &b.metrics, Register: b.register, ReadFile: b.readConfig, StageSummary: b.opt.StageSummary,
+		Sources: &b.metrics, Register: b.register, ReadFile: b.readConfig,
 	})
 	if err != nil {
 		return err

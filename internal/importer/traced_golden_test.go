@@ -17,10 +17,11 @@ import (
 // the build holds, spills or joins server evidence must keep them: the
 // report is a pure function of the run, whatever the working set. (The
 // core was re-pinned when it gained the worker_bindings table, and when
-// the in-flight family gained its within-role stack marks and role labels;
-// the evidence never changed.)
+// the in-flight family gained its within-role stack marks and role labels,
+// and when the metric shard parts gained their pack column; the evidence
+// never changed.)
 var tracedGolden = struct{ core, evidence string }{
-	core:     "bdfbe56edadf13b6632cdc34b7ae69cecedcb78ef9117094126cc76f343f0d13",
+	core:     "c176a623ae3299be16203062c92398f400d85143df914c190476d0ef56009c25",
 	evidence: "0af35dbcbc8ec995d497cc6b31dc5f2b02b9eb235c088c365da5d4b50cf4e489",
 }
 

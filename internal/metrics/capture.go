@@ -103,7 +103,7 @@ func readCaptureInto(opt Options, res *Result, newStore func() (pointStore, erro
 		})
 	}
 	infos := store.seriesInfos()
-	spool, err := newSummarySpool(opt.StageSummary)
+	spool, err := newSummarySpool()
 	if err != nil {
 		return nil, nil, err
 	}

@@ -25,9 +25,8 @@
 // (unlinked once open where the system allows it, else removed on every
 // return), then series are summarized one at a time per
 // core. Memory during the read is a 4 KiB buffer per series, not the points;
-// afterwards it is the encoded summaries, kept in a temporary file and, when
-// Options.StageSummary is set, handed to it as each is compressed (the
-// report writer creates their files meanwhile). The result does not depend
+// afterwards it is the encoded summaries, kept in a temporary file until the
+// report writer packs them into its scripts. The result does not depend
 // on the spill: the same points reach each summary in the same order.
 //
 // Imports: internal/model, internal/shard, internal/pyramid,

@@ -70,10 +70,6 @@ type Options struct {
 	// and registers it as kind, like Register; a missing file is an error
 	// wrapping fs.ErrNotExist. nil opens the file here and calls Register.
 	ReadFile func(path, kind string, read func(io.Reader) error) error
-	// StageSummary, when set, is handed each series' summary as soon as it
-	// is compressed (the report writer stages its files meanwhile); the
-	// series keeps the Blob it returns.
-	StageSummary SummaryStager
 }
 
 // Result is the catalog and series of a run.
@@ -185,7 +181,7 @@ func Read(opt Options) (*Result, error) {
 			b.meta.Reference.SeriesID = &id
 		}
 		if b.p != nil && spool == nil {
-			if spool, err = newSummarySpool(opt.StageSummary); err != nil {
+			if spool, err = newSummarySpool(); err != nil {
 				return nil, err
 			}
 		}
@@ -223,9 +219,6 @@ func (b *built) encode(spool *summarySpool) error {
 	payload, err := spool.add(gz)
 	if err != nil {
 		return fmt.Errorf("metric series %s: %w", b.meta.Name, err)
-	}
-	if spool.stage != nil {
-		payload = spool.stage(payload, gz, len(raw))
 	}
 	b.meta.Summary = &model.MetricSummary{Payload: payload, DecodedBytes: len(raw), MetricBounds: bounds(b.p)}
 	b.p = nil

@@ -14,22 +14,21 @@ import (
 // thing a build holds once the capture is read (100M samples: 49 MB of an
 // 80 MB live heap), and each is read back exactly once.
 type summarySpool struct {
-	mu    sync.Mutex
-	f     *os.File
-	end   int64
-	stage SummaryStager // Options.StageSummary; nil keeps the spooled Blob
+	mu  sync.Mutex
+	f   *os.File
+	end int64
 }
 
 // newSummarySpool creates the spool. Where an open file can be unlinked
 // (not on Windows) it is unlinked at once, so nothing is left behind even if
 // the process is killed; the file is then closed, and its space freed, when
 // no summary refers to the spool any more.
-func newSummarySpool(stage SummaryStager) (*summarySpool, error) {
+func newSummarySpool() (*summarySpool, error) {
 	f, err := os.CreateTemp("", "dsight-summaries-*")
 	if err != nil {
 		return nil, fmt.Errorf("summary spool: %w", err)
 	}
-	s := &summarySpool{f: f, stage: stage}
+	s := &summarySpool{f: f}
 	if os.Remove(f.Name()) != nil {
 		runtime.AddCleanup(s, func(f *os.File) {
 			f.Close()
@@ -38,15 +37,6 @@ func newSummarySpool(stage SummaryStager) (*summarySpool, error) {
 	}
 	return s, nil
 }
-
-// SummaryStager is handed each series' summary the moment it is
-// compressed: payload is the Blob the series would keep, gz its bytes
-// (valid only during the call) and decodedBytes its size once inflated. It
-// returns the Blob the series keeps instead, which must read the same
-// bytes. The report writer (report.Stage) creates the summary's files
-// then, while other series are still being summarized, rather than all of
-// them after the import.
-type SummaryStager func(payload model.Blob, gz []byte, decodedBytes int) model.Blob
 
 // add appends one payload and returns it as a Blob that reads it back.
 func (s *summarySpool) add(payload []byte) (model.Blob, error) {

@@ -14,7 +14,7 @@ import (
 // TestSpoolReadsBackWhatWasAdded adds payloads from several goroutines, as
 // summaries are built one series per core, and reads each back.
 func TestSpoolReadsBackWhatWasAdded(t *testing.T) {
-	s, err := newSummarySpool(nil)
+	s, err := newSummarySpool()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func TestSpoolIsInvisible(t *testing.T) {
 	}
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
-	s, err := newSummarySpool(nil)
+	s, err := newSummarySpool()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -57,7 +57,7 @@ func BenchmarkSummarizeCapture(b *testing.B) {
 	infos := spill.seriesInfos()
 	for _, workers := range []int{1, runtime.GOMAXPROCS(0)} {
 		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
-			spool, err := newSummarySpool(nil)
+			spool, err := newSummarySpool()
 			if err != nil {
 				b.Fatal(err)
 			}

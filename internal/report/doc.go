@@ -11,8 +11,7 @@
 // Write stages the whole output beside the target and swaps it in at the end,
 // so a failed or killed build leaves the previous report untouched; it refuses
 // to replace a directory that is not a report. Begin opens that stage before
-// the dataset exists, so that a build can hand it each metric summary as it
-// is computed (Stage.StageSummary) and have its files created meanwhile;
+// the dataset exists (a build holds its lock from the start), and
 // Stage.Write then finishes the report as Write would. Identical inputs give
 // byte-identical output: nothing depends on the clock, the host or map order.
 //

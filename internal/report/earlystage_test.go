@@ -6,34 +6,10 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-
-	"github.com/dsight/dsight/internal/model"
 )
 
-// stageEarly hands every summary of d to s as the import does, and returns
-// a copy of d whose series keep the Blobs s gave back.
-func stageEarly(t *testing.T, s *Stage, d *model.Dataset) *model.Dataset {
-	t.Helper()
-	out := *d
-	out.Metrics = append([]model.MetricSeries(nil), d.Metrics...)
-	for i := range out.Metrics {
-		sum := *out.Metrics[i].Summary
-		gz, err := sum.Payload.Bytes()
-		if err != nil {
-			t.Fatal(err)
-		}
-		sum.Payload = s.StageSummary(sum.Payload, gz, sum.DecodedBytes)
-		if got, err := sum.Payload.Bytes(); err != nil || string(got) != string(gz) || sum.Payload.Len() != len(gz) {
-			t.Fatalf("series %d: the staged Blob reads other bytes (%v)", i, err)
-		}
-		out.Metrics[i].Summary = &sum
-	}
-	return &out
-}
-
-// A report whose summaries were staged during the import is the report
-// Write makes, byte for byte, and their files exist before Write is
-// called: they are created while the other series are summarized.
+// A report written into a stage opened before its dataset existed is the
+// report Write makes, byte for byte.
 func TestEarlyStageMatchesWrite(t *testing.T) {
 	d := manyMetrics(t, 120)
 	want := filepath.Join(t.TempDir(), "report")
@@ -46,17 +22,7 @@ func TestEarlyStageMatchesWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	staged := stageEarly(t, s, d)
-	for i := range staged.Metrics {
-		e := staged.Metrics[i].Summary.Payload.(*earlySummary)
-		<-e.done
-		for _, f := range e.entries {
-			if _, err := os.Stat(filepath.Join(s.files.dir, filepath.FromSlash(f.Path))); err != nil {
-				t.Fatalf("series %d: %v before Write", i, err)
-			}
-		}
-	}
-	if _, err := s.Write(staged, assets(t), Options{}); err != nil {
+	if _, err := s.Write(d, assets(t), Options{}); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()
@@ -68,8 +34,8 @@ func TestEarlyStageMatchesWrite(t *testing.T) {
 	}
 }
 
-// A summary whose file cannot be created fails the write naming the first
-// such series, and the previous report stays.
+// A pack that cannot be created fails the write naming the series it
+// holds, and the previous report stays.
 func TestEarlyStageWriteErrorNamesTheSeries(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "report")
 	if _, err := Write(withMetrics(t, dataset("first")), assets(t), dir, Options{}); err != nil {
@@ -85,10 +51,10 @@ func TestEarlyStageWriteErrorNamesTheSeries(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(s.files.dir, DetailDir), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	staged := stageEarly(t, s, d)
-	_, err = s.Write(staged, assets(t), Options{})
+	_, err = s.Write(d, assets(t), Options{})
 	s.Close()
-	if err == nil || !strings.Contains(err.Error(), "metric series 0 (m0): stage report:") {
+	// Series 0 to 4 share the first pack.
+	if err == nil || !strings.Contains(err.Error(), "metric series 0 (m0) and the 4 after it in its pack: stage report:") {
 		t.Fatalf("error %v, want one naming series 0", err)
 	}
 	previousReportKept(t, dir, before)
@@ -102,7 +68,6 @@ func TestEarlyStageClosedUnwritten(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stageEarly(t, s, d)
 	s.Close()
 	entries, err := os.ReadDir(filepath.Dir(dir))
 	if err != nil || len(entries) != 0 {

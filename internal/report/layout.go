@@ -26,8 +26,11 @@ const (
 	// would take for one gzip stream. 7: evidence shards of about a
 	// quarter MiB share pack scripts (EvidencePackBytes), stored as is,
 	// which a reader of format 6 would refuse as an unknown packed
-	// encoding.
-	FormatVersion = 7
+	// encoding. 8: metric summaries share pack scripts (MetricPackBytes),
+	// which the core's metric_series_shard_parts marks in its pack column;
+	// a reader of format 7 would take a pack's path for the summary's own
+	// script and refuse it as damaged.
+	FormatVersion = 8
 )
 
 // Asset names the writer reads from the assets file system.

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -45,17 +46,27 @@ func TestLoadMetricShardsInOrderFirstFailureFirst(t *testing.T) {
 		t.Fatalf("after loading, %d planned, %+v", len(left), e.MetricCache())
 	}
 
+	// The summaries share a pack script: a unit of one's payload is
+	// changed, which its own hash refuses while its neighbours still read.
 	damage := func(k int) string {
-		p := filepath.Join(rdir, filepath.FromSlash(needs[k].Parts[0].Path))
+		part := needs[k].Parts[0]
+		if !part.Pack {
+			t.Fatalf("shard %d is not packed", k)
+		}
+		p := filepath.Join(rdir, filepath.FromSlash(part.Path))
 		b, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		b[len(b)/2] ^= 1
+		at := bytes.Index(b, utf16(part.ID+`",function(){/*`))
+		if at < 0 {
+			t.Fatalf("%s does not hold part %s", part.Path, part.ID)
+		}
+		b[at+2*len(part.ID+`",function(){/*`)+4] ^= 1 // the third unit
 		if err := os.WriteFile(p, b, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		return needs[k].Parts[0].ID
+		return part.ID
 	}
 	first := damage(2)
 	damage(len(needs) - 1)
@@ -71,4 +82,13 @@ func TestLoadMetricShardsInOrderFirstFailureFirst(t *testing.T) {
 	if got := e.MetricCache().Shards; got != 2 {
 		t.Fatalf("%d shards handed over before the failure, want 2", got)
 	}
+}
+
+// utf16 is ASCII text s as UTF-16LE, as a dense script writes it.
+func utf16(s string) []byte {
+	out := make([]byte, 0, 2*len(s))
+	for i := range len(s) {
+		out = append(out, s[i], 0)
+	}
+	return out
 }

@@ -37,7 +37,7 @@ func ReadMetricShard(dir string, m *model.MetricSeries) ([]byte, error) {
 // metric_plan answer or a plot's failure) from the report at dir and hands
 // them over, as the page does with its detail scripts. The shards are read,
 // checked and inflated (a segmented summary only as far as its head:
-// metricsegments.go) on one goroutine per core (inflating was most of a
+// metricsegments.go; each pack script read once) on one goroutine per core (inflating was most of a
 // `dsight query metrics` naming nine series) and handed over in the order
 // named; the first failure in that order is the one returned.
 func LoadMetricShards(eng *query.Engine, core *catalog.Core, dir string, needs []query.ShardNeed) error {
@@ -51,6 +51,7 @@ func LoadMetricShards(eng *query.Engine, core *catalog.Core, dir string, needs [
 		reads[k].done = make(chan struct{})
 	}
 	var next atomic.Int64
+	packs := &packReader{dir: dir} // each pack read once for the question
 	stop := make(chan struct{})
 	defer close(stop)
 	for range max(1, min(runtime.GOMAXPROCS(0), len(needs))) {
@@ -65,7 +66,7 @@ func LoadMetricShards(eng *query.Engine, core *catalog.Core, dir string, needs [
 					return
 				default:
 				}
-				reads[k].summary, reads[k].err = readNeed(core, dir, needs[k])
+				reads[k].summary, reads[k].err = readNeed(core, dir, packs, needs[k])
 				close(reads[k].done)
 			}
 		}()
@@ -88,14 +89,14 @@ func LoadMetricShards(eng *query.Engine, core *catalog.Core, dir string, needs [
 
 // readNeed reads the summary of the metric shard need names (nothing when
 // it names no series).
-func readNeed(core *catalog.Core, dir string, need query.ShardNeed) (metricSummary, error) {
+func readNeed(core *catalog.Core, dir string, packs *packReader, need query.ShardNeed) (metricSummary, error) {
 	if len(need.Series) == 0 {
 		return metricSummary{}, nil
 	}
 	if s := need.Series[0]; s < 0 || s >= len(core.Metrics) {
 		return metricSummary{}, fmt.Errorf("metric shard %s names series %d, which the report does not have", need.ID, s)
 	}
-	return readMetricSummary(dir, &core.Metrics[need.Series[0]])
+	return readMetricSummary(dir, packs, &core.Metrics[need.Series[0]])
 }
 
 // OpenDir is Open that also returns the report directory, for readers that

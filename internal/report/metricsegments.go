@@ -30,30 +30,41 @@ type metricSummary struct {
 	size int
 }
 
-// readMetricSummary reads series m's summary from the report at dir.
-func readMetricSummary(dir string, m *model.MetricSeries) (metricSummary, error) {
+// readMetricSummary reads series m's summary from the report at dir, a
+// packed one through packs (shared by the reads of one question).
+func readMetricSummary(dir string, packs *packReader, m *model.MetricSeries) (metricSummary, error) {
 	if m.Shard == nil {
 		return metricSummary{}, fmt.Errorf("metric series %d has no shard", m.ID)
 	}
 	sh := m.Shard.Shard
-	if sh.Encoding != "" || isPacked(sh) {
+	if sh.Encoding != "" {
 		raw, err := ReadMetricShard(dir, m)
 		return metricSummary{raw: raw}, err
 	}
-	s, err := readSegmented(dir, sh)
-	if err != nil {
-		return metricSummary{}, fmt.Errorf("metric shard %s: %w", sh.ID, err)
+	var gz []byte
+	var err error
+	if isPacked(sh) {
+		// The part's id is the shard's, checked as the part is decoded.
+		if len(sh.Parts) != 1 || sh.Parts[0].ID != sh.ID || sh.Parts[0].Bytes != sh.Bytes {
+			err = fmt.Errorf("a packed shard has exactly one part named and sized as the shard, not %d", len(sh.Parts))
+		} else {
+			gz, err = packs.part(sh.Parts[0])
+		}
+	} else {
+		gz, err = readPayload(dir, sh)
 	}
-	return s, nil
+	if err == nil {
+		var s metricSummary
+		if s, err = segmented(gz, sh); err == nil {
+			return s, nil
+		}
+	}
+	return metricSummary{}, fmt.Errorf("metric shard %s: %w", sh.ID, err)
 }
 
-// readSegmented reads a gzip shard's payload, checked whole, and inflates
-// its head when it is segmented, else all of it.
-func readSegmented(dir string, sh model.Shard) (metricSummary, error) {
-	gz, err := readPayload(dir, sh)
-	if err != nil {
-		return metricSummary{}, err
-	}
+// segmented is a gzip shard's checked payload with its head inflated when
+// it is segmented, else inflated whole.
+func segmented(gz []byte, sh model.Shard) (metricSummary, error) {
 	segs, ok, err := shard.Segments(gz)
 	if err != nil {
 		return metricSummary{}, err

@@ -16,38 +16,70 @@ import (
 	"github.com/dsight/dsight/internal/shard"
 )
 
-// A capture's summaries are thousands of detail scripts (5,894 series for
-// a 100M-sample capture, ~60 MB): reading each back from the summary
-// spool, hashing it, rendering its envelope and writing its file took
-// 1.2-1.3 s on one core after the summaries had kept both busy. Each
-// series' scripts depend only on its own payload, so they are prepared on
-// one goroutine per core, while a single goroutine creates the files in
-// series order: creating a file takes its directory's lock, and two
-// goroutines creating files in one directory were slower than one (6,000
-// files: 3.6-8.2 s against 2.0-6.1 s, load 16). What the writer records
-// (entries, descriptors, the first error) is taken in series order, so the
-// report and the manifest are those of the sequential writer, byte for
-// byte. A series whose summary was handed to the report's Stage during the
-// import (earlystage.go) has its files already: only what staging it
-// recorded is taken here.
+// A capture's summaries are thousands of small payloads (5,894 series of
+// ~9 KB for a 100M-sample capture, ~54 MB): a detail script each cost a
+// file create each, 0.4 ms of kernel time apiece on this machine's ext4
+// after a report was removed (2-4 s a build). So neighbouring summaries, in
+// series order, share pack scripts (shard.Pack16) of up to MetricPackBytes
+// of payload and PackParts summaries, as the Nsight chunks and evidence
+// shards do (packs.go); a summary larger than PackBytes keeps scripts of
+// its own. Each summary stays its own shard, named and checked by its own
+// hash, and a chart's series, neighbours in the catalog, load from one or
+// two scripts.
+//
+// The packs are planned from the summaries' sizes alone, then prepared
+// (read back from the spool, hashed, enveloped) on one goroutine per core
+// and written by a single goroutine in order: creating files in one
+// directory from two goroutines was slower than from one. What the writer
+// records is taken in pack order, so the report is the sequential packer's
+// byte for byte (TestParallelMetricShardsMatchSequential).
 
-// preparedAhead bounds the series whose scripts are prepared and not yet
-// written (~10 KB each for a capture), so memory does not grow with the
-// series while the file writes are the slower side.
-const preparedAhead = 64
+// MetricPackBytes bounds the summaries' payload one pack script holds: a
+// script of about PartBytes, as an evidence pack.
+const MetricPackBytes = PartBytes
 
-// stagedMetric is what staging one series' summary produced.
-type stagedMetric struct {
-	shard   model.Shard
-	entries []FileEntry
-	scripts [][]byte // the entries' bytes until written; kept for an in-memory stage
-	early   bool     // staged before the write (earlystage.go): its files exist
-	err     error
-	done    chan struct{} // closed once prepared
+// groupsAhead bounds the packs prepared and not yet written (up to a MiB
+// each), so memory does not grow with the series while the writes are the
+// slower side.
+const groupsAhead = 8
+
+// metricGroup is a run of series [first, end) written together: a pack, or
+// one summary with scripts of its own (alone).
+type metricGroup struct {
+	first, end int
+	alone      bool
+	shards     []model.Shard // the members' descriptors, in order
+	entries    []FileEntry
+	scripts    [][]byte // the entries' bytes until written; kept for an in-memory stage
+	err        error
+	done       chan struct{} // closed once prepared
+}
+
+// planMetricGroups cuts d's series into packs by their summaries' sizes
+// (packFill, the packer's rule). A series without a summary is a group of
+// its own, which fails when prepared: the first failure in series order is
+// the one reported.
+func planMetricGroups(d *model.Dataset) []metricGroup {
+	var groups []metricGroup
+	fill := packFill{limit: MetricPackBytes}
+	for i := range d.Metrics {
+		var alone, starts bool
+		if m := &d.Metrics[i]; m.Summary == nil {
+			fill = packFill{limit: MetricPackBytes}
+			alone = true
+		} else {
+			alone, starts = fill.place(m.Summary.Payload.Len())
+		}
+		if alone || starts || len(groups) == 0 || groups[len(groups)-1].alone {
+			groups = append(groups, metricGroup{first: i, alone: alone, done: make(chan struct{})})
+		}
+		groups[len(groups)-1].end = i + 1
+	}
+	return groups
 }
 
 // stageMetricShards is addMetricShards with at most workers goroutines
-// preparing scripts.
+// preparing packs.
 func stageMetricShards(files *stageFiles, d *model.Dataset, workers int) (*model.Dataset, error) {
 	if len(d.Metrics) == 0 {
 		return d, nil
@@ -55,20 +87,17 @@ func stageMetricShards(files *stageFiles, d *model.Dataset, workers int) (*model
 	if files.err != nil {
 		return nil, files.err
 	}
-	staged := make([]stagedMetric, len(d.Metrics))
-	for i := range staged {
-		staged[i].done = make(chan struct{})
-	}
+	groups := planMetricGroups(d)
 	stop := make(chan struct{}) // closed at the first failure
 	var stopOnce sync.Once
 	halt := func() { stopOnce.Do(func() { close(stop) }) }
-	// A slot is taken before a series is picked and given back once its
+	// A slot is taken before a group is picked and given back once its
 	// files are written; an in-memory stage keeps every script anyway.
-	slots := make(chan struct{}, preparedAhead)
+	slots := make(chan struct{}, groupsAhead)
 	onDisk := files.mem == nil
 	var next atomic.Int64
 	var prep sync.WaitGroup
-	for range max(1, min(workers, len(d.Metrics))) {
+	for range max(1, min(workers, len(groups))) {
 		prep.Add(1)
 		go func() {
 			defer prep.Done()
@@ -85,106 +114,124 @@ func stageMetricShards(files *stageFiles, d *model.Dataset, workers int) (*model
 					return
 				default:
 				}
-				i := int(next.Add(1) - 1)
-				if i >= len(d.Metrics) {
+				k := int(next.Add(1) - 1)
+				if k >= len(groups) {
 					return
 				}
-				// Series are picked in order, so every series before a
+				// Groups are picked in order, so every group before a
 				// failing one is prepared, and the writer reaches it.
-				if e, ok := early(files, &d.Metrics[i]); ok {
-					takeEarly(&staged[i], e, &d.Metrics[i])
-				} else {
-					prepareMetric(&staged[i], &d.Metrics[i])
-				}
-				if staged[i].err != nil {
+				prepareGroup(&groups[k], d)
+				if groups[k].err != nil {
 					halt()
 				}
-				close(staged[i].done)
+				close(groups[k].done)
 			}
 		}()
 	}
 	if onDisk {
-		writeMetricScripts(files, d, staged, slots, halt)
-		// Every series is written or one failed: a goroutine still waiting
+		writeMetricGroups(files, d, groups, slots, halt)
+		// Every group is written or one failed: a goroutine still waiting
 		// for a slot has nothing left to pick.
 		halt()
 	}
 	prep.Wait()
 	out := *d
 	out.Metrics = make([]model.MetricSeries, len(d.Metrics))
-	for i := range staged {
-		s := &staged[i]
-		if s.err != nil {
-			files.err = s.err
-			return nil, s.err
+	for k := range groups {
+		g := &groups[k]
+		if g.err != nil {
+			files.err = g.err
+			return nil, g.err
 		}
-		for k, e := range s.entries {
+		for j, e := range g.entries {
 			if !onDisk {
-				files.mem[e.Path] = s.scripts[k]
+				files.mem[e.Path] = g.scripts[j]
 			}
 			files.entries = append(files.entries, e)
 		}
-		m := d.Metrics[i]
-		m.Shard = &model.MetricShard{Shard: s.shard, MetricBounds: m.Summary.MetricBounds}
-		m.Summary = nil
-		out.Metrics[i] = m
+		for i := g.first; i < g.end; i++ {
+			m := d.Metrics[i]
+			m.Shard = &model.MetricShard{Shard: g.shards[i-g.first], MetricBounds: m.Summary.MetricBounds}
+			m.Summary = nil
+			out.Metrics[i] = m
+		}
 	}
 	return &out, nil
 }
 
-// writeMetricScripts writes the prepared scripts of each series in series
-// order, until the first series that failed to prepare or to write; a
-// script two series share is written once.
-func writeMetricScripts(files *stageFiles, d *model.Dataset, staged []stagedMetric, slots chan struct{}, halt func()) {
+// writeMetricGroups writes the prepared scripts of each group in order,
+// until the first group that failed to prepare or to write; a script two
+// groups share is written once.
+func writeMetricGroups(files *stageFiles, d *model.Dataset, groups []metricGroup, slots chan struct{}, halt func()) {
 	written := map[string]bool{}
-	for i := range staged {
-		s := &staged[i]
-		<-s.done
-		if s.err != nil {
+	for k := range groups {
+		g := &groups[k]
+		<-g.done
+		if g.err != nil {
 			return
 		}
-		for k, e := range s.entries {
-			if s.early || written[e.Path] {
+		for j, e := range g.entries {
+			if written[e.Path] {
 				continue
 			}
-			if err := files.write(e.Path, s.scripts[k]); err != nil {
-				s.err = fmt.Errorf("metric series %d (%s): %w", d.Metrics[i].ID, d.Metrics[i].Name, err)
+			if err := files.write(e.Path, g.scripts[j]); err != nil {
+				g.err = fmt.Errorf("%s: %w", g.names(d), err)
 				halt()
 				return
 			}
 			written[e.Path] = true
 		}
-		s.scripts = nil
+		g.scripts = nil
 		<-slots
 	}
 }
 
-// prepareMetric reads one series' summary and renders its detail scripts
-// into s. It changes nothing shared, so goroutines may call it at once.
-func prepareMetric(s *stagedMetric, m *model.MetricSeries) {
-	if m.Summary == nil {
-		s.err = fmt.Errorf("metric series %d (%s) has no summary", m.ID, m.Name)
-		return
+// names names the group's series for an error: the first, and how many
+// more share its pack.
+func (g *metricGroup) names(d *model.Dataset) string {
+	m := &d.Metrics[g.first]
+	if g.end-g.first == 1 {
+		return fmt.Sprintf("metric series %d (%s)", m.ID, m.Name)
 	}
-	gz, err := m.Summary.Payload.Bytes()
-	if err != nil {
-		s.err = fmt.Errorf("metric series %d (%s): %w", m.ID, m.Name, err)
-		return
-	}
-	s.shard, s.err = compressedShardParts(gz, m.Summary.DecodedBytes, func(p string, script []byte) error {
-		s.entries = append(s.entries, fileEntry(p, script))
-		s.scripts = append(s.scripts, script)
-		return nil
-	})
+	return fmt.Sprintf("metric series %d (%s) and the %d after it in its pack", m.ID, m.Name, g.end-g.first-1)
 }
 
-// takeEarly records in s what staging e, m's summary, recorded once its
-// files are written.
-func takeEarly(s *stagedMetric, e *earlySummary, m *model.MetricSeries) {
-	<-e.done
-	s.shard, s.entries, s.early = e.shard, e.entries, true
-	if e.err != nil {
-		s.err = fmt.Errorf("metric series %d (%s): %w", m.ID, m.Name, e.err)
+// prepareGroup reads a group's summaries and renders its scripts into g.
+// It changes nothing shared, so goroutines may call it at once.
+func prepareGroup(g *metricGroup, d *model.Dataset) {
+	n := g.end - g.first
+	g.shards = make([]model.Shard, n)
+	ids, gzs := make([]string, n), make([][]byte, n)
+	for k := range n {
+		m := &d.Metrics[g.first+k]
+		if m.Summary == nil {
+			g.err = fmt.Errorf("metric series %d (%s) has no summary", m.ID, m.Name)
+			return
+		}
+		gz, err := m.Summary.Payload.Bytes()
+		if err != nil {
+			g.err = fmt.Errorf("metric series %d (%s): %w", m.ID, m.Name, err)
+			return
+		}
+		gzs[k] = gz
+	}
+	if g.alone {
+		m := &d.Metrics[g.first]
+		g.shards[0], g.err = compressedShardParts(gzs[0], m.Summary.DecodedBytes, func(p string, script []byte) error {
+			g.entries = append(g.entries, fileEntry(p, script))
+			g.scripts = append(g.scripts, script)
+			return nil
+		})
+		return
+	}
+	for k, gz := range gzs {
+		ids[k] = shard.ID(gz)
+	}
+	p, script := packScript(ids, gzs)
+	g.entries, g.scripts = []FileEntry{fileEntry(p, script)}, [][]byte{script}
+	for k, gz := range gzs {
+		g.shards[k] = model.Shard{ID: ids[k], Bytes: len(gz), DecodedBytes: d.Metrics[g.first+k].Summary.DecodedBytes,
+			Parts: []model.ShardPart{{ID: ids[k], Path: p, Bytes: len(gz), Pack: true}}}
 	}
 }
 

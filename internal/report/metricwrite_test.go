@@ -50,17 +50,24 @@ func manyMetrics(t testing.TB, n int) *model.Dataset {
 	return d
 }
 
-// sequentialMetricShards is the writer the parallel one replaced: each
-// series in order, through put.
+// sequentialMetricShards is the writer the parallel one must equal: each
+// series in order, through the packer the Nsight chunks and evidence
+// shards are packed by.
 func sequentialMetricShards(files *stageFiles, d *model.Dataset) (*model.Dataset, error) {
 	out := *d
 	out.Metrics = make([]model.MetricSeries, len(d.Metrics))
+	shards := make([]model.Shard, len(d.Metrics))
+	pk := &packer{files: files, limit: MetricPackBytes}
 	for i, m := range d.Metrics {
 		gz, err := m.Summary.Payload.Bytes()
 		if err != nil {
 			return nil, err
 		}
-		m.Shard = &model.MetricShard{Shard: addCompressedShard(files, gz, m.Summary.DecodedBytes), MetricBounds: m.Summary.MetricBounds}
+		pk.add(gz, m.Summary.DecodedBytes, &shards[i])
+	}
+	pk.flush()
+	for i, m := range d.Metrics {
+		m.Shard = &model.MetricShard{Shard: shards[i], MetricBounds: m.Summary.MetricBounds}
 		m.Summary = nil
 		out.Metrics[i] = m
 	}
@@ -130,24 +137,42 @@ func TestParallelMetricShardsMatchSequential(t *testing.T) {
 	}
 }
 
-// A file that cannot be written fails the write naming its series (the
-// first failing one in series order, whichever goroutine met it first),
-// and the stage keeps the error.
+// A file that cannot be written fails the write naming its series (those
+// of the first failing pack in series order, whichever goroutine met it
+// first), and the stage keeps the error.
 func TestMetricShardWriteErrorNamesTheSeries(t *testing.T) {
-	d := manyMetrics(t, 60)
+	d := manyMetrics(t, 200)
+	ref, err := sequentialMetricShards(&stageFiles{mem: map[string][]byte{}}, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The first series of the pack holding series 23, and how many share it.
+	path := ref.Metrics[23].Shard.Parts[0].Path
+	first, n := -1, 0
+	for i, m := range ref.Metrics {
+		if m.Shard.Parts[0].Path == path {
+			if first < 0 {
+				first = i
+			}
+			n++
+		}
+	}
+	if n < 2 || ref.Metrics[150].Shard.Parts[0].Path == path {
+		t.Fatalf("series 23 shares its pack with %d series, or with series 150", n)
+	}
+	want := fmt.Sprintf("metric series %d (m%d) and the %d after it in its pack", first, first%7, n-1)
 	for _, workers := range []int{1, 2, 8} {
 		dir := t.TempDir()
-		for _, i := range []int{41, 23} {
-			gz, _ := d.Metrics[i].Summary.Payload.Bytes()
-			// A directory where the series' script goes: its write fails.
-			if err := os.MkdirAll(filepath.Join(dir, DetailDir, shard.ID(gz)+".js"), 0o755); err != nil {
+		for _, i := range []int{150, 23} {
+			// A directory where the series' pack goes: its write fails.
+			if err := os.MkdirAll(filepath.Join(dir, filepath.FromSlash(ref.Metrics[i].Shard.Parts[0].Path)), 0o755); err != nil {
 				t.Fatal(err)
 			}
 		}
 		files := &stageFiles{dir: dir}
 		_, err := stageMetricShards(files, d, workers)
-		if err == nil || !strings.Contains(err.Error(), "metric series 23 (m2)") || !strings.Contains(err.Error(), DetailDir) {
-			t.Fatalf("%d workers: error %v, want one naming series 23 and its file", workers, err)
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), DetailDir) {
+			t.Fatalf("%d workers: error %v, want one naming %q and its file", workers, err, want)
 		}
 		if files.err != err {
 			t.Errorf("%d workers: the stage kept %v, want the write's error", workers, files.err)

@@ -1,12 +1,14 @@
 package report
 
 import (
-	"bytes"
 	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/dsight/dsight/internal/model"
 	"github.com/dsight/dsight/internal/shard"
@@ -26,14 +28,41 @@ const (
 	PackParts = 64
 )
 
+// packFill is the rule that cuts a run of payloads into packs, in order:
+// a payload larger than a packed part may be (the smaller of the pack's
+// limit and PackBytes) keeps scripts of its own and ends the pack before
+// it; the others fill a pack until the next would pass its limit or it
+// holds PackParts. The packer and the metric writer (metricwrite.go),
+// which plans its packs before it reads them, both place by it.
+type packFill struct {
+	limit int // the payload a pack holds at most: PackBytes when 0
+	n     int // payload bytes in the pack being filled
+	parts int // and its parts
+}
+
+// place places a payload of size bytes: alone (scripts of its own), or
+// packed, and then whether it starts a pack.
+func (f *packFill) place(size int) (alone, starts bool) {
+	limit := cmp.Or(f.limit, PackBytes)
+	if size > min(limit, PackBytes) {
+		f.n, f.parts = 0, 0 // packs hold neighbours only
+		return true, false
+	}
+	if starts = f.parts == 0 || f.n+size > limit || f.parts == PackParts; starts {
+		f.n, f.parts = 0, 0
+	}
+	f.n, f.parts = f.n+size, f.parts+1
+	return false, starts
+}
+
 // packer gathers a profile's compressed chunks (or a traced run's
 // evidence shards, addEvidencePieces) into packs, in order.
 type packer struct {
 	files   *stageFiles
 	limit   int // the payload a pack holds at most: PackBytes when 0
+	fill    packFill
 	ids     []string
 	gzs     [][]byte
-	n       int
 	members []*model.Shard
 }
 
@@ -41,16 +70,16 @@ type packer struct {
 // the shard's part path is set when its pack is written (flush).
 func (pk *packer) add(gz []byte, decodedBytes int, sh *model.Shard) {
 	*sh = model.Shard{ID: shard.ID(gz), Bytes: len(gz), DecodedBytes: decodedBytes}
-	limit := cmp.Or(pk.limit, PackBytes)
-	if len(gz) > min(limit, PackBytes) {
-		pk.flush() // packs hold neighbours only
+	pk.fill.limit = pk.limit
+	alone, starts := pk.fill.place(len(gz))
+	if alone || starts {
+		pk.flush()
+	}
+	if alone {
 		*sh = addCompressedShard(pk.files, gz, decodedBytes)
 		return
 	}
-	if pk.n+len(gz) > limit || len(pk.ids) == PackParts {
-		pk.flush()
-	}
-	pk.ids, pk.gzs, pk.n = append(pk.ids, sh.ID), append(pk.gzs, gz), pk.n+len(gz)
+	pk.ids, pk.gzs = append(pk.ids, sh.ID), append(pk.gzs, gz)
 	pk.members = append(pk.members, sh)
 }
 
@@ -60,12 +89,32 @@ func (pk *packer) flush() {
 	if len(pk.ids) == 0 {
 		return
 	}
-	p := path.Join(DetailDir, shard.ID(bytes.Join(pk.gzs, nil))+".js")
-	pk.files.put(p, shard.Pack16(pk.ids, pk.gzs))
+	p, script := packScript(pk.ids, pk.gzs)
+	pk.files.put(p, script)
 	for _, sh := range pk.members {
 		sh.Parts = []model.ShardPart{{ID: sh.ID, Path: p, Bytes: sh.Bytes, Pack: true}}
 	}
-	pk.ids, pk.gzs, pk.n, pk.members = nil, nil, 0, nil
+	pk.ids, pk.gzs, pk.members = nil, nil, nil
+}
+
+// packScript is the pack script of payloads gzs, named ids, and its slash
+// path: detail/<the SHA-256 of the payloads joined in order>.js. A payload
+// two members share (equal summaries or chunks) is written once, where it
+// first comes.
+func packScript(ids []string, gzs [][]byte) (string, []byte) {
+	seen := make(map[string]bool, len(ids))
+	var uids []string
+	var ugzs [][]byte
+	h := sha256.New()
+	for k, id := range ids {
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		uids, ugzs = append(uids, id), append(ugzs, gzs[k])
+		h.Write(gzs[k])
+	}
+	return path.Join(DetailDir, hex.EncodeToString(h.Sum(nil))+".js"), shard.Pack16(uids, ugzs)
 }
 
 // packFile resolves a pack part's path inside the report at dir, refusing
@@ -83,46 +132,80 @@ func packFile(dir string, p model.ShardPart) (string, error) {
 }
 
 // packReader opens pack scripts once each for a run of reads (a CLI
-// question over a broad range reads many chunks of one pack).
+// question over a broad range reads many chunks of one pack, a metrics
+// question many summaries), and decodes and checks only the parts asked
+// for. Goroutines may share one (LoadMetricShards reads on several).
 type packReader struct {
 	dir   string
-	packs map[string]map[string][]byte // pack path → part id → payload
+	mu    sync.Mutex
+	packs map[string]*packIndex // by pack path
+}
+
+// packIndex is one pack script read: its parts' base 32768 units by id.
+type packIndex struct {
+	file  string
+	units map[string][]byte
+	err   error
+	ready chan struct{}
 }
 
 // part returns the payload of packed part p, checked against its id and
 // declared size.
 func (r *packReader) part(p model.ShardPart) ([]byte, error) {
-	parts, ok := r.packs[p.Path]
-	if !ok {
-		file, err := packFile(r.dir, p)
-		if err != nil {
-			return nil, err
-		}
-		script, err := readBounded(file, int64(shard.Pack16MaxLen(PackParts, max(PackBytes, EvidencePackBytes))))
-		if err != nil {
-			return nil, err
-		}
-		ids, gzs, err := shard.OpenPack16(script)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", file, err)
-		}
-		parts = make(map[string][]byte, len(ids))
-		for k, id := range ids {
-			parts[id] = gzs[k]
-		}
-		if r.packs == nil {
-			r.packs = map[string]map[string][]byte{}
-		}
-		r.packs[p.Path] = parts
+	file, err := packFile(r.dir, p)
+	if err != nil {
+		return nil, err
 	}
-	gz, ok := parts[p.ID]
+	r.mu.Lock()
+	pk, ok := r.packs[p.Path]
+	if !ok {
+		if r.packs == nil {
+			r.packs = map[string]*packIndex{}
+		}
+		pk = &packIndex{file: file, ready: make(chan struct{})}
+		r.packs[p.Path] = pk
+	}
+	r.mu.Unlock()
+	if !ok {
+		pk.read()
+	}
+	<-pk.ready
+	if pk.err != nil {
+		return nil, pk.err
+	}
+	units, ok := pk.units[p.ID]
 	if !ok {
 		return nil, fmt.Errorf("%s does not hold part %s; the report files are out of step", p.Path, p.ID)
+	}
+	gz, err := shard.OpenPackUnits(p.ID, units)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	if len(gz) != p.Bytes {
 		return nil, fmt.Errorf("%s holds %d bytes of part %s, manifest declares %d", p.Path, len(gz), p.ID, p.Bytes)
 	}
 	return gz, nil
+}
+
+// read reads and indexes the pack script, once.
+func (pk *packIndex) read() {
+	defer close(pk.ready)
+	script, err := readBounded(pk.file, int64(shard.Pack16MaxLen(PackParts, max(PackBytes, EvidencePackBytes, MetricPackBytes))))
+	if err != nil {
+		pk.err = err
+		return
+	}
+	ids, units, err := shard.Pack16Units(script)
+	if err != nil {
+		pk.err = fmt.Errorf("%s: %w", pk.file, err)
+		return
+	}
+	pk.units = make(map[string][]byte, len(ids))
+	for k, id := range ids {
+		if _, dup := pk.units[id]; !dup { // the page takes the first too
+			pk.units[id] = units[k]
+		}
+	}
 }
 
 // readPackedShard reads a shard whose one part is packed: the payload is

@@ -31,7 +31,15 @@ func Pack16(ids []string, gzs [][]byte) []byte {
 	out := make([]byte, 0, n)
 	out = append(out, bom16...)
 	for k, gz := range gzs {
-		out = append(out, Envelope16(ids[k], gz)[len(bom16):]...)
+		// Envelope16's line after its mark, written in place.
+		if len(ids[k]) != idLen || !isLowerHex(ids[k]) {
+			panic(fmt.Sprintf("shard.Pack16: id %q is not %d lowercase hex digits", ids[k], idLen))
+		}
+		out = append(out, line16...)
+		out = append(out, utf16le(ids[k])...)
+		out = append(out, middle16...)
+		out = AppendBase32768(out, gz)
+		out = append(out, suffix16...)
 	}
 	return out
 }
@@ -74,6 +82,23 @@ func OpenPackPart(script []byte, want string) ([]byte, error) {
 	}
 	return gz, err
 }
+
+// Pack16Units indexes a pack script (or one dense envelope) without
+// decoding it: each part's id and the base 32768 units of its line, in
+// order, refusing anything Pack16 does not write. OpenPackUnits decodes
+// and checks a part's units, so a reader of a few parts of a pack decodes
+// and hashes only those.
+func Pack16Units(script []byte) (ids []string, units [][]byte, err error) {
+	err = scanPack16(script, func(id string, u []byte) (bool, error) {
+		ids, units = append(ids, id), append(units, u)
+		return true, nil
+	})
+	return ids, units, err
+}
+
+// OpenPackUnits decodes the units of part id (from Pack16Units) and checks
+// them against its SHA-256.
+func OpenPackUnits(id string, units []byte) ([]byte, error) { return openUnits(id, units) }
 
 var line16 = prefix16[len(bom16):]
 

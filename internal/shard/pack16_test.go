@@ -49,6 +49,22 @@ func TestPack16RoundTripsEveryPart(t *testing.T) {
 	}
 }
 
+// A pack is the byte order mark, then each part's Envelope16 line after
+// its mark, in order; a pack of one part is that part's Envelope16.
+func TestPack16IsEnvelopeLines(t *testing.T) {
+	ids, gzs := packParts(4)
+	want := []byte(bom16)
+	for k := range ids {
+		want = append(want, Envelope16(ids[k], gzs[k])[len(bom16):]...)
+	}
+	if !bytes.Equal(Pack16(ids, gzs), want) {
+		t.Error("Pack16 is not the parts' Envelope16 lines")
+	}
+	if !bytes.Equal(Pack16(ids[:1], gzs[:1]), Envelope16(ids[0], gzs[0])) {
+		t.Error("a pack of one part is not its Envelope16")
+	}
+}
+
 func TestOpenPack16RefusesDamage(t *testing.T) {
 	ids, gzs := packParts(3)
 	script := Pack16(ids, gzs)
@@ -84,6 +100,18 @@ func FuzzOpenPack16(f *testing.F) {
 		}
 		if _, err := OpenPackPart(script, ids[len(ids)-1]); err != nil {
 			t.Fatalf("OpenPackPart refuses what OpenPack16 accepts: %v", err)
+		}
+		// The index a reader of a few parts takes names the same parts,
+		// each of which decodes to OpenPack16's payload.
+		uids, units, err := Pack16Units(script)
+		if err != nil || len(uids) != len(ids) {
+			t.Fatalf("Pack16Units: %d parts, %v; OpenPack16 %d", len(uids), err, len(ids))
+		}
+		for k := range uids {
+			gz, err := OpenPackUnits(uids[k], units[k])
+			if err != nil || uids[k] != ids[k] || !bytes.Equal(gz, gzs[k]) {
+				t.Fatalf("part %d by its units: %v", k, err)
+			}
 		}
 	})
 }

@@ -10,7 +10,8 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { launch, open, serve, fileURL } from "./harness.mjs";
-import { buildReport, cli } from "./fixture.mjs";
+import { spawnSync } from "node:child_process";
+import { buildReport, cli, BIN } from "./fixture.mjs";
 
 let fx;
 let browser;
@@ -61,6 +62,22 @@ before(async () => {
     const file = path.join(dir, ev.parts[0].path);
     const script = fs.readFileSync(file).subarray(2).toString("utf16le");
     const at = script.indexOf("/*", script.indexOf(ev.parts[0].id)) + 10;
+    const unit = script.charCodeAt(at) === 0x3000 ? "\u3001" : "\u3000";
+    fs.writeFileSync(file, Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(script.slice(0, at) + unit + script.slice(at + 1), "utf16le")]));
+  });
+  // One metric summary's payload with one unit changed inside its pack
+  // script (report format 8): the page and the CLI refuse that summary
+  // naming the pack's file, while a summary sharing the pack still answers.
+  const fallback = cli(fx.report, "default_metric", { internal: true });
+  const family = cli(fx.report, "metric_families").items.filter((f) => f.series_count > 0 && f.name !== fallback.name).at(-1);
+  const items = cli(fx.report, "metrics", { name: family.name, limit: 1000 }).items;
+  const packed = items[0].shard.parts[0];
+  const others = cli(fx.report, "metrics", { limit: 1000 }).items.filter((s) => s.shard.parts[0].path === packed.path && s.name !== family.name);
+  copies.damagedMetricInfo = { family: family.name, part: packed, neighbour: others[0] };
+  copy("damagedMetric", (dir) => {
+    const file = path.join(dir, packed.path);
+    const script = fs.readFileSync(file).subarray(2).toString("utf16le");
+    const at = script.indexOf("/*", script.indexOf(packed.id)) + 10;
     const unit = script.charCodeAt(at) === 0x3000 ? "\u3001" : "\u3000";
     fs.writeFileSync(file, Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(script.slice(0, at) + unit + script.slice(at + 1), "utf16le")]));
   });
@@ -132,6 +149,33 @@ for (const mode of ["file", "http"]) {
     const { text, ready } = await failure(await urlOf(mode, copies.damaged));
     assert.equal(ready, false);
     assert.ok(text.includes(copies.damagedPath), text);
+  });
+
+  test(`${mode}: a damaged metric pack is refused naming its file, and its neighbours still answer`, async () => {
+    const { family, part, neighbour } = copies.damagedMetricInfo;
+    assert.ok(part.pack, "the metric summaries are packed");
+    assert.ok(neighbour, "another family's summary shares the damaged pack");
+    const page = await browser.context.newPage();
+    try {
+      await page.goto(await urlOf(mode, copies.damagedMetric));
+      await page.waitForFunction(() => window.traceExplorer?.ready === true, null, { timeout: 20000 });
+      const err = await page.evaluate((name) => traceExplorer.queryMetrics({ name }).then(() => "answered", (e) => String(e.message || e)), family);
+      assert.match(err, /content hash mismatch/);
+      assert.ok(err.includes(part.path), err);
+      // The neighbour's own payload in the same script is intact.
+      const ok = await page.evaluate((n) => traceExplorer.queryMetrics({ name: n.name }), neighbour);
+      assert.ok(ok.some((s) => s.id === neighbour.id), "the neighbour answers");
+    } finally {
+      await page.close();
+    }
+    if (mode === "file") {
+      // The CLI names the pack's file too, and answers the neighbour.
+      const r = spawnSync(BIN, ["query", copies.damagedMetric, "metrics", "--name", family], { encoding: "utf8" });
+      assert.notEqual(r.status, 0);
+      assert.match(r.stderr, /content hash mismatch/);
+      assert.ok(r.stderr.includes(part.path.split("/").pop()), r.stderr);
+      assert.ok(cli(copies.damagedMetric, "metrics", { name: neighbour.name, limit: 1000 }).items.some((s) => s.id === neighbour.id));
+    }
   });
 
   test(`${mode}: a damaged evidence payload is refused naming its file, and no answer is made from it`, async () => {

@@ -67,6 +67,13 @@ for (const mode of ["file", "http"]) {
       assert.deepEqual(listed.map((s) => s.id), paged.items.map((s) => s.id));
       for (const [k, s] of listed.entries()) assert.deepEqual(s.labels, Object.fromEntries((paged.items[k].labels || []).map((l) => [l.key, l.value])));
 
+      // The family's summaries share pack scripts (report format 8), each
+      // still its own shard with its own hash: the answers below are read
+      // from packs, on the page as by the CLI.
+      const shards = metricsCLI(fx.report, { name, limit: 1000 }).items.map((s) => s.shard);
+      assert.ok(shards.length > 1 && shards.every((s) => s.parts.length === 1 && s.parts[0].pack && s.parts[0].id === s.id), JSON.stringify(shards[0]));
+      assert.ok(new Set(shards.map((s) => s.parts[0].path)).size < shards.length, "the family's summaries share packs");
+
       const d = summary.meta.duration;
       const series = cli(fx.report, "metric_series", { name, limit: 1 }).items[0];
       const cases = [

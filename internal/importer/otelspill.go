@@ -261,7 +261,8 @@ func decodeOTelFile(open func(string) (file, error), root, path string, o *otelS
 	if _, ok := o.file[rel]; !ok {
 		o.file[rel] = len(o.file)
 	}
-	d.stats, d.err = otlp.Decode(r, rel, func(sp *model.Span) error {
+	// The spill encodes each span as it is handed over (Transient).
+	d.stats, d.err = otlp.Options{Transient: true}.Decode(r, rel, func(sp *model.Span) error {
 		if stop.Load() {
 			return errOTelStopped
 		}

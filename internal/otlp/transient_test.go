@@ -92,3 +92,26 @@ func (m *runtimeMem) read() {
 	runtime.ReadMemStats(&s)
 	m.total = s.TotalAlloc
 }
+
+// BenchmarkDecodeEmit decodes to a callback that keeps nothing, as the
+// build's spill does, plain and Transient.
+func BenchmarkDecodeEmit(b *testing.B) {
+	const spans = 100_000
+	data := genTraces(spans, 100)
+	for _, transient := range []bool{false, true} {
+		b.Run(fmt.Sprintf("spans=100k/per_line=100/transient=%v", transient), func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			o := Options{Transient: transient}
+			for b.Loop() {
+				n := 0
+				if _, err := o.Decode(bytes.NewReader(data), "traces.jsonl", func(*model.Span) error { n++; return nil }); err != nil {
+					b.Fatal(err)
+				}
+				if n != spans {
+					b.Fatalf("decoded %d spans", n)
+				}
+			}
+		})
+	}
+}

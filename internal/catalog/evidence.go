@@ -3,6 +3,7 @@ package catalog
 import (
 	"encoding/binary"
 	"math"
+	"unsafe"
 
 	"github.com/dsight/dsight/internal/model"
 )
@@ -36,8 +37,17 @@ const (
 // EvidenceWriter encodes joined requests, or server spans, into one chunk.
 // The encoding is a pure function of the records and their order.
 type EvidenceWriter struct {
-	strs      map[string]uint64
-	table     []string
+	strs  map[string]uint64
+	table []string
+	// same remembers table strings by the address of their bytes: the
+	// names, attribute keys, paths and join labels of a chunk's spans are
+	// mostly one string each, shared by every span, and a string whose
+	// bytes are a table string's own needs no hash. Only table strings are
+	// kept here, which the table already holds unchanged until Bytes.
+	same  [256]sameStr
+	empty uint64 // the index of "" plus one, once it is in the table
+	// hashed counts the strings looked up by content (tests).
+	hashed    int
 	resources shared[model.Resource]
 	scopes    shared[model.Scope]
 	records   [][]byte
@@ -162,7 +172,34 @@ func (w *EvidenceWriter) bool(b bool) {
 	}
 }
 
+// sameStr is a table string and its index.
+type sameStr struct {
+	s string
+	i uint64
+}
+
 func (w *EvidenceWriter) index(s string) uint64 {
+	if len(s) == 0 {
+		if w.empty == 0 {
+			w.empty = w.indexOf("") + 1
+		}
+		return w.empty - 1
+	}
+	p := unsafe.StringData(s)
+	slot := &w.same[(uint64(uintptr(unsafe.Pointer(p)))*0x9e3779b97f4a7c15)>>56]
+	if len(slot.s) == len(s) && unsafe.StringData(slot.s) == p {
+		return slot.i
+	}
+	i := w.indexOf(s)
+	if t := w.table[i]; unsafe.StringData(t) == p {
+		slot.s, slot.i = t, i // s is the table's string: it may come again
+	}
+	return i
+}
+
+// indexOf is s's index in the string table, added if new.
+func (w *EvidenceWriter) indexOf(s string) uint64 {
+	w.hashed++
 	i, ok := w.strs[s]
 	if !ok {
 		i = uint64(len(w.table))

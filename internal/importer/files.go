@@ -189,6 +189,16 @@ func (b *build) finishSource(s *source) error {
 	return nil
 }
 
+// registerRead registers a file read before its turn (the OTel exports,
+// decoded beside the other sources: startOTel) with the size and time it
+// had when opened and the digest of its bytes, as readFile would have at
+// this point.
+func (b *build) registerRead(path, kind string, st fs.FileInfo, sum []byte) error {
+	src := &source{id: len(b.d.Sources) + b.res.pending, path: path, rel: relative(b.root, path), kind: kind, st: st, sum: sum}
+	b.res.pending++
+	return b.finishSource(src)
+}
+
 // readFile reads one file from start to end through parse and registers
 // it as kind.
 func (b *build) readFile(path, kind string, parse func(src *source) error) (*source, error) {

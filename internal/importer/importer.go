@@ -139,6 +139,14 @@ func importRun(opt Options, root, logDir string) (*Result, error) {
 	d.Meta.OTelEnabled = !opt.NoOTel
 	recordLinks(d, root, inv.links)
 	b.d, b.res = d, &Result{Dataset: d, batchLoc: opt.IterationTimezone}
+	// The OTel exports decode into their spill from the start, beside
+	// the client export and the logs; their turn below takes the result.
+	for i, k := range sourceKinds {
+		if k.otel && len(files[i]) > 0 && decodeOTelEarly {
+			b.otelEarly = startOTel(b, files[i])
+			defer b.otelEarly.abandon()
+		}
+	}
 	// Every kind that frames nothing is read before the window...
 	for i, k := range sourceKinds {
 		if !k.framed {

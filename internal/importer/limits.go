@@ -56,17 +56,22 @@ func reportTruncated(d *model.Dataset, n int, first string) {
 }
 
 // truncateAttrs cuts the oversized values of a, in place, and counts them.
+// A value is written back only when it was cut: the spans read back from
+// the spill are cut on every pass, and nearly every value is short.
 func truncateAttrs(a model.Attributes) int {
 	n := 0
 	for i := range a {
-		var k int
-		a[i].Value, k = truncateValue(a[i].Value)
-		n += k
+		if v, k := truncateValue(&a[i].Value); k > 0 {
+			a[i].Value = v
+			n += k
+		}
 	}
 	return n
 }
 
-func truncateValue(v model.Value) (model.Value, int) {
+// truncateValue returns *v cut, and how many values were cut (0: *v is
+// returned unchanged).
+func truncateValue(v *model.Value) (model.Value, int) {
 	switch v.Kind() {
 	case model.KindString:
 		s, _ := v.Str()
@@ -78,8 +83,7 @@ func truncateValue(v model.Value) (model.Value, int) {
 			return model.StringValue(s[:keep] + fmt.Sprintf(truncatedLabel, len(s), keep)), 1
 		}
 	case model.KindBytes:
-		b, _ := v.Bytes()
-		if len(b) > catalog.MaxAttrValueBytes {
+		if b, _ := v.Bytes(); len(b) > catalog.MaxAttrValueBytes {
 			// Bytes stay bytes: the label would not be data of the value.
 			return model.BytesValue(b[:catalog.AttrValueKeepBytes]), 1
 		}
@@ -87,16 +91,17 @@ func truncateValue(v model.Value) (model.Value, int) {
 		vs, _ := v.Array()
 		n := 0
 		for i := range vs {
-			var k int
-			vs[i], k = truncateValue(vs[i])
-			n += k
+			if c, k := truncateValue(&vs[i]); k > 0 {
+				vs[i] = c
+				n += k
+			}
 		}
 		if n > 0 {
 			return model.ArrayValue(vs...), n
 		}
 	case model.KindKVList:
 		kv, _ := v.KVList()
-		return v, truncateAttrs(kv)
+		return *v, truncateAttrs(kv)
 	}
-	return v, 0
+	return *v, 0
 }

@@ -2,8 +2,13 @@ package importer
 
 import (
 	"cmp"
+	"crypto/sha256"
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
+	"sync/atomic"
 
 	"github.com/dsight/dsight/internal/importer/join"
 	"github.com/dsight/dsight/internal/model"
@@ -168,49 +173,156 @@ func (o *otelSpill) uniqueAgain(b int, buf *spanspill.ReadBuffer) ([]model.Span,
 	return spans[:n], nil
 }
 
-// readOTelStreamed decodes every OTel export into the spill and checks
-// it as the in-memory import checked its held spans (otlp.Collector,
-// truncateOversized), with the same counters and warnings in the same
-// order.
-func readOTelStreamed(b *build, files []string) error {
-	d := b.d
+// otelDecode is the first half of the OTel read: every export decoded
+// into the spill, in file order, each file hashed as it is read. It
+// touches nothing of the build's dataset, so it runs on a goroutine of
+// its own from the start of the import (startOTel), beside the client
+// export and the frontend and worker logs; readOTelStreamed takes its
+// result at the OTel exports' turn and registers the files, counts and
+// warns exactly as a read at that turn would have.
+type otelDecode struct {
+	dir   string
+	done  chan struct{}
+	stop  atomic.Bool // the import failed before the OTel turn
+	o     *otelSpill  // nil when the spill could not be created (err)
+	err   error
+	files []decodedOTel // in read order, up to the first that failed
+	taken bool          // readOTelStreamed took o (and closes it with the join)
+}
+
+// decodedOTel is one OTel export as the decode left it.
+type decodedOTel struct {
+	path  string
+	st    fs.FileInfo
+	sum   []byte
+	stats otlp.FileStats
+	head  *head
+	err   error // opening, decoding or hashing it failed; no later file was read
+}
+
+var errOTelStopped = errors.New("the OTel read was stopped")
+
+// decodeOTelEarly starts the OTel decode with the import; tests turn it
+// off to compare with the decode run at the OTel exports' turn.
+var decodeOTelEarly = true
+
+// startOTel starts decoding files into a spill (otelDecode).
+func startOTel(b *build, files []string) *otelDecode {
 	dir := b.opt.SpillDir
 	if dir == "" {
 		dir = os.TempDir()
 	}
-	if b.opt.Progress != nil {
-		b.opt.Progress("spilling the OTel spans to " + dir + " (about the OTel input's size, removed when the build ends)")
-	}
+	e := &otelDecode{dir: dir, done: make(chan struct{})}
 	var otelBytes int64
 	for _, p := range files {
 		if fi, err := os.Stat(p); err == nil {
 			otelBytes += fi.Size()
 		}
 	}
-	buckets := spillBuckets(otelBytes)
-	store, err := spanspill.New(dir, buckets)
+	open, root := b.open, b.root
+	go func() {
+		defer close(e.done)
+		buckets := spillBuckets(otelBytes)
+		store, err := spanspill.New(dir, buckets)
+		if err != nil {
+			e.err = fmt.Errorf("cannot keep the OTel spans on disk in %s (set --spill-dir to a writable directory with room for about the OTel input's size): %w", dir, err)
+			return
+		}
+		o := &otelSpill{store: store, file: map[string]int{}, later: make([][]int32, buckets), links: join.NewLinks()}
+		e.o = o
+		for _, p := range files {
+			f := decodeOTelFile(open, root, p, o, &e.stop)
+			e.files = append(e.files, f)
+			if f.err != nil {
+				return
+			}
+		}
+	}()
+	return e
+}
+
+// decodeOTelFile opens, decodes and hashes one OTel export, as readFile
+// reads a source.
+func decodeOTelFile(open func(string) (file, error), root, path string, o *otelSpill, stop *atomic.Bool) decodedOTel {
+	d := decodedOTel{path: path}
+	f, err := open(path)
 	if err != nil {
-		return fmt.Errorf("cannot keep the OTel spans on disk in %s (set --spill-dir to a writable directory with room for about the OTel input's size): %w", dir, err)
+		d.err = err
+		return d
 	}
-	o := &otelSpill{store: store, file: map[string]int{}, later: make([][]int32, buckets), links: join.NewLinks()}
+	defer f.Close()
+	if d.st, d.err = f.Stat(); d.err != nil {
+		return d
+	}
+	rel := relative(root, path)
+	h := sha256.New()
+	r, hd := capture(io.TeeReader(f, h))
+	d.head = hd
+	if _, ok := o.file[rel]; !ok {
+		o.file[rel] = len(o.file)
+	}
+	// The spill encodes each span as it is handed over (Transient).
+	d.stats, d.err = otlp.Options{Transient: true}.Decode(r, rel, func(sp *model.Span) error {
+		if stop.Load() {
+			return errOTelStopped
+		}
+		return o.store.Add(o.bucket(sp), sp)
+	})
+	if d.err != nil {
+		return d
+	}
+	if _, d.err = io.Copy(h, f); d.err == nil { // what the decoder did not need
+		d.sum = h.Sum(nil)
+	}
+	return d
+}
+
+// wait waits for the decode to end.
+func (e *otelDecode) wait() { <-e.done }
+
+// abandon stops a decode whose result the import will not take (it
+// failed before the OTel turn) and closes its spill.
+func (e *otelDecode) abandon() {
+	e.stop.Store(true)
+	e.wait()
+	if e.o != nil && !e.taken {
+		e.o.store.Close()
+	}
+}
+
+// readOTelStreamed takes the decode of every OTel export (started by
+// startOTel, or here when it was not) and checks the spill as the
+// in-memory import checked its held spans (otlp.Collector,
+// truncateOversized), with the same counters and warnings in the same
+// order.
+func readOTelStreamed(b *build, files []string) error {
+	d := b.d
+	e := b.otelEarly
+	if e == nil {
+		e = startOTel(b, files)
+		b.otelEarly = e
+	}
+	if b.opt.Progress != nil {
+		b.opt.Progress("spilling the OTel spans to " + e.dir + " (about the OTel input's size, removed when the build ends)")
+	}
+	e.wait()
+	if e.err != nil {
+		return e.err
+	}
+	o, store := e.o, e.o.store
+	e.taken = true
 	b.server.otel = o
 	heads := map[string]*head{}
 	var stats []otlp.FileStats
-	for _, p := range files {
-		if _, err := b.readFile(p, "otel", func(src *source) error {
-			r, h := capture(src.reader())
-			heads[src.rel] = h
-			if _, ok := o.file[src.rel]; !ok {
-				o.file[src.rel] = len(o.file)
-			}
-			st, err := otlp.Decode(r, src.rel, func(sp *model.Span) error {
-				return store.Add(o.bucket(sp), sp)
-			})
-			stats = append(stats, st)
-			return err
-		}); err != nil {
+	for _, f := range e.files {
+		if f.err != nil {
+			return f.err
+		}
+		if err := b.registerRead(f.path, "otel", f.st, f.sum); err != nil {
 			return err
 		}
+		heads[f.stats.Path] = f.head
+		stats = append(stats, f.stats)
 	}
 	var dups, invalid int64
 	var conflict error

@@ -30,6 +30,9 @@ type sourceKind struct {
 	// only what falls inside it; the others are read before, and the window
 	// comes from them when the run has no client export.
 	framed bool
+	// otel marks the OTel exports, whose decode starts with the import
+	// and runs beside the kinds read before them (startOTel).
+	otel bool
 }
 
 // sourceKinds in read order, which is also the order of the manifest's
@@ -75,6 +78,7 @@ var sourceKinds = []sourceKind{
 			return files, err
 		},
 		read: readOTel,
+		otel: true,
 	},
 	{
 		name: "Nsight exports",
@@ -111,7 +115,10 @@ type build struct {
 	clients  []string        // the client exports read
 	requests []model.Request // client requests, absolute times
 	server   serverEvidence  // the server evidence for the join
-	metrics  metrics.Sources // the capture found and the log metrics read, for the window and the metrics
+	// otelEarly is the OTel exports' decode, started with the import so
+	// that it runs beside the sources read before it (startOTel).
+	otelEarly *otelDecode
+	metrics   metrics.Sources // the capture found and the log metrics read, for the window and the metrics
 	// profileWindow is the union of the Nsight capture windows read.
 	profileWindow window
 	origin        int64 // the run window, absolute ns, once known

@@ -32,7 +32,13 @@ func (d *recordDecoder) attributes(depth int) (model.Attributes, error) {
 		if depth == 0 && len(attrs) == cap(attrs) {
 			// The slab is full: move this span's attributes so far to a
 			// fresh one.
-			fresh := make(model.Attributes, len(attrs)-start, max(attrSlab, 2*(len(attrs)-start)))
+			var fresh model.Attributes
+			if d.reuse != nil {
+				fresh = d.reuse.slab(2 * (len(attrs) - start))[:len(attrs)-start]
+				d.filled = append(d.filled, attrs[:start]) // the record's spans before this one
+			} else {
+				fresh = make(model.Attributes, len(attrs)-start, max(attrSlab, 2*(len(attrs)-start)))
+			}
 			copy(fresh, attrs[start:])
 			attrs, start = fresh, 0
 		}

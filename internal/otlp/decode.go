@@ -7,6 +7,7 @@ import (
 	"github.com/dsight/dsight/internal/model"
 	"io"
 	"runtime"
+	"sync"
 
 	"github.com/dsight/dsight/internal/lineread"
 )
@@ -30,6 +31,11 @@ type Options struct {
 	// MaxRecordBytes is the longest record accepted; 0 means
 	// DefaultMaxRecordBytes.
 	MaxRecordBytes int
+	// Transient promises that emit keeps nothing of a span past its call
+	// (a spill that encodes each span at once): the memory of a record's
+	// spans and attributes then serves a later record once the record is
+	// emitted, instead of being left to the collector. A JSONL export only.
+	Transient bool
 }
 
 // FileStats describes one decoded file.
@@ -77,6 +83,9 @@ func (o Options) Decode(r io.Reader, path string, emit func(*model.Span) error) 
 		s:     newScanner(),
 		stats: FileStats{Path: path, Format: FormatJSONL},
 	}
+	if o.Transient {
+		f.reuse = &recordMemory{}
+	}
 	err := f.run(r)
 	return f.stats, err
 }
@@ -88,6 +97,7 @@ type fileDecoder struct {
 	s     *scanner
 	stats FileStats
 	rec   recordDecoder
+	reuse *recordMemory // emitted records' memory, with Options.Transient
 }
 
 func (f *fileDecoder) errorf(line int64, format string, args ...any) error {
@@ -157,7 +167,8 @@ type recordJob struct {
 type recordResult struct {
 	spans    []model.Span
 	err      error
-	replaced int // strings replaced by U+FFFD in the record
+	replaced int                // strings replaced by U+FFFD in the record
+	slabs    []model.Attributes // the attribute slabs its spans fill (Options.Transient)
 }
 
 // records decodes JSONL records on every core while the caller keeps
@@ -183,11 +194,11 @@ func (f *fileDecoder) startRecords() *records {
 		// stop clears while they drain.
 		go func() {
 			s := newScanner()
-			var rec recordDecoder
+			rec := recordDecoder{reuse: f.reuse}
 			for job := range jobs {
 				before := s.Replaced
 				spans, err := decodeJSONLRecord(s, &rec, f.path, job.line, job.lineNo, job.last)
-				job.done <- recordResult{spans, err, s.Replaced - before}
+				job.done <- recordResult{spans, err, s.Replaced - before, rec.filled}
 			}
 		}()
 	}
@@ -218,7 +229,11 @@ func (rs *records) emitOldest() error {
 		return res.err
 	}
 	rs.f.noteReplaced(res.replaced, job.lineNo)
-	return rs.f.flush(res.spans)
+	err := rs.f.flush(res.spans)
+	if m := rs.f.reuse; m != nil {
+		m.put(res.spans, res.slabs) // emitted: nothing of them is kept
+	}
+	return err
 }
 
 // noteReplaced counts a record's strings replaced by U+FFFD.
@@ -258,10 +273,20 @@ func decodeJSONLRecord(s *scanner, rec *recordDecoder, path string, line []byte,
 	// attribute slab carries over: kept entries are never rewritten, so the
 	// next record's spans fill the rest of it. A fresh slab per record cost
 	// 4,096 attributes (~300 KB) per one-span line, all of it kept.
-	*rec = recordDecoder{s: s, path: path, line: lineNo, spans: make([]model.Span, 0, len(rec.spans)), slab: rec.slab}
+	if m := rec.reuse; m != nil {
+		// Options.Transient: the record's spans and attributes are its
+		// own, taken from emitted records' and given back once emitted.
+		spans, slab := m.get(len(rec.spans))
+		*rec = recordDecoder{s: s, path: path, line: lineNo, spans: spans, slab: slab, reuse: m}
+	} else {
+		*rec = recordDecoder{s: s, path: path, line: lineNo, spans: make([]model.Span, 0, len(rec.spans)), slab: rec.slab}
+	}
 	err := rec.record()
 	if err == nil {
 		err = s.End()
+	}
+	if rec.reuse != nil {
+		rec.filled = append(rec.filled, rec.slab)
 	}
 	if err != nil {
 		if isSyntaxEOF(err) && last && line[len(line)-1] != '\n' {
@@ -373,4 +398,62 @@ func (x *lineIndex) lineAt(off int) int64 {
 	}
 	x.off = off
 	return x.line
+}
+
+// recordMemory keeps the span slices and attribute slabs of emitted
+// records for the records decoded next (Options.Transient). The decoding
+// workers take from it and the emitting reader gives back, so it is
+// locked; it keeps at most what the records in flight used.
+type recordMemory struct {
+	mu    sync.Mutex
+	spans [][]model.Span
+	slabs []model.Attributes
+}
+
+// maxKeptSlabs bounds the slabs kept for reuse (4,096 attributes each).
+const maxKeptSlabs = 64
+
+// get returns an empty span slice (room for n spans, if one is kept) and
+// an empty attribute slab.
+func (m *recordMemory) get(n int) ([]model.Span, model.Attributes) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var spans []model.Span
+	if k := len(m.spans); k > 0 {
+		spans, m.spans = m.spans[k-1][:0], m.spans[:k-1]
+	} else {
+		spans = make([]model.Span, 0, n)
+	}
+	return spans, m.slabLocked(attrSlab)
+}
+
+// slab returns an empty slab with room for n attributes.
+func (m *recordMemory) slab(n int) model.Attributes {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.slabLocked(n)
+}
+
+func (m *recordMemory) slabLocked(n int) model.Attributes {
+	for k := len(m.slabs) - 1; k >= 0; k-- {
+		if s := m.slabs[k]; cap(s) >= n {
+			m.slabs = append(m.slabs[:k], m.slabs[k+1:]...)
+			return s[:0]
+		}
+	}
+	return make(model.Attributes, 0, max(attrSlab, n))
+}
+
+// put gives back an emitted record's spans and slabs.
+func (m *recordMemory) put(spans []model.Span, slabs []model.Attributes) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if cap(spans) > 0 && len(m.spans) < maxKeptSlabs {
+		m.spans = append(m.spans, spans)
+	}
+	for _, s := range slabs {
+		if cap(s) > 0 && len(m.slabs) < maxKeptSlabs {
+			m.slabs = append(m.slabs, s)
+		}
+	}
 }

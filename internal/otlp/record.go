@@ -53,6 +53,10 @@ type recordDecoder struct {
 	spans []model.Span // the record's spans so far; a span's ordinal is its index
 	// slab backs the attributes of the record's spans; see keep.
 	slab model.Attributes
+	// With Options.Transient, reuse lends the record its memory, and
+	// filled lists the slabs the record's spans use, to give back.
+	reuse  *recordMemory
+	filled []model.Attributes
 }
 
 func (d *recordDecoder) lineAt(off int) int64 {

@@ -172,7 +172,7 @@ function renderBreakdown(view, place, owner, lc, x) {
       const upTo = lc.stages.slice(0, k + 1);
       const label = `${stage.label} · ${fmtStageMs(stage)}`;
       place(
-        `ls\0${K}\0${k}\0${upTo.map((st) => `${st.id}\0${st.label}`).join("\0")}\0${label}`,
+        `ls\0${K}\0${k}\0${upTo.map((st) => `${st.id}\0${st.label}\0${fmtStageMs(st)}`).join("\0")}`,
         () => {
           const blocks = upTo.map((st, j) =>
             h("button", {

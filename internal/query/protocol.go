@@ -44,6 +44,8 @@ type Args struct {
 	Points bool    `json:"points,omitempty"`
 	// Expanded lists the session ids whose agents the timeline should detail.
 	Expanded []string `json:"expanded,omitempty"`
+	// FocusPage asks the timeline for the page holding ID's session.
+	FocusPage bool `json:"focus_page,omitempty"`
 	// Series lists the metric series a plot draws.
 	Series []int `json:"series,omitempty"`
 	// IDs lists the metric series range statistics cover; an empty list

@@ -46,7 +46,24 @@ type TimelinePage struct {
 
 // timeline answers the "timeline" kind: one page of sessions with request
 // bars for the expanded ones, so the page draws with one engine call.
+//
+// With FocusPage it answers the page of Limit sessions holding the session
+// of ID, when that session is in the list: what a page that moves its
+// pager to the selected request would otherwise ask twice (once for
+// focus_index, once for the page).
 func (e *Engine) timeline(a Args) (*TimelinePage, error) {
+	if _, limit := page(a); a.FocusPage && limit > 0 {
+		probe, zero := a, 0
+		probe.Offset, probe.Limit = &zero, &zero
+		pg, _, _, _, err := e.sessionsPage(probe)
+		if err != nil {
+			return nil, err
+		}
+		if pg.focus >= 0 {
+			offset := pg.focus / limit * limit
+			a.Offset = &offset
+		}
+	}
 	pg, w, offset, limit, err := e.sessionsPage(a)
 	if err != nil {
 		return nil, err

@@ -19,7 +19,9 @@ func main() {
 	src := flag.String("src", "web/src", "page sources")
 	out := flag.String("out", "web/dist", "output directory")
 	wasmExec := flag.String("wasm-exec", "", "Go's wasm_exec.js (default: the one of the go command on PATH)")
+	names := flag.Bool("keep-names", false, "keep the page code's identifiers (a profile then names its functions)")
 	flag.Parse()
+	keepNames = *names
 	if err := run(*src, *out, *wasmExec); err != nil {
 		fmt.Fprintln(os.Stderr, "bundle:", err)
 		os.Exit(1)
@@ -76,12 +78,15 @@ func run(src, out, wasmExec string) error {
 	return nil
 }
 
+// keepNames leaves identifiers unminified (-keep-names), for profiling.
+var keepNames bool
+
 func build(opt api.BuildOptions) ([]byte, error) {
 	opt.Bundle = true
 	opt.Write = false
 	opt.MinifySyntax = true
 	opt.MinifyWhitespace = true
-	opt.MinifyIdentifiers = true
+	opt.MinifyIdentifiers = !keepNames
 	opt.LegalComments = api.LegalCommentsInline
 	opt.LogLevel = api.LogLevelSilent
 	r := api.Build(opt)

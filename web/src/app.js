@@ -100,8 +100,18 @@ export class View {
     return [r.id, r.session, r.agent, r.conversation, r.source_trace].some((v) => v !== null && v.toLowerCase().includes(q));
   }
 
-  // showRequestPage moves the session pager to the selected request's session.
+  // showRequestPage moves the session pager to the selected request's
+  // session. The render that follows every state change asks for that page
+  // in the same question as its rows (the timeline's focus_page); a caller
+  // that does not render settles the page at once (settlePage).
   showRequestPage() {
+    this.pageFollowsFocus = this.state.request !== null;
+  }
+
+  // settlePage moves the pager as showRequestPage asked, if no render did.
+  settlePage() {
+    if (!this.pageFollowsFocus) return;
+    this.pageFollowsFocus = false;
     const s = this.state;
     if (s.request === null) return;
     const t = ask("timeline", this.timelineArgs({ offset: 0, limit: 0 }));
@@ -298,6 +308,7 @@ export class View {
     renderWindowOverview(this);
     if (this.summary.capabilities.requests) this.renderTracks();
     else renderServerLanes(this);
+    this.settlePage(); // when no client lanes asked for the page
     // While a traced report's evidence scripts load (main.js), the slowest
     // rows, the range statistics and the metric charts wait for the render
     // at ready: the page's one thread goes to what the API needs first.
@@ -403,7 +414,10 @@ export class View {
   // (background work) never touches them.
   renderTracks({ rehearsal = false } = {}) {
     const s = this.state;
-    let t = ask("timeline", this.timelineArgs({ offset: s.page * PAGE_SIZE, limit: PAGE_SIZE }));
+    const follow = !rehearsal && this.pageFollowsFocus && s.request !== null;
+    let t = ask("timeline", this.timelineArgs({ offset: s.page * PAGE_SIZE, limit: PAGE_SIZE, focus_page: follow || undefined }));
+    if (follow) s.page = Math.floor(t.offset / PAGE_SIZE);
+    if (!rehearsal) this.pageFollowsFocus = false;
     if (t.items.length === 0 && t.total > 0) {
       s.page = Math.floor((t.total - 1) / PAGE_SIZE);
       t = ask("timeline", this.timelineArgs({ offset: s.page * PAGE_SIZE, limit: PAGE_SIZE }));

@@ -13,10 +13,12 @@ export function renderInspector(view) {
   replaceIfChanged(document.getElementById("inspectorTabs"), tabs);
   setText(document.getElementById("inspectorTitle"), view.summary.counts.requests ? "Request & execution path" : "Captured evidence");
   const body = document.getElementById("inspectorBody");
-  // The Nsight tab changes a few numbers a zoom (its handlers read the
-  // state when they run): morphed, the rest of it is never laid out again.
+  // The Nsight and Request tabs change a few numbers a zoom or a
+  // selection (their handlers read the state when they run): morphed, the
+  // rest of them is never laid out again.
   if (state.tab === "nsys") morph(body, [nsightTab(view)]);
-  else replaceIfChanged(body, [state.tab === "api" ? apiTab(view) : requestTab(view)]);
+  else if (state.tab === "request") morph(body, [requestTab(view)]);
+  else replaceIfChanged(body, [apiTab(view)]);
 }
 
 // replaceIfChanged gives box the nodes as its children unless it already
@@ -60,7 +62,7 @@ function requestTab(view) {
       h("button", { id: "fitRequest", type: "button", onclick: () => view.fitRequest() }, "Fit request"),
       h("button", { id: "fitTTFT", type: "button", disabled: r.first === null, onclick: () => view.fitTTFT() }, "Fit TTFT"),
       r.lifecycle.available
-        ? h("button", { id: "expandTTFT", type: "button", onclick: () => view.toggleLifecycle(r.id) }, view.state.expandedRequests.has(r.id) ? "Collapse lifecycle" : "Expand lifecycle")
+        ? h("button", { id: "expandTTFT", type: "button", onclick: () => view.state.request !== null && view.toggleLifecycle(view.state.request) }, view.state.expandedRequests.has(r.id) ? "Collapse lifecycle" : "Expand lifecycle")
         : null,
     ),
     h("dl", { class: "stats" }, stats.map(([k, v]) => [h("dt", null, k), h("dd", null, v)])),
@@ -161,5 +163,5 @@ function apiTab(view) {
 function nsightPhaseButton(view, span) {
   const worker = view.nsysWorker ? view.nsysWorker(span) : null;
   if (!worker || !view.nsight || !view.nsight.profileFor(worker)) return null;
-  return h("button", { id: "inspectPhaseNsys", type: "button", onclick: () => view.api.selectSpan(span.id, { nsys: true }) }, "Inspect phase in Nsight");
+  return h("button", { id: "inspectPhaseNsys", type: "button", onclick: () => view.state.span !== null && view.api.selectSpan(view.state.span, { nsys: true }) }, "Inspect phase in Nsight");
 }

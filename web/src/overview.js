@@ -30,8 +30,14 @@ export function renderOverview(view, ov) {
   host.appendChild(svg);
   host.appendChild(h("div", { class: "ov-caption muted" }, ov.basis ? `Overview: ${ov.basis} per ${ov.bin_seconds.toPrecision(3)} s` : "Overview"));
 
+  // Written only when the window moved: an attribute written on the
+  // selection restyles the whole histogram (~1 ms on 100,000 requests),
+  // which a selection of a request in the same window should not pay.
+  let drawnFor = "";
   const update = () => {
     const { from, to } = view.state;
+    if (drawnFor === `${from} ${to}`) return;
+    drawnFor = `${from} ${to}`;
     sel.setAttribute("x", (from / ov.duration) * W);
     sel.setAttribute("width", Math.max(((to - from) / ov.duration) * W, 1));
   };

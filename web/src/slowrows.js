@@ -29,6 +29,20 @@ export function mountSlowRows(view) {
     draw();
   });
   const rows = new Map(); // percentile → row element
+  // The bars are built for a range and metric, and only the selection
+  // changes between most renders (a request selected): then the selected
+  // class moves between the bars of the two requests instead of the rows'
+  // hundreds of bars being built, styled and laid out again.
+  let drawnFor = "";
+  let byId = new Map(); // request id → its bars
+  let marked = null; // the request whose bars carry the selected class
+  const markSelected = () => {
+    const id = view.state.request;
+    if (id === marked) return;
+    for (const el of byId.get(marked) || []) el.classList.remove("selected");
+    for (const el of byId.get(id) || []) el.classList.add("selected");
+    marked = id;
+  };
   // The rows of a new range are asked once the range has settled: on a
   // large run the answer reads every request in the range, which a fast
   // sequence of zooms should not pay for each step.
@@ -38,8 +52,12 @@ export function mountSlowRows(view) {
     const st = view.state;
     box.hidden = !view.summary.counts.requests;
     if (box.hidden) return;
-    if (hasRequestStats(st.from, st.to, SLOW_LIMIT)) draw();
-    else timer = setTimeout(draw, 80);
+    if (drawnFor === `${st.from} ${st.to} ${metric}`) markSelected();
+    else if (hasRequestStats(st.from, st.to, SLOW_LIMIT)) draw();
+    else {
+      markSelected(); // on the rows still shown until then
+      timer = setTimeout(draw, 80);
+    }
   };
   const draw = () => {
     const st = view.state;
@@ -52,6 +70,8 @@ export function mountSlowRows(view) {
     );
     box.dataset.metric = metric;
     const seen = new Set();
+    byId = new Map();
+    marked = view.state.request;
     for (const row of list) {
       seen.add(row.percentile);
       let el = rows.get(row.percentile);
@@ -67,9 +87,9 @@ export function mountSlowRows(view) {
       const bars = row.requests.map((r) => {
         const label = requestLabel(r.id, r.latency_s, r.ttft_s === null ? null : r.ttft_s * 1000);
         const left = x(r.start);
-        return h("button", {
+        const bar = h("button", {
           type: "button",
-          class: `req slow${view.state.request === r.id ? " selected" : ""}`,
+          class: `req slow${marked === r.id ? " selected" : ""}`,
           "aria-label": label,
           title: label,
           dataset: { request: r.id },
@@ -79,11 +99,15 @@ export function mountSlowRows(view) {
             view.selectRequest(r.id);
           },
         });
+        if (!byId.has(r.id)) byId.set(r.id, []);
+        byId.get(r.id).push(bar);
+        return bar;
       });
       el.lastChild.replaceChildren(...bars);
     }
     for (const [p, el] of rows) if (!seen.has(p)) el.remove();
     box.dataset.range = `${st.from} ${st.to}`; // what the rows are drawn for
+    drawnFor = `${st.from} ${st.to} ${metric}`;
   };
   return update;
 }

@@ -102,7 +102,7 @@ export function renderTimeline(view, page) {
             ),
           (el) => moveBar(el.lastChild.firstChild, b, x),
         );
-        if (expanded) renderBreakdown(view, sink, b.id, view.request(b.id).lifecycle, x);
+        if (expanded) renderBreakdown(view, place, b.id, view.request(b.id).lifecycle, x);
       }
     }
   }
@@ -151,14 +151,78 @@ export function renderTimeline(view, page) {
   drawnRows = kept;
 }
 
-// renderBreakdown draws a request's lifecycle in the state's lifecycleView:
-// in "milestones", one chain per progress stage showing every stage up to
-// it (the current one highlighted) with its duration, then the raw
-// activity spans on their own aligned tracks; in "activities", the raw
-// activities alone.
-function renderBreakdown(view, host, owner, lc, x) {
-  const selected = view.state.span;
+// renderBreakdown places a request's lifecycle rows in the state's
+// lifecycleView: in "milestones", one chain per progress stage showing
+// every stage up to it (the current one highlighted) with its duration,
+// then the raw activity spans on their own aligned tracks; in
+// "activities", the raw activities alone. Each row is keyed by what it
+// shows, so a render that keeps the request expanded (another request
+// selected, a zoom, a span selected) moves its blocks and marks the
+// selected one instead of building the rows again.
+function renderBreakdown(view, place, owner, lc, x) {
   const mode = view.state.lifecycleView;
+  const at = (el, sp) => {
+    Object.assign(el.style, { left: `${x(sp.start)}%`, width: `${Math.max(x(sp.end) - x(sp.start), 0)}%` });
+    el.classList.toggle("selected", view.state.span === sp.id);
+  };
+  const K = `${owner}\0${mode}`;
+  place(`lh\0${K}\0${lc.timing}`, () => breakdownHead(view, mode, lc), () => {});
+  if (mode !== "activities")
+    lc.stages.forEach((stage, k) => {
+      const upTo = lc.stages.slice(0, k + 1);
+      const label = `${stage.label} · ${fmtStageMs(stage)}`;
+      place(
+        `ls\0${K}\0${k}\0${upTo.map((st) => `${st.id}\0${st.label}\0${fmtStageMs(st)}`).join("\0")}`,
+        () => {
+          const blocks = upTo.map((st, j) =>
+            h("button", {
+              type: "button",
+              class: `stage${j === k ? " current" : ""}`,
+              title: `${st.label}: ${fmtStageMs(st)} between milestones`,
+              dataset: { stageSpan: st.id, span: st.id, currentStage: String(j === k) },
+              onclick: (ev) => {
+                ev.stopPropagation();
+                view.selectSpan(st.id);
+              },
+            }),
+          );
+          upTo.forEach((st, j) => at(blocks[j], st));
+          return row("stage-row lifecycle-chain", [h("span", { class: "indent3" }), h("span", { class: "name stage-row-label", title: label }, label)], blocks, { stageRow: String(k), ownerRequest: owner });
+        },
+        (el) => upTo.forEach((st, j) => at(el.lastChild.children[j], st)),
+      );
+    });
+  for (const act of lc.activities) {
+    const label = `${"· ".repeat(act.depth)}${act.label} · ${fmtStageMs(act)}`;
+    const title = `${act.name} (${act.role}) · ${fmtStageMs(act)}`;
+    place(
+      `la\0${K}\0${act.id}\0${act.kind}\0${act.label}\0${label}\0${title}`,
+      () => {
+        const span = h("button", {
+          type: "button",
+          class: `activity kind-${act.kind}`,
+          title: `${act.label}: ${((act.end - act.start) * 1000).toFixed(3)} ms recorded`,
+          dataset: { stageSpan: act.id, span: act.id },
+          onclick: (ev) => {
+            ev.stopPropagation();
+            view.selectSpan(act.id);
+          },
+        });
+        at(span, act);
+        return row("activity-row", [h("span", { class: "indent3" }), h("span", { class: "name activity-row-label", title }, label)], [span], { activityRow: act.id, ownerRequest: owner });
+      },
+      (el) => at(el.lastChild.firstChild, act),
+    );
+  }
+  if (lc.issues.length) {
+    const text = lc.issues.join(" · ");
+    place(`li\0${K}\0${text}`, () => h("div", { class: "row breakdown-issues" }, h("div", { class: "row-label" }), h("div", { class: "lane note warn" }, text)), () => {});
+  }
+}
+
+// breakdownHead is the head row of a request's lifecycle: the view
+// switcher and the lifecycle's timing note.
+function breakdownHead(view, mode, lc) {
   const switcher = h(
     "span",
     { class: "lifecycle-views" },
@@ -183,41 +247,7 @@ function renderBreakdown(view, host, owner, lc, x) {
       ),
     ),
   );
-  host.appendChild(h("div", { class: "row breakdown-head" }, h("div", { class: "row-label" }, h("span", { class: "indent3" }), "Request breakdown ·", switcher), h("div", { class: "lane note" }, lc.timing)));
-  if (mode !== "activities")
-    lc.stages.forEach((stage, k) => {
-      const blocks = lc.stages.slice(0, k + 1).map((st, j) =>
-        h("button", {
-          type: "button",
-          class: `stage${j === k ? " current" : ""}${selected === st.id ? " selected" : ""}`,
-          style: { left: `${x(st.start)}%`, width: `${Math.max(x(st.end) - x(st.start), 0)}%` },
-          title: `${st.label}: ${fmtStageMs(st)} between milestones`,
-          dataset: { stageSpan: st.id, span: st.id, currentStage: String(j === k) },
-          onclick: (ev) => {
-            ev.stopPropagation();
-            view.selectSpan(st.id);
-          },
-        }),
-      );
-      const label = `${stage.label} · ${fmtStageMs(stage)}`;
-      host.appendChild(row("stage-row lifecycle-chain", [h("span", { class: "indent3" }), h("span", { class: "name stage-row-label", title: label }, label)], blocks, { stageRow: String(k), ownerRequest: owner }));
-    });
-  for (const act of lc.activities) {
-    const span = h("button", {
-      type: "button",
-      class: `activity kind-${act.kind}${selected === act.id ? " selected" : ""}`,
-      style: { left: `${x(act.start)}%`, width: `${Math.max(x(act.end) - x(act.start), 0)}%` },
-      title: `${act.label}: ${((act.end - act.start) * 1000).toFixed(3)} ms recorded`,
-      dataset: { stageSpan: act.id, span: act.id },
-      onclick: (ev) => {
-        ev.stopPropagation();
-        view.selectSpan(act.id);
-      },
-    });
-    const label = `${"· ".repeat(act.depth)}${act.label} · ${fmtStageMs(act)}`;
-    host.appendChild(row("activity-row", [h("span", { class: "indent3" }), h("span", { class: "name activity-row-label", title: `${act.name} (${act.role}) · ${fmtStageMs(act)}` }, label)], [span], { activityRow: act.id, ownerRequest: owner }));
-  }
-  if (lc.issues.length) host.appendChild(h("div", { class: "row breakdown-issues" }, h("div", { class: "row-label" }), h("div", { class: "lane note warn" }, lc.issues.join(" · "))));
+  return h("div", { class: "row breakdown-head" }, h("div", { class: "row-label" }, h("span", { class: "indent3" }), "Request breakdown ·", switcher), h("div", { class: "lane note" }, lc.timing));
 }
 
 // fmtStageMs is a stage's duration, in milliseconds.

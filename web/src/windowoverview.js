@@ -31,6 +31,10 @@ export function renderWindowOverview(view) {
     return;
   }
   const { from, to } = view.state;
+  // The track and connectors depend on the window alone: a render that
+  // keeps it (a request or span selected, a row expanded) keeps them,
+  // without asking the engine or building the histogram's bars again.
+  if (row && row.dataset.drawnFor === `${from} ${to}`) return;
   const ov = ask("window_overview", { from, to, bins: BINS });
   if (!row) {
     row = h("div", { id: "windowOverview", class: "row window-overview-row", "aria-label": "Overview of the selected window" });
@@ -53,6 +57,7 @@ export function renderWindowOverview(view) {
     h("div", { class: "lane window-overview-lane", dataset: { from: String(ov.from), to: String(ov.to), binSeconds: String(ov.bin_seconds) } }, svg),
   );
   connectors(view);
+  row.dataset.drawnFor = `${from} ${to}`;
 }
 
 // connectors draws, under #overview, a line from each edge of the window

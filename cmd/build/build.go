@@ -57,7 +57,7 @@ func buildFlagSet(opt *importer.Options, out, tz, cpuProfile, memProfile *string
 	fs.StringVar(&opt.Phase, "phase", "profiling", "client phase to keep: profiling or all")
 	fs.StringVar(&opt.Job, "job", "", "run name shown in the report (default: the run directory's name)")
 	fs.BoolVar(&opt.NoOTel, "no-otel", false, "skip OTel exports entirely, even when trace files exist")
-	fs.StringVar(&opt.SpillDir, "spill-dir", "", "directory for the OTel spans the build keeps on disk between its passes, about the OTel input's size (default: the system temp dir, "+os.TempDir()+")")
+	fs.StringVar(&opt.SpillDir, "spill-dir", "", "directory for the OTel spans the build keeps on disk between its passes, about the OTel input's size, and a third more for the SQL store's evidence rows (default: the system temp dir, "+os.TempDir()+")")
 	fs.StringVar(&opt.Metrics, "metrics", "", "Tachometer capture (leaf directory or file) instead of <logs>/tachometer/local")
 	fs.Func("nsys-sqlite", "Nsight Systems SQLite export, or a directory searched for *.sqlite (repeatable; *.sqlite under the log directory are read too)", func(v string) error {
 		opt.NsysSQLite = append(opt.NsysSQLite, v)

@@ -63,7 +63,8 @@ type EvidenceRows struct {
 
 // NewEvidenceRows is an EvidenceRows that spills its rows under dir (""
 // for the system's temporary directory), about a third of the OTel
-// input's size; the files are removed by Close.
+// input's size (0.3 GB a GB at 100k traced requests); the files are
+// unlinked when made and closed by Close.
 func NewEvidenceRows(dir string) *EvidenceRows {
 	return &EvidenceRows{dir: dir}
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strings"
 	"time"
 
@@ -289,7 +290,7 @@ func align(d *model.Dataset, requests []model.Request, origin, last int64) error
 			r.FirstNS = &f
 		}
 	}
-	slices.SortFunc(requests, requestOrder)
+	sort.Slice(requests, func(i, j int) bool { return requestOrder(&requests[i], &requests[j]) < 0 })
 	d.Requests = requests
 	d.Meta.OriginNS = origin
 	d.Meta.DurationNS = last - origin
@@ -297,8 +298,10 @@ func align(d *model.Dataset, requests []model.Request, origin, last int64) error
 }
 
 // requestOrder is the dataset's order of requests: by start, then id
-// (unique, so the order is total). Rebasing to the origin keeps it.
-func requestOrder(a, b model.Request) int {
+// (unique, so the order is total). Rebasing to the origin keeps it. It
+// takes pointers: a request is ~300 bytes, and a sort of a million would
+// copy two at each of its ~20M comparisons.
+func requestOrder(a, b *model.Request) int {
 	return cmp.Or(cmp.Compare(a.StartNS, b.StartNS), strings.Compare(a.ID, b.ID))
 }
 
@@ -308,7 +311,7 @@ func ordinals(requests []model.Request) []int {
 	for i := range at {
 		at[i] = i
 	}
-	slices.SortFunc(at, func(a, b int) int { return requestOrder(requests[a], requests[b]) })
+	slices.SortFunc(at, func(a, b int) int { return requestOrder(&requests[a], &requests[b]) })
 	ord := make([]int, len(requests))
 	for o, i := range at {
 		ord[i] = o

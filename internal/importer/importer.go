@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -200,8 +199,11 @@ func importRun(opt Options, root, logDir string) (*Result, error) {
 		opt.Progress("joining server evidence to the requests")
 	}
 	finishBatch(d, server, origin, last)
+	// Each request's place in the dataset, known before the join so the
+	// join can name it (EvidenceTap); align moves the requests there.
+	order := ordinals(requests)
 	if opt.EvidenceTap != nil {
-		server.tap, server.ordinals = opt.EvidenceTap, ordinals(requests)
+		server.tap, server.ordinals = opt.EvidenceTap, order
 	}
 	if err := res.join(d, server, requests, origin, last); err != nil {
 		return nil, err
@@ -209,7 +211,7 @@ func importRun(opt Options, root, logDir string) (*Result, error) {
 	// Joined: what the dataset did not keep (bridges, worker-log records) is
 	// free for the metrics. The spans stay, with the evidence that holds them.
 	b.server = serverEvidence{}
-	if err := align(d, requests, origin, last); err != nil {
+	if err := align(d, requests, order, origin, last); err != nil {
 		return nil, err
 	}
 	// ... and the framed kinds after it.
@@ -267,9 +269,9 @@ func locate(run string) (root, logDir string, err error) {
 	return abs, abs, nil
 }
 
-// align rebases every request time to the run origin and sorts requests
-// by (start, id).
-func align(d *model.Dataset, requests []model.Request, origin, last int64) error {
+// align rebases every request time to the run origin and puts each
+// request at its place in order (ordinals: by start, then id).
+func align(d *model.Dataset, requests []model.Request, order []int, origin, last int64) error {
 	seen := make(map[string]bool, len(requests))
 	for i := range requests {
 		r := &requests[i]
@@ -290,7 +292,7 @@ func align(d *model.Dataset, requests []model.Request, origin, last int64) error
 			r.FirstNS = &f
 		}
 	}
-	sort.Slice(requests, func(i, j int) bool { return requestOrder(&requests[i], &requests[j]) < 0 })
+	placeAt(requests, order)
 	d.Requests = requests
 	d.Meta.OriginNS = origin
 	d.Meta.DurationNS = last - origin
@@ -303,6 +305,19 @@ func align(d *model.Dataset, requests []model.Request, origin, last int64) error
 // copy two at each of its ~20M comparisons.
 func requestOrder(a, b *model.Request) int {
 	return cmp.Or(cmp.Compare(a.StartNS, b.StartNS), strings.Compare(a.ID, b.ID))
+}
+
+// placeAt moves each request i to place order[i] (a permutation), in
+// place, cycle by cycle.
+func placeAt(requests []model.Request, order []int) {
+	to := slices.Clone(order) // the tap may still hold order
+	for i := range to {
+		for to[i] != i {
+			j := to[i]
+			requests[i], requests[j] = requests[j], requests[i]
+			to[i], to[j] = to[j], to[i]
+		}
+	}
 }
 
 // ordinals is each request's place once align orders them.

@@ -2,7 +2,6 @@ package dynamolog
 
 import (
 	"bytes"
-	"encoding/json"
 	"github.com/dsight/dsight/internal/model"
 	"unicode"
 	"unicode/utf8"
@@ -83,7 +82,7 @@ func (r *fieldReader) readFields(line []byte) (lineFields, bool) {
 	if len(line) > 0 && line[0] == '{' {
 		return r.jsonFields(line)
 	}
-	return textFields(line)
+	return r.textFields(line)
 }
 
 // stripANSI removes SGR colour codes (ESC '[' digits/semicolons 'm').
@@ -111,7 +110,7 @@ func stripANSI(line []byte) []byte {
 // textFields reads key=value pairs for the identity keys, as the pattern
 // (?<![\w.])(key)=("(?:[^"\\]|\\.)*"|[^\s,}\]]+) finds them left to right.
 // A quoted value is a JSON string. A repeated key keeps its last value.
-func textFields(line []byte) (lineFields, bool) {
+func (r *fieldReader) textFields(line []byte) (lineFields, bool) {
 	f := lineFields{encoding: model.EncodingText}
 	resume := 0
 	for {
@@ -135,7 +134,11 @@ func textFields(line []byte) (lineFields, bool) {
 		if raw[0] == '"' {
 			// The reference JSON-decodes any value that starts with a quote,
 			// including an unterminated one, and then drops the whole line.
-			if !quoted || json.Unmarshal(raw, &s) != nil {
+			ok := false
+			if quoted {
+				s, ok = r.jsonString(raw)
+			}
+			if !ok {
 				return lineFields{encoding: model.EncodingText}, false
 			}
 		} else {

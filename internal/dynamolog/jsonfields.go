@@ -262,3 +262,15 @@ func numbersFitFloat64(raw []byte) bool {
 func isNumberByte(c byte) bool {
 	return (c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-'
 }
+
+// jsonString decodes raw, one complete quoted token of a text line, as
+// encoding/json decodes a JSON string into a Go string: false when it is
+// not exactly one valid JSON string.
+func (r *fieldReader) jsonString(raw []byte) (string, bool) {
+	r.s.Reset(raw)
+	b, err := r.s.StrBytes()
+	if err != nil || !r.s.AtEnd() {
+		return "", false
+	}
+	return string(b), true
+}

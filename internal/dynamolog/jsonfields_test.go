@@ -64,6 +64,10 @@ var trickyLines = []string{
 	`{"dynamo.request.id":{"a":1e400,"a":1}}`, `{"dynamo.request.id":{"1e400":1}}`, `{"dynamo.request.id":[-1e400,"\"",2]}`,
 	`{"dynamo.request.id":["\\",1e400]}`, `{"dynamo.request.id":[{"a":"\"1e400"}]}`,
 	`{"x_request_id":"c","dynamo.request.id":null,"request_id":"22222222-2222-4222-8222-222222222222"}`,
+	// Quoted values of readable lines are JSON strings too.
+	`x_request_id="a" request_id="\u00e9\ud83d\ude00\ud800\/"`, "x_request_id=\"\xff\xc3\"", `x_request_id="\u00"`,
+	`x_request_id="\x"`, `x_request_id="a\"b" request_id="c`, "x_request_id=\"a\tb\"", "x_request_id=\"a\x7fb\"",
+	`x_request_id="a"b request_id=""`, `x_request_id="\\" request_id="\"`, "\x1b[1mx_request_id=\"\x1b[0ma\"",
 }
 
 // deepLine nests depth arrays as the value of x_request_id, inside a
@@ -175,7 +179,8 @@ func seedLines(t testing.TB) [][]byte {
 }
 
 // FuzzJSONFieldsMatchEncodingJSON checks that the one-pass reader reads
-// every input exactly as encoding/json's map decoding did.
+// every input exactly as encoding/json's map decoding did, and a readable
+// line's quoted values as encoding/json decoded them.
 func FuzzJSONFieldsMatchEncodingJSON(f *testing.F) {
 	for _, line := range trickyLines {
 		f.Add([]byte(line))

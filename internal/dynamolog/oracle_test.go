@@ -9,7 +9,8 @@ import (
 )
 
 // This file keeps the reading of a JSON line's identity fields through
-// encoding/json maps, as the package did before it read them in one pass.
+// encoding/json maps, as the package did before it read them in one pass,
+// and of a quoted text value through encoding/json.
 // It is the oracle: the one-pass reader must agree with it on every input,
 // down to which lines are undecodable, which values are strings, their
 // decoded text and their truthiness.
@@ -110,8 +111,49 @@ func refReadFields(line []byte) (refFields, lineFields, bool) {
 		f, ok := refJSONFields(line)
 		return f, lineFields{}, ok
 	}
-	text, ok := textFields(line)
+	text, ok := refTextFields(line)
 	return refFields{}, text, ok
+}
+
+// refTextFields is textFields as it decoded a quoted value, with
+// encoding/json.
+func refTextFields(line []byte) (lineFields, bool) {
+	f := lineFields{encoding: model.EncodingText}
+	resume := 0
+	for {
+		i := bytes.IndexByte(line[resume:], '=')
+		if i < 0 {
+			return f, true
+		}
+		eq := resume + i
+		k := keyBefore(line, eq, resume)
+		if k < 0 {
+			resume = eq + 1
+			continue
+		}
+		end, quoted := valueEnd(line, eq+1)
+		if end == eq+1 {
+			resume = eq + 1
+			continue
+		}
+		raw := line[eq+1 : end]
+		var s string
+		if raw[0] == '"' {
+			// The reference JSON-decodes any value that starts with a quote,
+			// including an unterminated one, and then drops the whole line.
+			if !quoted || json.Unmarshal(raw, &s) != nil {
+				return lineFields{encoding: model.EncodingText}, false
+			}
+		} else {
+			s = string(raw)
+		}
+		v := &f.v[k]
+		if v.present && v.str != s && !containsString(v.others, v.str) {
+			v.others = append(v.others, v.str)
+		}
+		v.present, v.isStr, v.str = true, true, s
+		resume = end
+	}
 }
 
 // checkAgainstOracle fails t unless got (with ok) is what the oracle reads

@@ -8,10 +8,9 @@ import (
 )
 
 // A JSON line's identity fields are read in one validating pass over the
-// line, without building maps: the reference decodes the line with Python's
-// json module into dicts, and the package reads exactly what encoding/json
-// decoding into map[string]json.RawMessage would give, which is what it did
-// before (the oracle kept in the tests). That means:
+// line, without building maps, and read exactly what decoding the line with
+// encoding/json into map[string]json.RawMessage gave, as the package did
+// before (that decoding is kept in the tests as the oracle). That means:
 //
 //   - the whole line must be valid JSON (as encoding/json accepts it: invalid
 //     UTF-8 in strings is allowed, nesting is bounded at 10000) and a JSON

@@ -65,3 +65,44 @@ func TestGeneratedFrontendLog(t *testing.T) {
 		}
 	}
 }
+
+// fieldLines are candidate lines shaped as the logs write them: the flat
+// JSONL records of a frontend and a worker, a tracing-subscriber record with
+// span layers, and a readable frontend line.
+var fieldLines = []struct{ name, line string }{
+	{"frontend-json", `{"time":"2026-09-17T17:08:27.819512Z","level":"INFO","target":"dynamo_llm::http::service::service_v2","message":"request received","dynamo.request.id":"6060bcd4-860e-47a9-b6ad-a2e7cfe97826","method":"POST","span_id":"170696e472668fa5","span_name":"http-request","trace_id":"cdefa730020301d393a70da106115379","uri":"/v1/chat/completions","version":"HTTP/1.1","x_request_id":"dd8899d4-92ea-4ea8-aada-7731d8767688"}`},
+	{"worker-json", `{"time":"2026-09-17T17:08:27.525200Z","level":"INFO","target":"dynamo.request_lifecycle","message":"worker.admission","dynamo.request.id":"e8ad4b05-6183-4bc1-a806-b9a7bde602bf","dynamo.operation.id":"e7db4d7c-c071-4fb1-bc8c-0f573c8388e8","dynamo.operation.role":"prefill","dynamo.instance.id":"node-002","dynamo.process.epoch":"94cad93510f840ca"}`},
+	{"layered-json", `{"timestamp":"2026-09-17T10:58:32.000000001Z","level":"INFO","fields":{"message":"request received","dynamo.request.id":"66666666-6666-4666-8666-666666666666"},"target":"dynamo_llm::http::service::service_v2","span":{"method":"POST","uri":"/v1/chat/completions","x_request_id":"11111111-1111-4111-8111-111111111111","name":"http-request"},"spans":[{"method":"POST","uri":"/v1/chat/completions","x_request_id":"11111111-1111-4111-8111-111111111111","name":"http-request"}]}`},
+	{"frontend-text", `2026-09-17T17:08:27.519655Z  INFO http-request: dynamo_llm::http::service::service_v2: request received dynamo.request.id=e8ad4b05-6183-4bc1-a806-b9a7bde602bf method=POST uri=/v1/chat/completions version=HTTP/1.1 x_request_id="9f8cca66-9f7b-4d10-a909-72f26605f97a"`},
+}
+
+// BenchmarkReadFields reads the identity fields of one candidate line, with
+// one reader as a scan uses; encoding-json is the map decoding the package
+// used before (the oracle).
+func BenchmarkReadFields(b *testing.B) {
+	for _, tc := range fieldLines {
+		line := []byte(tc.line)
+		b.Run(tc.name, func(b *testing.B) {
+			var r fieldReader
+			b.SetBytes(int64(len(line)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, ok := r.readFields(line); !ok {
+					b.Fatal("undecodable")
+				}
+			}
+		})
+		if line[0] != '{' {
+			continue
+		}
+		b.Run(tc.name+"/encoding-json", func(b *testing.B) {
+			b.SetBytes(int64(len(line)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, ok := refJSONFields(line); !ok {
+					b.Fatal("undecodable")
+				}
+			}
+		})
+	}
+}

@@ -24,5 +24,6 @@
 // lines over MaxLineBytes are errors.
 //
 // Records come out as internal/model values; the package imports only the
-// standard library, internal/model and internal/lineread.
+// standard library, internal/model and the readers internal/lineread and
+// internal/jsonscan.
 package dynamolog

@@ -2,7 +2,6 @@ package dynamolog
 
 import (
 	"bytes"
-	"encoding/json"
 	"github.com/dsight/dsight/internal/model"
 	"unicode"
 	"unicode/utf8"
@@ -35,13 +34,14 @@ var keyNames = [numKeys]string{
 	keyMessage: "message", keyTime: "time", keyTimestamp: "timestamp",
 }
 
-// fieldValue is one recorded value. Text values are always strings; JSON
-// values keep their raw form so that a non-string is never mistaken for one.
+// fieldValue is one recorded value. Text values are always strings; a JSON
+// value that is not a string keeps only its truthiness, so that it is never
+// mistaken for one.
 type fieldValue struct {
 	present bool
-	raw     json.RawMessage // JSON encoding only
 	str     string
 	isStr   bool
+	truth   bool // JSON non-strings only: see nonStringTruth
 	// others are the distinct earlier values of a key repeated on a text
 	// line; the last value is the one used.
 	others []string
@@ -69,26 +69,7 @@ func (f *lineFields) truthy(k fieldKey) bool {
 	if f.encoding == model.EncodingText || v.isStr {
 		return v.str != ""
 	}
-	raw := bytes.TrimSpace(v.raw)
-	switch {
-	case len(raw) == 0, string(raw) == "null", string(raw) == "false":
-		return false
-	case raw[0] == '[' || raw[0] == '{':
-		var x any
-		if json.Unmarshal(raw, &x) != nil {
-			return false
-		}
-		switch x := x.(type) {
-		case []any:
-			return len(x) > 0
-		case map[string]any:
-			return len(x) > 0
-		}
-	case raw[0] == '-' || (raw[0] >= '0' && raw[0] <= '9'):
-		var n float64
-		return json.Unmarshal(raw, &n) != nil || n != 0
-	}
-	return true
+	return v.truth
 }
 
 // readFields decodes the identity fields of a line: a JSON object when the
@@ -96,12 +77,12 @@ func (f *lineFields) truthy(k fieldKey) bool {
 // key=value text otherwise. It reports false for a line that cannot be
 // decoded (invalid JSON, a JSON value that is not an object, or an invalid
 // quoted text value), which then carries no fields at all.
-func readFields(line []byte) (lineFields, bool) {
+func (r *fieldReader) readFields(line []byte) (lineFields, bool) {
 	line = bytes.TrimSpace(stripANSI(line))
 	if len(line) > 0 && line[0] == '{' {
-		return jsonFields(line)
+		return r.jsonFields(line)
 	}
-	return textFields(line)
+	return r.textFields(line)
 }
 
 // stripANSI removes SGR colour codes (ESC '[' digits/semicolons 'm').
@@ -126,57 +107,10 @@ func stripANSI(line []byte) []byte {
 	return out
 }
 
-// jsonFields merges, later winning: every object in "spans", then "span",
-// then "fields", then the top level — tracing-subscriber's span context
-// first, the event's own fields last.
-func jsonFields(line []byte) (lineFields, bool) {
-	f := lineFields{encoding: model.EncodingJSON}
-	var top map[string]json.RawMessage
-	if json.Unmarshal(line, &top) != nil || top == nil {
-		return f, false
-	}
-	var spans []json.RawMessage
-	if raw, ok := top["spans"]; ok && json.Unmarshal(raw, &spans) == nil {
-		for _, s := range spans {
-			f.merge(s)
-		}
-	}
-	f.merge(top["span"])
-	f.merge(top["fields"])
-	f.mergeObject(top)
-	return f, true
-}
-
-// merge merges raw when it is a JSON object.
-func (f *lineFields) merge(raw json.RawMessage) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || raw[0] != '{' {
-		return
-	}
-	var obj map[string]json.RawMessage
-	if json.Unmarshal(raw, &obj) == nil {
-		f.mergeObject(obj)
-	}
-}
-
-func (f *lineFields) mergeObject(obj map[string]json.RawMessage) {
-	for k := range numKeys {
-		raw, ok := obj[keyNames[k]]
-		if !ok {
-			continue
-		}
-		v := fieldValue{present: true, raw: raw}
-		if len(raw) > 0 && raw[0] == '"' {
-			v.isStr = json.Unmarshal(raw, &v.str) == nil
-		}
-		f.v[k] = v
-	}
-}
-
 // textFields reads key=value pairs for the identity keys, as the pattern
 // (?<![\w.])(key)=("(?:[^"\\]|\\.)*"|[^\s,}\]]+) finds them left to right.
 // A quoted value is a JSON string. A repeated key keeps its last value.
-func textFields(line []byte) (lineFields, bool) {
+func (r *fieldReader) textFields(line []byte) (lineFields, bool) {
 	f := lineFields{encoding: model.EncodingText}
 	resume := 0
 	for {
@@ -200,7 +134,11 @@ func textFields(line []byte) (lineFields, bool) {
 		if raw[0] == '"' {
 			// The reference JSON-decodes any value that starts with a quote,
 			// including an unterminated one, and then drops the whole line.
-			if !quoted || json.Unmarshal(raw, &s) != nil {
+			ok := false
+			if quoted {
+				s, ok = r.jsonString(raw)
+			}
+			if !ok {
 				return lineFields{encoding: model.EncodingText}, false
 			}
 		} else {

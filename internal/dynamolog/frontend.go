@@ -49,6 +49,7 @@ func ScanFrontend(r io.Reader, path string) (*FrontendLog, error) {
 func (o Options) ScanFrontend(r io.Reader, path string) (*FrontendLog, error) {
 	log := &FrontendLog{Path: path}
 	index := map[[2]string]int{}
+	var fields fieldReader
 	var err error
 	log.Lines, log.Bytes, err = eachLine(r, path, o.MaxLineBytes, func(line []byte, n int64) error {
 		if !bytes.Contains(line, clientMarker) {
@@ -59,7 +60,7 @@ func (o Options) ScanFrontend(r io.Reader, path string) (*FrontendLog, error) {
 			log.Unbridged++
 			return nil
 		}
-		f, ok := readFields(line)
+		f, ok := fields.readFields(line)
 		if !ok {
 			if log.Undecodable++; log.FirstUndecodable == 0 {
 				log.FirstUndecodable = n

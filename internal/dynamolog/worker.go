@@ -47,6 +47,7 @@ func (o Options) ScanWorker(r io.Reader, path string) (*WorkerLog, error) {
 	log := &WorkerLog{Path: path}
 	index := map[[4]string]int{} // (request, host, role, process) → binding
 	var same interned
+	var fields fieldReader
 	var err error
 	log.Lines, log.Bytes, err = eachLine(r, path, o.MaxLineBytes, func(line []byte, n int64) error {
 		hasRequest := bytes.Contains(line, requestMarker)
@@ -55,7 +56,7 @@ func (o Options) ScanWorker(r io.Reader, path string) (*WorkerLog, error) {
 			return nil
 		}
 		log.Candidates++
-		f, ok := readFields(line)
+		f, ok := fields.readFields(line)
 		if !ok {
 			if log.Undecodable++; log.FirstUndecodable == 0 {
 				log.FirstUndecodable = n

@@ -1,6 +1,7 @@
 package jsonscan
 
 import (
+	"encoding/binary"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -11,7 +12,7 @@ import (
 // U+FFFD, as in encoding/json.
 func (s *Scanner) Str() (string, error) {
 	start := s.pos
-	raw, escaped, err := s.stringBytes()
+	raw, escaped, ascii, err := s.scanString()
 	if err != nil {
 		return "", err
 	}
@@ -25,8 +26,9 @@ func (s *Scanner) Str() (string, error) {
 		if lone {
 			s.Replaced++
 		}
+		ascii = false // a \u escape may decode to any rune
 	}
-	if !utf8.Valid(raw) {
+	if !ascii && !utf8.Valid(raw) {
 		return "", s.fail(errUTF8, 0, "")
 	}
 	return string(raw), nil
@@ -36,7 +38,7 @@ func (s *Scanner) Str() (string, error) {
 // UTF-8 replaced by U+FFFD as encoding/json does. The result aliases the
 // record or the scanner's scratch buffer: copy it before the next call.
 func (s *Scanner) StrBytes() ([]byte, error) {
-	raw, escaped, err := s.stringBytes()
+	raw, escaped, ascii, err := s.scanString()
 	if err != nil {
 		return nil, err
 	}
@@ -47,8 +49,9 @@ func (s *Scanner) StrBytes() ([]byte, error) {
 		if lone {
 			s.Replaced++
 		}
+		ascii = false // a \u escape may decode to any rune
 	}
-	if !utf8.Valid(raw) {
+	if !ascii && !utf8.Valid(raw) {
 		s.fixed = replaceInvalid(s.fixed[:0], raw)
 		raw = s.fixed
 		s.Replaced++
@@ -75,17 +78,37 @@ func replaceInvalid(dst, raw []byte) []byte {
 // stringBytes consumes a string and returns its raw content between the
 // quotes, validating escapes and rejecting raw control characters.
 func (s *Scanner) stringBytes() (raw []byte, escaped bool, err error) {
+	raw, escaped, _, err = s.scanString()
+	return raw, escaped, err
+}
+
+// scanString is stringBytes that also reports whether the raw content is
+// all ASCII, which spares the callers that keep the string a UTF-8
+// validation: ids, names and attribute keys almost always are.
+func (s *Scanner) scanString() (raw []byte, escaped, ascii bool, err error) {
 	c, err := s.PeekByte()
 	if err != nil {
-		return nil, false, err
+		return nil, false, false, err
 	}
 	if c != '"' {
-		return nil, false, s.fail(errWant, c, "string")
+		return nil, false, false, s.fail(errWant, c, "string")
 	}
 	d := s.data
 	start := s.pos + 1
+	var seen uint64 // the bytes passed over, OR-ed: a high bit is non-ASCII
 	for i := start; i < len(d); i++ {
-		for i < len(d) && plain[d[i]] { // fast path over ordinary bytes
+		// Eight bytes at a time over ordinary ones: ids and UUIDs are
+		// tens of bytes with nothing to look at.
+		for i+8 <= len(d) {
+			w := binary.LittleEndian.Uint64(d[i:])
+			if special(w) != 0 {
+				break
+			}
+			seen |= w
+			i += 8
+		}
+		for i < len(d) && plain[d[i]] {
+			seen |= uint64(d[i])
 			i++
 		}
 		if i >= len(d) {
@@ -94,37 +117,52 @@ func (s *Scanner) stringBytes() (raw []byte, escaped bool, err error) {
 		switch c := d[i]; {
 		case c == '"':
 			s.pos = i + 1
-			return d[start:i], escaped, nil
+			return d[start:i], escaped, seen&highBits == 0, nil
 		case c == '\\':
 			escaped = true
 			i++
 			if i >= len(d) {
 				s.pos = i
-				return nil, false, s.eofString()
+				return nil, false, false, s.eofString()
 			}
 			switch d[i] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 			case 'u':
 				if i+4 >= len(d) {
 					s.pos = len(d)
-					return nil, false, s.eofString()
+					return nil, false, false, s.eofString()
 				}
 				if !isHex(d[i+1]) || !isHex(d[i+2]) || !isHex(d[i+3]) || !isHex(d[i+4]) {
 					s.pos = i + 1
-					return nil, false, s.fail(errUnicode, 0, "")
+					return nil, false, false, s.fail(errUnicode, 0, "")
 				}
 				i += 4
 			default:
 				s.pos = i
-				return nil, false, s.fail(errEscape, d[i], "")
+				return nil, false, false, s.fail(errEscape, d[i], "")
 			}
 		default: // c < 0x20
 			s.pos = i
-			return nil, false, s.fail(errControl, c, "")
+			return nil, false, false, s.fail(errControl, c, "")
 		}
 	}
 	s.pos = len(d)
-	return nil, false, s.eofString()
+	return nil, false, false, s.eofString()
+}
+
+const (
+	lowBits  = 0x0101010101010101
+	highBits = 0x8080808080808080
+)
+
+// special is non-zero when one of the eight bytes of w is a quote, a
+// backslash or a control character (below 0x20): exactly the bytes plain
+// does not mark. Each test is exact about whether any byte matches (a
+// borrow can only spread upwards from a byte that does).
+func special(w uint64) uint64 {
+	q := w ^ ('"' * lowBits)
+	b := w ^ ('\\' * lowBits)
+	return ((q-lowBits)&^q | (b-lowBits)&^b | (w-0x20*lowBits)&^w) & highBits
 }
 
 // plain marks bytes that need no attention inside a string.

@@ -41,7 +41,6 @@ func btoi(b bool) int {
 	return 0
 }
 
-
 // compareReads runs the fast readers and the oracle over data from pos and
 // fails on any difference in result, error (offset, EOF, wording) or state.
 func compareReads(t *testing.T, data []byte, pos int, first bool, dialect Dialect, strict bool) {

@@ -59,6 +59,35 @@ func (s *Scanner) StrBytes() ([]byte, error) {
 	return raw, nil
 }
 
+// StrPlain reads the string right at the position when it is plain,
+// ASCII with no escapes and no control characters, and returns its bytes
+// (aliasing the record) and true: what StrBytes would return, for less
+// work. Anything else returns false and leaves the position alone for
+// StrBytes and its errors.
+func (s *Scanner) StrPlain() ([]byte, bool) {
+	d, i := s.data, s.pos
+	if i >= len(d) || d[i] != '"' {
+		return nil, false
+	}
+	i++
+	start := i
+	for i+8 <= len(d) {
+		w := binary.LittleEndian.Uint64(d[i:])
+		if special(w)|w&highBits != 0 {
+			break
+		}
+		i += 8
+	}
+	for i < len(d) && keyByte[d[i]] {
+		i++
+	}
+	if i >= len(d) || d[i] != '"' {
+		return nil, false
+	}
+	s.pos = i + 1
+	return d[start:i], true
+}
+
 // replaceInvalid appends raw to dst with each byte of an invalid sequence
 // replaced by U+FFFD.
 func replaceInvalid(dst, raw []byte) []byte {

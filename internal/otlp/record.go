@@ -145,6 +145,9 @@ func (d *recordDecoder) openArray() (bool, error) {
 
 // stringOrNull reads a string; null reads as "".
 func (d *recordDecoder) stringOrNull() ([]byte, error) {
+	if b, ok := d.s.StrPlain(); ok { // ids, names, keys and most values
+		return b, nil
+	}
 	c, err := d.s.PeekByte()
 	if err != nil {
 		return nil, err

@@ -202,6 +202,24 @@ func TestSpecialIsExact(t *testing.T) {
 	}
 }
 
+func TestPlainRun(t *testing.T) {
+	for c := range 256 {
+		for at := range 20 {
+			d := bytes.Repeat([]byte{'a'}, 20)
+			d[at] = byte(c)
+			want := 20
+			if !keyByte[c] {
+				want = at
+			}
+			for from := 0; from <= at; from++ {
+				if got := plainRun(d, from); got != want {
+					t.Fatalf("byte %#x at %d, from %d: plainRun = %d, want %d", c, at, from, got, want)
+				}
+			}
+		}
+	}
+}
+
 func leUint64(b []byte) uint64 {
 	var w uint64
 	for i := 7; i >= 0; i-- {

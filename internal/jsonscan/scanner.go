@@ -250,10 +250,10 @@ func (s *Scanner) NextMember(first bool) (key []byte, done bool, err error) {
 }
 
 // compactKey reads a member written compactly, `"key":` (after a ',' unless
-// first) with a printable ASCII key and no space around, up to its value,
-// which must follow at once. Anything else returns nil and leaves the
-// position alone for the general path, which reads such a member to the
-// same key and position. Machine-written records are all compact.
+// first) with an ASCII key without escapes and no space around, up to its
+// value, which must follow at once. Anything else returns nil and leaves
+// the position alone for the general path, which reads such a member to
+// the same key and position. Machine-written records are all compact.
 func (s *Scanner) compactKey(first bool) []byte {
 	d, i := s.data, s.pos
 	if !first {
@@ -267,9 +267,7 @@ func (s *Scanner) compactKey(first bool) []byte {
 	}
 	i++
 	start := i
-	for i < len(d) && keyByte[d[i]] {
-		i++
-	}
+	i = plainRun(d, i)
 	// The value's first byte must be there and not a space, as PeekByte
 	// would leave it.
 	if i == start || i+2 >= len(d) || d[i] != '"' || d[i+1] != ':' || d[i+2] <= ' ' {
@@ -279,10 +277,10 @@ func (s *Scanner) compactKey(first bool) []byte {
 	return d[start:i]
 }
 
-// keyByte marks the printable ASCII bytes other than quote and backslash:
-// the bytes of a key that reads as itself.
+// keyByte marks the ASCII bytes other than controls, quote and backslash:
+// the bytes of a string that reads as itself.
 var keyByte = func() (t [256]bool) {
-	for c := 0x20; c < 0x7f; c++ {
+	for c := 0x20; c < 0x80; c++ {
 		t[c] = c != '"' && c != '\\'
 	}
 	return t

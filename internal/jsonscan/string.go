@@ -2,6 +2,7 @@ package jsonscan
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -71,21 +72,30 @@ func (s *Scanner) StrPlain() ([]byte, bool) {
 	}
 	i++
 	start := i
+	i = plainRun(d, i)
+	if i >= len(d) || d[i] != '"' {
+		return nil, false
+	}
+	s.pos = i + 1
+	return d[start:i], true
+}
+
+// plainRun returns the index of the first byte of d from i on that is not
+// ASCII (0x20 to 0x7f) other than a quote or a backslash, or len(d).
+func plainRun(d []byte, i int) int {
 	for i+8 <= len(d) {
 		w := binary.LittleEndian.Uint64(d[i:])
-		if special(w)|w&highBits != 0 {
-			break
+		if m := special(w) | w&highBits; m != 0 {
+			// The lowest marked byte is the first such byte: a false
+			// mark can only sit above a true one.
+			return i + bits.TrailingZeros64(m)/8
 		}
 		i += 8
 	}
 	for i < len(d) && keyByte[d[i]] {
 		i++
 	}
-	if i >= len(d) || d[i] != '"' {
-		return nil, false
-	}
-	s.pos = i + 1
-	return d[start:i], true
+	return i
 }
 
 // replaceInvalid appends raw to dst with each byte of an invalid sequence

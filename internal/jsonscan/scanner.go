@@ -73,6 +73,10 @@ func (s *Scanner) maxDepth() int {
 }
 
 func (s *Scanner) space() {
+	// Compact records have no spaces: one comparison settles most calls.
+	if s.pos < len(s.data) && s.data[s.pos] > ' ' {
+		return
+	}
 	for s.pos < len(s.data) {
 		switch s.data[s.pos] {
 		case ' ', '\t', '\n', '\r':
@@ -207,6 +211,9 @@ func (s *Scanner) OpenObject() error {
 // NextMember reads the next key and its ':' (leaving the value to the
 // caller), or the closing '}'. The key aliases the record or scratch space.
 func (s *Scanner) NextMember(first bool) (key []byte, done bool, err error) {
+	if key := s.compactKey(first); key != nil {
+		return key, false, nil
+	}
 	c, err := s.PeekByte()
 	if err != nil {
 		return nil, false, err
@@ -241,6 +248,43 @@ func (s *Scanner) NextMember(first bool) (key []byte, done bool, err error) {
 	}
 	return key, false, nil
 }
+
+// compactKey reads a member written compactly, `"key":` (after a ',' unless
+// first) with an ASCII key without escapes and no space around, up to its
+// value, which must follow at once. Anything else returns nil and leaves
+// the position alone for the general path, which reads such a member to
+// the same key and position. Machine-written records are all compact.
+func (s *Scanner) compactKey(first bool) []byte {
+	d, i := s.data, s.pos
+	if !first {
+		if i >= len(d) || d[i] != ',' {
+			return nil
+		}
+		i++
+	}
+	if i >= len(d) || d[i] != '"' {
+		return nil
+	}
+	i++
+	start := i
+	i = plainRun(d, i)
+	// The value's first byte must be there and not a space, as PeekByte
+	// would leave it.
+	if i == start || i+2 >= len(d) || d[i] != '"' || d[i+1] != ':' || d[i+2] <= ' ' {
+		return nil
+	}
+	s.pos = i + 2
+	return d[start:i]
+}
+
+// keyByte marks the ASCII bytes other than controls, quote and backslash:
+// the bytes of a string that reads as itself.
+var keyByte = func() (t [256]bool) {
+	for c := 0x20; c < 0x80; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 // OpenArray consumes the '[' of an array; elements are then announced by
 // NextElement until it reports done.

@@ -1,6 +1,8 @@
 package jsonscan
 
 import (
+	"encoding/binary"
+	"math/bits"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -11,7 +13,7 @@ import (
 // U+FFFD, as in encoding/json.
 func (s *Scanner) Str() (string, error) {
 	start := s.pos
-	raw, escaped, err := s.stringBytes()
+	raw, escaped, ascii, err := s.scanString()
 	if err != nil {
 		return "", err
 	}
@@ -25,8 +27,9 @@ func (s *Scanner) Str() (string, error) {
 		if lone {
 			s.Replaced++
 		}
+		ascii = false // a \u escape may decode to any rune
 	}
-	if !utf8.Valid(raw) {
+	if !ascii && !utf8.Valid(raw) {
 		return "", s.fail(errUTF8, 0, "")
 	}
 	return string(raw), nil
@@ -36,7 +39,7 @@ func (s *Scanner) Str() (string, error) {
 // UTF-8 replaced by U+FFFD as encoding/json does. The result aliases the
 // record or the scanner's scratch buffer: copy it before the next call.
 func (s *Scanner) StrBytes() ([]byte, error) {
-	raw, escaped, err := s.stringBytes()
+	raw, escaped, ascii, err := s.scanString()
 	if err != nil {
 		return nil, err
 	}
@@ -47,13 +50,52 @@ func (s *Scanner) StrBytes() ([]byte, error) {
 		if lone {
 			s.Replaced++
 		}
+		ascii = false // a \u escape may decode to any rune
 	}
-	if !utf8.Valid(raw) {
+	if !ascii && !utf8.Valid(raw) {
 		s.fixed = replaceInvalid(s.fixed[:0], raw)
 		raw = s.fixed
 		s.Replaced++
 	}
 	return raw, nil
+}
+
+// StrPlain reads the string right at the position when it is plain,
+// ASCII with no escapes and no control characters, and returns its bytes
+// (aliasing the record) and true: what StrBytes would return, for less
+// work. Anything else returns false and leaves the position alone for
+// StrBytes and its errors.
+func (s *Scanner) StrPlain() ([]byte, bool) {
+	d, i := s.data, s.pos
+	if i >= len(d) || d[i] != '"' {
+		return nil, false
+	}
+	i++
+	start := i
+	i = plainRun(d, i)
+	if i >= len(d) || d[i] != '"' {
+		return nil, false
+	}
+	s.pos = i + 1
+	return d[start:i], true
+}
+
+// plainRun returns the index of the first byte of d from i on that is not
+// ASCII (0x20 to 0x7f) other than a quote or a backslash, or len(d).
+func plainRun(d []byte, i int) int {
+	for i+8 <= len(d) {
+		w := binary.LittleEndian.Uint64(d[i:])
+		if m := special(w) | w&highBits; m != 0 {
+			// The lowest marked byte is the first such byte: a false
+			// mark can only sit above a true one.
+			return i + bits.TrailingZeros64(m)/8
+		}
+		i += 8
+	}
+	for i < len(d) && keyByte[d[i]] {
+		i++
+	}
+	return i
 }
 
 // replaceInvalid appends raw to dst with each byte of an invalid sequence
@@ -75,17 +117,37 @@ func replaceInvalid(dst, raw []byte) []byte {
 // stringBytes consumes a string and returns its raw content between the
 // quotes, validating escapes and rejecting raw control characters.
 func (s *Scanner) stringBytes() (raw []byte, escaped bool, err error) {
+	raw, escaped, _, err = s.scanString()
+	return raw, escaped, err
+}
+
+// scanString is stringBytes that also reports whether the raw content is
+// all ASCII, which spares the callers that keep the string a UTF-8
+// validation: ids, names and attribute keys almost always are.
+func (s *Scanner) scanString() (raw []byte, escaped, ascii bool, err error) {
 	c, err := s.PeekByte()
 	if err != nil {
-		return nil, false, err
+		return nil, false, false, err
 	}
 	if c != '"' {
-		return nil, false, s.fail(errWant, c, "string")
+		return nil, false, false, s.fail(errWant, c, "string")
 	}
 	d := s.data
 	start := s.pos + 1
+	var seen uint64 // the bytes passed over, OR-ed: a high bit is non-ASCII
 	for i := start; i < len(d); i++ {
-		for i < len(d) && plain[d[i]] { // fast path over ordinary bytes
+		// Eight bytes at a time over ordinary ones: ids and UUIDs are
+		// tens of bytes with nothing to look at.
+		for i+8 <= len(d) {
+			w := binary.LittleEndian.Uint64(d[i:])
+			if special(w) != 0 {
+				break
+			}
+			seen |= w
+			i += 8
+		}
+		for i < len(d) && plain[d[i]] {
+			seen |= uint64(d[i])
 			i++
 		}
 		if i >= len(d) {
@@ -94,37 +156,52 @@ func (s *Scanner) stringBytes() (raw []byte, escaped bool, err error) {
 		switch c := d[i]; {
 		case c == '"':
 			s.pos = i + 1
-			return d[start:i], escaped, nil
+			return d[start:i], escaped, seen&highBits == 0, nil
 		case c == '\\':
 			escaped = true
 			i++
 			if i >= len(d) {
 				s.pos = i
-				return nil, false, s.eofString()
+				return nil, false, false, s.eofString()
 			}
 			switch d[i] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 			case 'u':
 				if i+4 >= len(d) {
 					s.pos = len(d)
-					return nil, false, s.eofString()
+					return nil, false, false, s.eofString()
 				}
 				if !isHex(d[i+1]) || !isHex(d[i+2]) || !isHex(d[i+3]) || !isHex(d[i+4]) {
 					s.pos = i + 1
-					return nil, false, s.fail(errUnicode, 0, "")
+					return nil, false, false, s.fail(errUnicode, 0, "")
 				}
 				i += 4
 			default:
 				s.pos = i
-				return nil, false, s.fail(errEscape, d[i], "")
+				return nil, false, false, s.fail(errEscape, d[i], "")
 			}
 		default: // c < 0x20
 			s.pos = i
-			return nil, false, s.fail(errControl, c, "")
+			return nil, false, false, s.fail(errControl, c, "")
 		}
 	}
 	s.pos = len(d)
-	return nil, false, s.eofString()
+	return nil, false, false, s.eofString()
+}
+
+const (
+	lowBits  = 0x0101010101010101
+	highBits = 0x8080808080808080
+)
+
+// special is non-zero when one of the eight bytes of w is a quote, a
+// backslash or a control character (below 0x20): exactly the bytes plain
+// does not mark. Each test is exact about whether any byte matches (a
+// borrow can only spread upwards from a byte that does).
+func special(w uint64) uint64 {
+	q := w ^ ('"' * lowBits)
+	b := w ^ ('\\' * lowBits)
+	return ((q-lowBits)&^q | (b-lowBits)&^b | (w-0x20*lowBits)&^w) & highBits
 }
 
 // plain marks bytes that need no attention inside a string.

@@ -97,10 +97,10 @@ func (d *recordDecoder) keyValue(kv *model.Attr, depth int) error {
 		case "key":
 			var b []byte
 			b, err = d.stringOrNull()
-			kv.Key = d.s.Intern(b)
+			kv.Key = d.names.intern(b)
 			err = field("key", err)
 		case "value":
-			kv.Value, err = d.anyValue(depth + 1)
+			err = d.anyValueInto(&kv.Value, depth+1)
 			if err != nil {
 				err = wrapField("value", err)
 				if kv.Key != "" {
@@ -118,26 +118,35 @@ func (d *recordDecoder) keyValue(kv *model.Attr, depth int) error {
 
 // anyValue reads an AnyValue object: at most one of its fields may be set.
 func (d *recordDecoder) anyValue(depth int) (model.Value, error) {
-	if depth > maxDepth {
-		return model.Value{}, d.s.Fail("nesting deeper than %d levels", maxDepth)
-	}
 	var v model.Value
+	err := d.anyValueInto(&v, depth)
+	return v, err
+}
+
+// anyValueInto is anyValue decoding straight into *v (an attribute's value
+// in the slab), which spares copying the value out; *v ends as anyValue
+// would return it, error or not.
+func (d *recordDecoder) anyValueInto(v *model.Value, depth int) error {
+	*v = model.Value{}
+	if depth > maxDepth {
+		return d.s.Fail("nesting deeper than %d levels", maxDepth)
+	}
 	ok, err := d.openObject()
 	if !ok || err != nil {
-		return v, err
+		return err
 	}
 	set := 0
 	for first := true; ; first = false {
 		key, done, err := d.s.NextMember(first)
 		if err != nil {
-			return v, err
+			return err
 		}
 		if done {
 			break
 		}
 		if null, err := d.s.IsNull(); null || err != nil {
 			if err != nil {
-				return v, err
+				return err
 			}
 			continue
 		}
@@ -147,48 +156,48 @@ func (d *recordDecoder) anyValue(depth int) (model.Value, error) {
 			name = "stringValue"
 			var b []byte
 			if b, err = d.stringOrNull(); err == nil {
-				v = model.StringValue(d.internValue(b))
+				*v = model.StringValue(d.internValue(b))
 			}
 		case "boolValue":
 			name = "boolValue"
-			v, err = d.boolValue()
+			*v, err = d.boolValue()
 		case "intValue":
 			name = "intValue"
-			v, err = d.intValue()
+			*v, err = d.intValue()
 		case "doubleValue":
 			name = "doubleValue"
-			v, err = d.doubleValue()
+			*v, err = d.doubleValue()
 		case "bytesValue":
 			name = "bytesValue"
-			v, err = d.bytesValue()
+			*v, err = d.bytesValue()
 		case "arrayValue":
 			name = "arrayValue"
-			v, err = d.arrayValue(depth)
+			*v, err = d.arrayValue(depth)
 		case "kvlistValue":
 			name = "kvlistValue"
-			v, err = d.kvlistValue(depth)
+			*v, err = d.kvlistValue(depth)
 		default:
 			if err := d.s.SkipAt(depth + 1); err != nil {
-				return v, err
+				return err
 			}
 			continue
 		}
 		if err != nil {
-			return v, field(name, err)
+			return field(name, err)
 		}
 		set++
 	}
 	if set > 1 {
-		return v, schemaErrorf("more than one AnyValue field set")
+		return schemaErrorf("more than one AnyValue field set")
 	}
-	return v, nil
+	return nil
 }
 
 // internValue shares storage for short values (roles, hosts, phases), which
 // repeat on every span; long values such as UUIDs are copied.
 func (d *recordDecoder) internValue(b []byte) string {
 	if len(b) <= 24 {
-		return d.s.Intern(b)
+		return d.names.intern(b)
 	}
 	return string(b)
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/dsight/dsight/internal/fuzzlimit"
 	"github.com/dsight/dsight/internal/model"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -50,9 +51,12 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("decoded %d spans, encoding/json sees %d", len(spans), len(want))
 		}
 		for i, s := range spans {
-			got := refSpan{s.TraceID, s.SpanID, s.Name, itoa(s.StartNS), itoa(s.EndNS)}
-			if got != want[i] {
+			got := refSpan{s.TraceID, s.SpanID, s.Name, itoa(s.StartNS), itoa(s.EndNS), nil}
+			if got.ids() != want[i].ids() {
 				t.Fatalf("span %d = %+v, encoding/json reads %+v", i, got, want[i])
+			}
+			if got := attrText(s.Attrs); !slices.Equal(got, want[i].attrs) {
+				t.Fatalf("span %d attributes %q, encoding/json reads %q", i, got, want[i].attrs)
 			}
 			if s.Ref.Line < 1 || s.Ref.Line > st.Lines {
 				t.Fatalf("span %d at line %d of %d", i, s.Ref.Line, st.Lines)
@@ -69,7 +73,36 @@ func FuzzParse(f *testing.F) {
 	})
 }
 
-type refSpan struct{ trace, span, name, start, end string }
+type refSpan struct {
+	trace, span, name, start, end string
+	// attrs are the keys and string values of the attributes, in order:
+	// what the decoder interns and shares.
+	attrs []string
+}
+
+func (r refSpan) ids() [5]string { return [5]string{r.trace, r.span, r.name, r.start, r.end} }
+
+// attrText lists each attribute's key and, for a string, its value.
+func attrText(attrs model.Attributes) []string {
+	var out []string
+	for _, a := range attrs {
+		v, ok := a.Value.Str()
+		if !ok {
+			v = ""
+		}
+		out = append(out, a.Key, v)
+	}
+	return out
+}
+
+// refAttrText is attrText over encoding/json's reading.
+func refAttrText(v any) []string {
+	var out []string
+	for _, a := range list(v) {
+		out = append(out, text(member(a, "key")), text(member(member(a, "value"), "stringValue")))
+	}
+	return out
+}
 
 func itoa(n int64) string { b, _ := json.Marshal(n); return string(b) }
 
@@ -109,6 +142,7 @@ func referenceSpans(t *testing.T, data []byte, format Format) []refSpan {
 					out = append(out, refSpan{
 						text(member(sp, "traceId")), text(member(sp, "spanId")), text(member(sp, "name")),
 						number(member(sp, "startTimeUnixNano")), number(member(sp, "endTimeUnixNano")),
+						refAttrText(member(sp, "attributes")),
 					})
 				}
 			}

@@ -57,6 +57,18 @@ type recordDecoder struct {
 	// filled lists the slabs the record's spans use, to give back.
 	reuse  *recordMemory
 	filled []model.Attributes
+	// names interns keys, names and short values; it outlives the record,
+	// with the scanner whose table it fronts.
+	names *names
+}
+
+// namesFor returns the cache of names kept by an earlier record on s, or a
+// new one.
+func namesFor(s *scanner, kept *names) *names {
+	if kept != nil && kept.s == s {
+		return kept
+	}
+	return &names{s: s}
 }
 
 func (d *recordDecoder) lineAt(off int) int64 {
@@ -133,6 +145,9 @@ func (d *recordDecoder) openArray() (bool, error) {
 
 // stringOrNull reads a string; null reads as "".
 func (d *recordDecoder) stringOrNull() ([]byte, error) {
+	if b, ok := d.s.StrPlain(); ok { // ids, names, keys and most values
+		return b, nil
+	}
 	c, err := d.s.PeekByte()
 	if err != nil {
 		return nil, err
@@ -301,11 +316,11 @@ func (d *recordDecoder) scope(scope *model.Scope) error {
 		switch string(key) {
 		case "name":
 			b, err = d.stringOrNull()
-			scope.Name = d.s.Intern(b)
+			scope.Name = d.names.intern(b)
 			err = field("name", err)
 		case "version":
 			b, err = d.stringOrNull()
-			scope.Version = d.s.Intern(b)
+			scope.Version = d.names.intern(b)
 			err = field("version", err)
 		case "attributes":
 			scope.Attrs, err = d.sharedAttributes()
@@ -355,6 +370,10 @@ func (d *recordDecoder) spanFields(res *model.Resource, scope *model.Scope) erro
 	}
 	d.spans = append(d.spans, model.Span{Resource: res, Scope: scope, Ref: model.SpanRef{Path: d.path, Line: line, Ordinal: len(d.spans)}})
 	sp := &d.spans[len(d.spans)-1]
+	prev := &noSpan // the record's previous span, whose ids this one often repeats
+	if n := len(d.spans); n > 1 {
+		prev = &d.spans[n-2]
+	}
 	var haveStart, haveEnd bool
 	for first := true; ; first = false {
 		key, done, err := d.s.NextMember(first)
@@ -368,7 +387,7 @@ func (d *recordDecoder) spanFields(res *model.Resource, scope *model.Scope) erro
 		switch string(key) {
 		case "traceId":
 			b, err = d.stringOrNull()
-			sp.TraceID = string(b)
+			sp.TraceID = sameOr(prev.TraceID, b)
 			err = field("traceId", err)
 		case "spanId":
 			b, err = d.stringOrNull()
@@ -376,7 +395,11 @@ func (d *recordDecoder) spanFields(res *model.Resource, scope *model.Scope) erro
 			err = field("spanId", err)
 		case "parentSpanId":
 			b, err = d.stringOrNull()
-			sp.ParentSpanID = string(b)
+			if prev.SpanID == string(b) {
+				sp.ParentSpanID = prev.SpanID
+			} else {
+				sp.ParentSpanID = sameOr(prev.ParentSpanID, b)
+			}
 			err = field("parentSpanId", err)
 		case "traceState":
 			b, err = d.stringOrNull()
@@ -384,7 +407,7 @@ func (d *recordDecoder) spanFields(res *model.Resource, scope *model.Scope) erro
 			err = field("traceState", err)
 		case "name":
 			b, err = d.stringOrNull()
-			sp.Name = d.s.Intern(b)
+			sp.Name = d.names.intern(b)
 			err = field("name", err)
 		case "kind":
 			var n int32
@@ -420,6 +443,19 @@ func (d *recordDecoder) spanFields(res *model.Resource, scope *model.Scope) erro
 		return schemaErrorf("missing endTimeUnixNano")
 	}
 	return nil
+}
+
+// noSpan stands for the previous span of a record's first; it has no ids.
+var noSpan model.Span
+
+// sameOr returns b as a string, sharing old's storage when it holds the
+// same bytes: a record keeps a trace's spans together, and a span's parent
+// is often the span before it or that span's parent.
+func sameOr(old string, b []byte) string {
+	if old == string(b) {
+		return old
+	}
+	return string(b)
 }
 
 func (d *recordDecoder) status(st *model.SpanStatus) error {

@@ -14,7 +14,6 @@
 package main
 
 import (
-	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"syscall/js"
@@ -130,7 +129,7 @@ func sum256(_ js.Value, args []js.Value) any {
 	}
 	raw := make([]byte, args[0].Length())
 	js.CopyBytesToGo(raw, args[0])
-	sum := sha256.Sum256(raw)
+	sum := shard.Sum256(raw)
 	return hex.EncodeToString(sum[:])
 }
 

@@ -7,7 +7,7 @@
 // moves bytes across the boundary.
 //
 //	handle(request: string, into?: Uint8Array) → string | number | Uint8Array
-//	give(name: string, bytes: Uint8Array, encoding?: "gzip") → string
+//	give(name: string, bytes: Uint8Array, encoding?: "gzip" | parts) → string
 //	sha256(bytes: Uint8Array) → string (lowercase hex)
 //	settle() → undefined (the page is ready: the collector is back on)
 //	wantEvidence(fn: (chunks: number[]) → string) → string
@@ -15,6 +15,7 @@ package main
 
 import (
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"syscall/js"
 
@@ -45,6 +46,13 @@ func main() {
 // the shard's gzip payload, inflated here: for a small shard one
 // synchronous inflate costs less than the browser's DecompressionStream,
 // whose stream hops through several tasks.
+//
+// give("evidence", bytes, parts), parts the JSON of the manifest's parts
+// ([{id, path, bytes}]), is for an answer that needs the shard now: the
+// engine checks each part's SHA-256 against its name on the one copy it
+// decodes (query.Engine.GiveNamedEvidence), where the page hashed a copy
+// through sha256 and give then copied the bytes again and computed their
+// checksum.
 func give(_ js.Value, args []js.Value) any {
 	if len(args) < 2 || len(args) > 3 || args[0].Type() != js.TypeString || !args[1].InstanceOf(uint8Array) {
 		return failure(query.CodeBadArgs, "give takes a name, one Uint8Array and an optional encoding")
@@ -52,7 +60,19 @@ func give(_ js.Value, args []js.Value) any {
 	raw := make([]byte, args[1].Length())
 	js.CopyBytesToGo(raw, args[1])
 	if len(args) == 3 {
-		if enc := args[2]; enc.Type() != js.TypeString || enc.String() != "gzip" {
+		enc := args[2]
+		if enc.Type() == js.TypeString && args[0].String() == query.GiveEvidence && engine != nil {
+			var parts []shard.Part
+			err := json.Unmarshal([]byte(enc.String()), &parts)
+			if err == nil {
+				err = engine.GiveNamedEvidence(raw, parts)
+			}
+			if err != nil {
+				return string(query.Failure(err))
+			}
+			return `{"ok":true}`
+		}
+		if enc.Type() != js.TypeString || enc.String() != "gzip" {
 			return failure(query.CodeBadArgs, "give's encoding is \"gzip\" or absent")
 		}
 		var err error

@@ -47,9 +47,14 @@ function unwrap(text) {
   return env.result === undefined ? null : env.result;
 }
 
-// loadEvidence hands the engine the decoded server evidence shard.
-export function loadEvidence(bytes) {
-  unwrap(engine.give("evidence", bytes));
+// loadEvidence hands the engine the decoded server evidence shard. Given
+// the shard's parts ({id, path, bytes}, the manifest's), the engine checks
+// each part's SHA-256 against its name itself, on the one copy it decodes
+// (wasm/main.go give), and the call throws "content hash mismatch" naming
+// the file of a part that fails; without them the bytes must have been
+// checked already.
+export function loadEvidence(bytes, parts) {
+  unwrap(parts ? engine.give("evidence", bytes, JSON.stringify(parts.map(({ id, path, bytes }) => ({ id, path, bytes })))) : engine.give("evidence", bytes));
 }
 
 // wantEvidence lets the engine ask for the evidence chunks an answer needs:

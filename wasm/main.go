@@ -10,6 +10,8 @@
 //	give(name: string, bytes: Uint8Array, encoding?: "gzip" | parts) → string
 //	sha256(bytes: Uint8Array) → string (lowercase hex)
 //	settle() → undefined (the page is ready: the collector is back on)
+//	collect(force?: boolean) → boolean (a collection in the page's idle time)
+//	memory() → [cycles, heap, goal] (collector.go)
 //	wantEvidence(fn: (chunks: number[]) → string) → string
 package main
 
@@ -31,6 +33,8 @@ func main() {
 	api.Set("give", js.FuncOf(give))
 	api.Set("sha256", js.FuncOf(sum256))
 	api.Set("settle", js.FuncOf(settle))
+	api.Set("collect", js.FuncOf(collect))
+	api.Set("memory", js.FuncOf(memory))
 	api.Set("wantEvidence", js.FuncOf(wantEvidence))
 	js.Global().Set("dsightEngine", api)
 	if ready := js.Global().Get("__dsightEngineReady"); ready.Type() == js.TypeFunction {

@@ -44,34 +44,56 @@ var k256 = [64]uint32{
 	0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
 }
 
-// blocks256 runs the compression function over whole 64-byte blocks;
-// it is crypto/sha256's generic code, which wasm runs fastest as written.
+// blocks256 runs the compression function over whole 64-byte blocks:
+// the message schedule first, then the rounds eight at a time with the
+// working variables renamed rather than moved (FIPS 180-4 6.2.2, as
+// crypto/sha256's assembly does). Under wasm, where crypto/sha256 has only
+// its generic loop, this is as fast or faster (BenchmarkSum256 and
+// BenchmarkSum256Std: 110–155 MB/s against 93–130 on a loaded machine);
+// the page hashes each evidence shard an answer needs within it.
 func blocks256(dig *[8]uint32, p []byte) {
 	var w [64]uint32
 	h0, h1, h2, h3, h4, h5, h6, h7 := dig[0], dig[1], dig[2], dig[3], dig[4], dig[5], dig[6], dig[7]
 	for len(p) >= 64 {
+		q := p[:64]
+		for i := range 16 {
+			j := i * 4
+			w[i] = uint32(q[j])<<24 | uint32(q[j+1])<<16 | uint32(q[j+2])<<8 | uint32(q[j+3])
+		}
 		a, b, c, d, e, f, g, h := h0, h1, h2, h3, h4, h5, h6, h7
-		for i := range 64 {
-			if i < 16 {
-				j := i * 4
-				w[i] = uint32(p[j])<<24 | uint32(p[j+1])<<16 | uint32(p[j+2])<<8 | uint32(p[j+3])
-			} else {
-				v1 := w[i-2]
-				t1 := bits.RotateLeft32(v1, -17) ^ bits.RotateLeft32(v1, -19) ^ (v1 >> 10)
-				v2 := w[i-15]
-				t2 := bits.RotateLeft32(v2, -7) ^ bits.RotateLeft32(v2, -18) ^ (v2 >> 3)
-				w[i] = t1 + w[i-7] + t2 + w[i-16]
-			}
-			t1 := h + (bits.RotateLeft32(e, -6) ^ bits.RotateLeft32(e, -11) ^ bits.RotateLeft32(e, -25)) + ((e & f) ^ (^e & g)) + k256[i] + w[i]
-			t2 := (bits.RotateLeft32(a, -2) ^ bits.RotateLeft32(a, -13) ^ bits.RotateLeft32(a, -22)) + ((a & b) ^ (a & c) ^ (b & c))
-			h = g
-			g = f
-			f = e
-			e = d + t1
-			d = c
-			c = b
-			b = a
-			a = t1 + t2
+		for i := 16; i < 64; i++ {
+			v1, v2 := w[i-2], w[i-15]
+			w[i] = (bits.RotateLeft32(v1, -17) ^ bits.RotateLeft32(v1, -19) ^ (v1 >> 10)) + w[i-7] + (bits.RotateLeft32(v2, -7) ^ bits.RotateLeft32(v2, -18) ^ (v2 >> 3)) + w[i-16]
+		}
+		for i := 0; i < 64; i += 8 {
+			ww := w[i : i+8 : i+8]
+			kk := k256[i : i+8 : i+8]
+			_ = ww[7]
+			_ = kk[7]
+			h += (bits.RotateLeft32(e, -6) ^ bits.RotateLeft32(e, -11) ^ bits.RotateLeft32(e, -25)) + (g ^ (e & (f ^ g))) + kk[0] + ww[0]
+			d += h
+			h += (bits.RotateLeft32(a, -2) ^ bits.RotateLeft32(a, -13) ^ bits.RotateLeft32(a, -22)) + ((a & b) | (c & (a | b)))
+			g += (bits.RotateLeft32(d, -6) ^ bits.RotateLeft32(d, -11) ^ bits.RotateLeft32(d, -25)) + (f ^ (d & (e ^ f))) + kk[1] + ww[1]
+			c += g
+			g += (bits.RotateLeft32(h, -2) ^ bits.RotateLeft32(h, -13) ^ bits.RotateLeft32(h, -22)) + ((h & a) | (b & (h | a)))
+			f += (bits.RotateLeft32(c, -6) ^ bits.RotateLeft32(c, -11) ^ bits.RotateLeft32(c, -25)) + (e ^ (c & (d ^ e))) + kk[2] + ww[2]
+			b += f
+			f += (bits.RotateLeft32(g, -2) ^ bits.RotateLeft32(g, -13) ^ bits.RotateLeft32(g, -22)) + ((g & h) | (a & (g | h)))
+			e += (bits.RotateLeft32(b, -6) ^ bits.RotateLeft32(b, -11) ^ bits.RotateLeft32(b, -25)) + (d ^ (b & (c ^ d))) + kk[3] + ww[3]
+			a += e
+			e += (bits.RotateLeft32(f, -2) ^ bits.RotateLeft32(f, -13) ^ bits.RotateLeft32(f, -22)) + ((f & g) | (h & (f | g)))
+			d += (bits.RotateLeft32(a, -6) ^ bits.RotateLeft32(a, -11) ^ bits.RotateLeft32(a, -25)) + (c ^ (a & (b ^ c))) + kk[4] + ww[4]
+			h += d
+			d += (bits.RotateLeft32(e, -2) ^ bits.RotateLeft32(e, -13) ^ bits.RotateLeft32(e, -22)) + ((e & f) | (g & (e | f)))
+			c += (bits.RotateLeft32(h, -6) ^ bits.RotateLeft32(h, -11) ^ bits.RotateLeft32(h, -25)) + (b ^ (h & (a ^ b))) + kk[5] + ww[5]
+			g += c
+			c += (bits.RotateLeft32(d, -2) ^ bits.RotateLeft32(d, -13) ^ bits.RotateLeft32(d, -22)) + ((d & e) | (f & (d | e)))
+			b += (bits.RotateLeft32(g, -6) ^ bits.RotateLeft32(g, -11) ^ bits.RotateLeft32(g, -25)) + (a ^ (g & (h ^ a))) + kk[6] + ww[6]
+			f += b
+			b += (bits.RotateLeft32(c, -2) ^ bits.RotateLeft32(c, -13) ^ bits.RotateLeft32(c, -22)) + ((c & d) | (e & (c | d)))
+			a += (bits.RotateLeft32(f, -6) ^ bits.RotateLeft32(f, -11) ^ bits.RotateLeft32(f, -25)) + (h ^ (f & (g ^ h))) + kk[7] + ww[7]
+			e += a
+			a += (bits.RotateLeft32(b, -2) ^ bits.RotateLeft32(b, -13) ^ bits.RotateLeft32(b, -22)) + ((b & c) | (d & (b | c)))
 		}
 		h0 += a
 		h1 += b

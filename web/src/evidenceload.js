@@ -74,7 +74,10 @@ export class EvidenceHold {
       try {
         // The engine checks the parts' hashes as it takes the bytes (give
         // with the parts): one copy into it, and no checksum pass after.
-        this.hand(k, this.decode(k).bytes, this.shards[k].parts);
+        // Each part's size is its decoded view's: a one-part shard's
+        // descriptor need not state it.
+        const { bytes, views } = this.decode(k);
+        this.hand(k, bytes, this.shards[k].parts.map((p, j) => ({ id: p.id, path: p.path, bytes: views[j].length })));
       } catch (err) {
         return (this.failed[k] = err.message);
       }

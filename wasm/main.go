@@ -7,15 +7,17 @@
 // moves bytes across the boundary.
 //
 //	handle(request: string, into?: Uint8Array) → string | number | Uint8Array
-//	give(name: string, bytes: Uint8Array, encoding?: "gzip") → string
+//	give(name: string, bytes: Uint8Array, encoding?: "gzip" | parts) → string
 //	sha256(bytes: Uint8Array) → string (lowercase hex)
 //	settle() → undefined (the page is ready: the collector is back on)
+//	collect(force?: boolean) → boolean (a collection in the page's idle time)
+//	memory() → [cycles, heap, goal] (collector.go)
 //	wantEvidence(fn: (chunks: number[]) → string) → string
 package main
 
 import (
-	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"syscall/js"
 
@@ -31,6 +33,8 @@ func main() {
 	api.Set("give", js.FuncOf(give))
 	api.Set("sha256", js.FuncOf(sum256))
 	api.Set("settle", js.FuncOf(settle))
+	api.Set("collect", js.FuncOf(collect))
+	api.Set("memory", js.FuncOf(memory))
 	api.Set("wantEvidence", js.FuncOf(wantEvidence))
 	js.Global().Set("dsightEngine", api)
 	if ready := js.Global().Get("__dsightEngineReady"); ready.Type() == js.TypeFunction {
@@ -46,6 +50,13 @@ func main() {
 // the shard's gzip payload, inflated here: for a small shard one
 // synchronous inflate costs less than the browser's DecompressionStream,
 // whose stream hops through several tasks.
+//
+// give("evidence", bytes, parts), parts the JSON of the manifest's parts
+// ([{id, path, bytes}]), is for an answer that needs the shard now: the
+// engine checks each part's SHA-256 against its name on the one copy it
+// decodes (query.Engine.GiveNamedEvidence), where the page hashed a copy
+// through sha256 and give then copied the bytes again and computed their
+// checksum.
 func give(_ js.Value, args []js.Value) any {
 	if len(args) < 2 || len(args) > 3 || args[0].Type() != js.TypeString || !args[1].InstanceOf(uint8Array) {
 		return failure(query.CodeBadArgs, "give takes a name, one Uint8Array and an optional encoding")
@@ -53,7 +64,19 @@ func give(_ js.Value, args []js.Value) any {
 	raw := make([]byte, args[1].Length())
 	js.CopyBytesToGo(raw, args[1])
 	if len(args) == 3 {
-		if enc := args[2]; enc.Type() != js.TypeString || enc.String() != "gzip" {
+		enc := args[2]
+		if enc.Type() == js.TypeString && args[0].String() == query.GiveEvidence && engine != nil {
+			var parts []shard.Part
+			err := json.Unmarshal([]byte(enc.String()), &parts)
+			if err == nil {
+				err = engine.GiveNamedEvidence(raw, parts)
+			}
+			if err != nil {
+				return string(query.Failure(err))
+			}
+			return `{"ok":true}`
+		}
+		if enc.Type() != js.TypeString || enc.String() != "gzip" {
 			return failure(query.CodeBadArgs, "give's encoding is \"gzip\" or absent")
 		}
 		var err error
@@ -130,7 +153,7 @@ func sum256(_ js.Value, args []js.Value) any {
 	}
 	raw := make([]byte, args[0].Length())
 	js.CopyBytesToGo(raw, args[0])
-	sum := sha256.Sum256(raw)
+	sum := shard.Sum256(raw)
 	return hex.EncodeToString(sum[:])
 }
 

@@ -49,7 +49,19 @@ func (e *Engine) Give(name string, raw []byte) error {
 		}
 		return e.LoadShard(name, raw)
 	}
-	s, err := shard.Decode(raw)
+	return e.attachEvidence(shard.Decode(raw))
+}
+
+// GiveNamedEvidence hands the engine an evidence shard's bytes with the parts
+// the report names them by: each part's SHA-256 is checked against its
+// name before anything is decoded, and the shard's own checksum is not
+// computed again (shard.DecodeNamed). A part that fails its check fails
+// the hand-over with "content hash mismatch" naming its file.
+func (e *Engine) GiveNamedEvidence(raw []byte, parts []shard.Part) error {
+	return e.attachEvidence(shard.DecodeNamed(raw, parts))
+}
+
+func (e *Engine) attachEvidence(s *shard.Shard, err error) error {
 	if err == nil {
 		err = e.AttachEvidence(s)
 	}

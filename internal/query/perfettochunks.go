@@ -21,9 +21,9 @@ type chunkFeed struct {
 	recentID []int
 }
 
-// feedRecent is how many fed chunks stay at hand, as many as the engine's
-// cache holds.
-const feedRecent = chunkCacheSize
+// feedRecent is how many fed chunks stay at hand: requests in time order
+// come back only to the last few.
+const feedRecent = 8
 
 type fedChunk struct {
 	c   *catalog.EvidenceChunk

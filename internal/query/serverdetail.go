@@ -2,6 +2,7 @@ package query
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/dsight/dsight/internal/catalog"
 	"github.com/dsight/dsight/internal/shard"
@@ -15,25 +16,36 @@ import (
 // inspecting a request usually looks at its neighbours next. The spans no
 // request owns are stored the same way, in chunks of their own.
 
-// chunkCacheSize is how many decoded chunks stay in memory.
-const chunkCacheSize = 8
+// chunkCacheBytes bounds the decoded chunks that stay in memory, by what
+// each holds: its inflated bytes (the records are views on them) and as
+// much again for its string table, a copy of part of them. A count of
+// eight chunks held ~2 MB, so a request visited again after a few others
+// spread over the run paid its chunk's inflate again (2.3 ms of a 3.4 ms
+// lifecycle on the page, docs/measurements.md, issue 17); 32 MiB keeps
+// about a hundred.
+const chunkCacheBytes = 32 << 20
 
 type chunkCache struct {
 	order []int // most recent last
-	byID  map[int]*catalog.EvidenceChunk
+	byID  map[int]heldChunk
+	bytes int // held by the chunks in byID
+	max   int // the budget; 0: chunkCacheBytes
+}
+
+type heldChunk struct {
+	c     *catalog.EvidenceChunk
+	bytes int
 }
 
 // chunk returns decoded chunk k of cc, reading it with raw when it is not
-// held. The caller holds e.chunkMu.
+// held; the least recently used chunks go while the held bytes exceed the
+// budget, never the one asked for. The caller holds e.chunkMu.
 func (cc *chunkCache) chunk(k int, raw func(int) ([]byte, error)) (*catalog.EvidenceChunk, error) {
-	if c, ok := cc.byID[k]; ok {
-		for n, id := range cc.order {
-			if id == k {
-				cc.order = append(append(cc.order[:n:n], cc.order[n+1:]...), k)
-				break
-			}
+	if h, ok := cc.byID[k]; ok {
+		if n := slices.Index(cc.order, k); n != len(cc.order)-1 {
+			cc.order = append(slices.Delete(cc.order, n, n+1), k)
 		}
-		return c, nil
+		return h.c, nil
 	}
 	b, err := raw(k)
 	if err != nil {
@@ -44,13 +56,20 @@ func (cc *chunkCache) chunk(k int, raw func(int) ([]byte, error)) (*catalog.Evid
 		return nil, err
 	}
 	if cc.byID == nil {
-		cc.byID = map[int]*catalog.EvidenceChunk{}
+		cc.byID = map[int]heldChunk{}
 	}
-	if len(cc.order) == chunkCacheSize {
+	max := cc.max
+	if max <= 0 {
+		max = chunkCacheBytes
+	}
+	held := 2 * len(b)
+	for len(cc.order) > 0 && cc.bytes+held > max {
+		cc.bytes -= cc.byID[cc.order[0]].bytes
 		delete(cc.byID, cc.order[0])
 		cc.order = cc.order[1:]
 	}
-	cc.byID[k] = c
+	cc.byID[k] = heldChunk{c, held}
+	cc.bytes += held
 	cc.order = append(cc.order, k)
 	return c, nil
 }

@@ -62,7 +62,11 @@ func decodeTables(raw []byte, keep func(table string) bool, skip SkipColumn) (*S
 
 // checkFrame is Decode's check of the bytes around the tables: size,
 // magic, version and checksum.
-func checkFrame(raw []byte) error {
+func checkFrame(raw []byte) error { return checkFrameSum(raw, true) }
+
+// checkFrameSum is checkFrame, computing the checksum only with sum set
+// (DecodeNamed: the bytes' SHA-256 was checked instead).
+func checkFrameSum(raw []byte, sum bool) error {
 	if len(raw) > maxRawBytes {
 		return fmt.Errorf("%w: %d bytes exceeds the limit of %d", ErrCorrupt, len(raw), maxRawBytes)
 	}
@@ -77,6 +81,9 @@ func checkFrame(raw []byte) error {
 	}
 	if len(raw) < headerFixedBytes+trailerBytes {
 		return fmt.Errorf("%w: truncated header (%d bytes)", ErrCorrupt, len(raw))
+	}
+	if !sum {
+		return nil
 	}
 	body := raw[:len(raw)-trailerBytes]
 	stored := binary.LittleEndian.Uint32(raw[len(body):])

@@ -2,7 +2,6 @@ package shard
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
@@ -18,12 +17,12 @@ const (
 	envelopePrefix = `__dsightShard("`
 	envelopeMiddle = `","`
 	envelopeSuffix = "\");\n"
-	idLen          = 2 * sha256.Size
+	idLen          = 2 * 32 // hex SHA-256
 )
 
 // ID names a compressed shard by its content: lowercase hex SHA-256 of gz.
 func ID(gz []byte) string {
-	sum := sha256.Sum256(gz)
+	sum := Sum256(gz)
 	return hex.EncodeToString(sum[:])
 }
 

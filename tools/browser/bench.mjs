@@ -16,7 +16,8 @@
 // sets none) and ready. --at-ready also times, in the very task that
 // announces ready, getLifecycle of 12 traced requests spread over the run
 // (lifecycle_at_ready_ms: the evidence shards no answer asked for are not
-// in the engine yet then).
+// in the engine yet then). api_gc_cycles counts the engine's collections
+// that ran inside each kind's timed calls, when the engine counts them.
 
 import { execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -131,12 +132,19 @@ for (let i = 0; i < loads; i++) {
         const d = x.describe().meta.duration;
         // time times calls of f; an f that answers a number times itself
         // (to leave out what it does first).
+        // An engine that counts its collections (wasm memory()) has the
+        // cycles that ran inside each kind's calls counted too.
+        const e = window.dsightEngine;
+        const cycles = () => (typeof e.memory === "function" ? e.memory()[0] : NaN);
         const time = (f) => {
           const out = [];
+          out.cycles = 0;
           for (let k = 0; k < calls; k++) {
+            const c = cycles();
             const t = performance.now();
             const own = f(k);
             out.push(typeof own === "number" ? own : performance.now() - t);
+            out.cycles += cycles() - c;
           }
           return out;
         };
@@ -159,7 +167,7 @@ for (let i = 0; i < loads; i++) {
               getLifecycle: time((k) => x.getLifecycle(traced[k % traced.length])),
             }
           : {};
-        return {
+        const answers = {
           ...lifecycle,
           "queryRequests(all, limit 1000)": time(() => x.queryRequests({ from: 0, to: d, limit: 1000 })),
           "queryRequests(all, limit 50)": time(() => x.queryRequests({ from: 0, to: d })),
@@ -180,6 +188,7 @@ for (let i = 0; i < loads; i++) {
           "listSessions(limit 100)": time(() => x.listSessions()),
           "describe": time(() => x.describe()),
         };
+        return Object.fromEntries(Object.entries(answers).map(([k, v]) => [k, { ms: [...v], cycles: v.cycles }]));
       }, calls);
     }
     // A traced report gives its evidence shards no answer asked for after
@@ -230,7 +239,10 @@ const out = {
   lifecycle_at_ready_ms: atReady ? readies.map((r) => r.lifecycleAt) : undefined,
   core_load: readies.map((r) => r.core),
   navigation_ms: readies.map((r) => r.navigation),
-  api_ms: Object.fromEntries(Object.entries(api).map(([k, v]) => [k, summarize(v)])),
+  api_ms: Object.fromEntries(Object.entries(api).map(([k, v]) => [k, summarize(v.ms)])),
+  // The engine's collections that ran inside each kind's calls (null: an
+  // engine that does not count them).
+  api_gc_cycles: Object.fromEntries(Object.entries(api).map(([k, v]) => [k, Number.isNaN(v.cycles) ? null : v.cycles])),
   cpus: os.cpus().length,
   load_average: os.loadavg().map((x) => +x.toFixed(2)),
 };

@@ -17,7 +17,7 @@
 // (frame_ms).
 //
 //   node tools/browser/profile.mjs --report DIR [--http] [--top 25] [--trace FILE] [--js] [--from-mark dsight:first-paint] [--timeout-s 60]
-//   node tools/browser/profile.mjs --report DIR --api select-request [--calls 20] [--js] [--top 25] [--trace FILE]
+//   node tools/browser/profile.mjs --report DIR --api select-request [--calls 20] [--js [--cpuprofile FILE]] [--top 25] [--trace FILE]
 
 import fs from "node:fs";
 import { launch, serve, fileURL } from "./harness.mjs";
@@ -35,6 +35,7 @@ const report = arg("report");
 if (!report) throw new Error("--report DIR is required");
 const top = Number(arg("top", 25));
 const traceFile = arg("trace");
+const cpuFile = arg("cpuprofile"); // with --js: the raw sampling profile (DevTools' .cpuprofile)
 const timeoutMs = Number(arg("timeout-s", 60)) * 1000;
 const js = argv.includes("--js"); // the sampling profiler slows the page by a third
 const fromMark = arg("from-mark"); // count only what runs after this performance mark
@@ -83,6 +84,7 @@ try {
   await cdp.send("Tracing.end");
   await complete;
   if (traceFile) fs.writeFileSync(traceFile, JSON.stringify({ traceEvents: events }));
+  if (cpuFile && profile) fs.writeFileSync(cpuFile, JSON.stringify(profile));
   const a = at(events, marks, from, 0);
   const z = at(events, marks, to, Infinity);
   const round = (m) => Object.fromEntries(Object.entries(m).map(([k, v]) => [k, Math.round(v)]));

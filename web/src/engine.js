@@ -8,7 +8,40 @@
 let engine = null;
 
 export function attach(e) {
-  engine = e;
+  // Every call through handle or give asks for one idle-time look at the
+  // engine's heap (collectWhenIdle).
+  engine = Object.create(e);
+  engine.handle = (...args) => {
+    collectWhenIdle();
+    return e.handle(...args);
+  };
+  engine.give = (...args) => {
+    collectWhenIdle();
+    return e.give(...args);
+  };
+}
+
+// collectWhenIdle has the engine collect, if its heap has used half its
+// headroom, in the page's idle time after its calls (wasm/collector.go):
+// a cycle the runtime starts itself marks the whole heap inside the call
+// that crossed its goal, ~45 ms on 100,000 traced requests.
+let idleAsked = false;
+function collectWhenIdle() {
+  if (idleAsked || typeof engine.collect !== "function") return;
+  idleAsked = true;
+  const run = () => {
+    idleAsked = false;
+    engine.collect();
+  };
+  if (typeof requestIdleCallback === "function") requestIdleCallback(run, { timeout: 1000 });
+  else setTimeout(run, 50);
+}
+
+// memory is the engine's collector counts (wasm/collector.go):
+// {cycles, heap, goal}.
+export function memory() {
+  const [cycles, heap, goal] = engine.memory();
+  return { cycles, heap, goal };
 }
 
 // load hands over the core shard and resolves to the summary.
@@ -47,9 +80,14 @@ function unwrap(text) {
   return env.result === undefined ? null : env.result;
 }
 
-// loadEvidence hands the engine the decoded server evidence shard.
-export function loadEvidence(bytes) {
-  unwrap(engine.give("evidence", bytes));
+// loadEvidence hands the engine the decoded server evidence shard. Given
+// the shard's parts ({id, path, bytes}, the manifest's), the engine checks
+// each part's SHA-256 against its name itself, on the one copy it decodes
+// (wasm/main.go give), and the call throws "content hash mismatch" naming
+// the file of a part that fails; without them the bytes must have been
+// checked already.
+export function loadEvidence(bytes, parts) {
+  unwrap(parts ? engine.give("evidence", bytes, JSON.stringify(parts.map(({ id, path, bytes }) => ({ id, path, bytes })))) : engine.give("evidence", bytes));
 }
 
 // wantEvidence lets the engine ask for the evidence chunks an answer needs:

@@ -192,11 +192,10 @@ export function loadPartText(p) {
 // Every payload is named by its SHA-256 (detail/<sha256>.js) and checked
 // against that name before use, as the CLI does, so a file carrying another
 // build's payload is refused rather than shown. crypto.subtle exists only
-// in secure contexts (file:, https:, localhost); elsewhere the engine's Go
-// crypto/sha256 checks the payloads, the engine's own once it runs.
+// in secure contexts (file:, https:, localhost); elsewhere the engine's
+// SHA-256 (internal/shard Sum256) checks the payloads, once it runs.
 const unverified = [];
 let engineHash = null;
-let syncHash = null; // the engine's SHA-256, once it runs
 const engineHashReady = new Promise((resolve) => {
   engineHash = resolve;
 });
@@ -211,14 +210,6 @@ async function sha256Hex(bytes) {
 
 export async function verifyPart(p, bytes) {
   checkHash(p, await sha256Hex(bytes));
-}
-
-// verifyPartNow is verifyPart within the calling task, by the engine's
-// SHA-256 (crypto.subtle answers only later): for an answer that needs
-// the part's bytes now (evidenceload.js).
-export function verifyPartNow(p, bytes) {
-  if (!syncHash) throw new Error(`${p.path}: the engine is not running to check it`);
-  checkHash(p, syncHash(bytes));
 }
 
 function checkHash(p, got) {
@@ -390,8 +381,7 @@ export async function startEngine(desc, onBytes) {
   await ready;
   performance.mark("dsight:go-started");
   const engine = window.dsightEngine;
-  syncHash = (bytes) => engine.sha256(bytes);
-  engineHash(syncHash);
+  engineHash((bytes) => engine.sha256(bytes));
   for (const { part, bytes } of unverified.splice(0)) await verifyPart(part, bytes);
   return engine;
 }

@@ -4,28 +4,33 @@ import (
 	"bytes"
 	"runtime"
 	"sync"
+
+	"github.com/dsight/dsight/internal/model"
 )
 
-// chunkDeflater lays out and deflates finished evidence chunks on other
-// goroutines while the build keeps encoding the next requests: a chunk's
+// chunkDeflater encodes, lays out and deflates evidence chunks on other
+// goroutines while the build keeps finishing the next requests: a chunk's
 // bytes are a pure function of its records (one level, one fresh stream
-// per chunk), so deflating several at once gives the bytes a sequential
+// per chunk), so encoding several at once gives the bytes a sequential
 // build gives, each into its own slot in chunk order.
 //
 // At most one chunk per core is in flight; a flush beyond that waits, so
-// the raw chunks held stay a few, not the run's.
+// the records and raw chunks held stay a few chunks', not the run's.
 type chunkDeflater struct {
 	slots   []*chunk
 	tokens  chan struct{}
 	wg      sync.WaitGroup
-	writers sync.Pool
+	writers sync.Pool // *deflater
+	// encoders are EvidenceWriters reused from chunk to chunk (reset).
+	encoders sync.Pool
 	// spill, when set, takes each deflated chunk as it is finished, and
 	// its slot keeps only where the bytes lie.
 	spill *evidenceSpill
 }
 
-// add queues w's chunk; its slot is filled when it is deflated.
-func (d *chunkDeflater) add(w *EvidenceWriter) {
+// add queues the chunk of records recs; its slot is filled when it is
+// deflated.
+func (d *chunkDeflater) add(recs []*model.RequestEvidence) {
 	if d.tokens == nil {
 		d.tokens = make(chan struct{}, runtime.GOMAXPROCS(0))
 	}
@@ -35,7 +40,16 @@ func (d *chunkDeflater) add(w *EvidenceWriter) {
 	d.wg.Add(1)
 	go func() {
 		defer func() { <-d.tokens; d.wg.Done() }()
-		raw := w.Bytes()
+		w, _ := d.encoders.Get().(*EvidenceWriter)
+		if w == nil {
+			w = NewEvidenceWriter()
+		}
+		defer d.encoders.Put(w)
+		w.reset()
+		for _, r := range recs {
+			w.AddRequest(r)
+		}
+		raw := w.layout()
 		var buf bytes.Buffer
 		fw, _ := d.writers.Get().(*deflater)
 		if fw == nil {

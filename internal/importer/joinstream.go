@@ -60,21 +60,37 @@ func (res *Result) joinStreamed(d *model.Dataset, ev *serverEvidence, requests [
 	// they keep; the spill's Add encodes), so the buffers are recycled.
 	bufs := newSpillBuffers()
 	type read struct {
-		spans []model.Span
-		buf   *spanspill.ReadBuffer
+		spans  []model.Span
+		owners []int // by span, once linked (owners)
+		buf    *spanspill.ReadBuffer
 	}
-	each := func(f func(sp *model.Span) error) error {
+	// each reads the buckets ahead on other goroutines, and with owners
+	// set, finds the owner of each span there too (Stream.OwnerOf reads
+	// only what linking built), so that f, on this goroutine, routes.
+	owners := false
+	each := func(f func(sp *model.Span, owner int) error) error {
 		return inOrder(o.store.Buckets(), readAhead(), func(b int) (read, error) {
 			buf := bufs.get()
 			spans, err := o.uniqueAgain(b, buf)
+			r := read{spans: spans, buf: buf}
 			for k := range spans {
 				truncateAttrs(spans[k].Attrs)
 			}
-			return read{spans, buf}, err
+			if owners && err == nil {
+				r.owners = make([]int, len(spans))
+				for k := range spans {
+					r.owners[k], _ = st.OwnerOf(&spans[k])
+				}
+			}
+			return r, err
 		}, func(_ int, r read) error {
 			defer bufs.put(r.buf)
 			for k := range r.spans {
-				if err := f(&r.spans[k]); err != nil {
+				owner := 0
+				if r.owners != nil {
+					owner = r.owners[k]
+				}
+				if err := f(&r.spans[k], owner); err != nil {
 					return err
 				}
 			}
@@ -85,26 +101,27 @@ func (res *Result) joinStreamed(d *model.Dataset, ev *serverEvidence, requests [
 		// The check pass noted every pair a link pass would link.
 		st.LinkAll(o.links)
 		o.links = nil
-	} else if err := each(func(sp *model.Span) error { st.Link(sp); return nil }); err != nil {
+	} else if err := each(func(sp *model.Span, _ int) error { st.Link(sp); return nil }); err != nil {
 		return err
 	}
+	owners = true
 	buckets := int(min(max(o.spans/ownedSpansPerBucket, 1), 1024))
 	per := max(1, (clients+buckets-1)/buckets)
 	buckets = (clients + per - 1) / per
-	owned, err := spanspill.New(ev.spillDir, max(buckets, 1))
+	ownedStore, err := spanspill.New(ev.spillDir, max(buckets, 1))
 	if err != nil {
 		return err
 	}
-	defer owned.Close()
+	defer ownedStore.Close()
 	servers, err := spanspill.New(ev.spillDir, 1)
 	if err != nil {
 		return err
 	}
 	defer servers.Close()
-	if err := each(func(sp *model.Span) error {
-		switch owner, server := st.Route(sp); {
+	if err := each(func(sp *model.Span, owner int) error {
+		switch server := st.RouteOwned(sp, owner); {
 		case owner >= 0:
-			return owned.Add(owner/per, sp)
+			return ownedStore.Add(owner/per, sp)
 		case server:
 			return servers.Add(0, sp)
 		}
@@ -122,13 +139,28 @@ func (res *Result) joinStreamed(d *model.Dataset, ev *serverEvidence, requests [
 	}
 	var bigs []bigSpan // by chunk
 	var available int64
-	if err := inOrder(buckets, readAhead(), owned.Read, func(b int, spans []model.Span) error {
-		ptrs, owners := make([]*model.Span, len(spans)), make([]int, len(spans))
-		for k := range spans {
-			ptrs[k], owners[k] = &spans[k], st.Owner(&spans[k])
+	// Each range's spans are read back, and their owners found, ahead on
+	// other goroutines; this one finishes the ranges in order and hands
+	// their evidence over, which EvidenceChunks encodes and deflates on
+	// other goroutines again, so the pass keeps every core busy.
+	type owned struct {
+		spans  []model.JoinedSpan
+		owners []int
+	}
+	if err := inOrder(buckets, readAhead(), func(b int) (owned, error) {
+		spans, err := ownedStore.Read(b)
+		if err != nil {
+			return owned{}, err
 		}
+		r := owned{make([]model.JoinedSpan, len(spans)), make([]int, len(spans))}
+		for k := range spans {
+			r.spans[k].Span = &spans[k]
+			r.owners[k], r.spans[k].Join = st.OwnerOf(&spans[k])
+		}
+		return r, nil
+	}, func(b int, r owned) error {
 		lo, hi := b*per, min(clients, (b+1)*per)
-		evs, err := st.Finish(lo, hi, ptrs, owners)
+		evs, err := st.FinishOwned(lo, hi, r.spans, r.owners)
 		if err != nil {
 			return err
 		}

@@ -68,7 +68,7 @@ func (res *Result) joinStreamed(d *model.Dataset, ev *serverEvidence, requests [
 	// set, finds the owner of each span there too (Stream.OwnerOf reads
 	// only what linking built), so that f, on this goroutine, routes.
 	owners := false
-	each := func(f func(sp *model.Span, owner int) error) error {
+	each := func(f func(buf *spanspill.ReadBuffer, k int, sp *model.Span, owner int) error) error {
 		return inOrder(o.store.Buckets(), readAhead(), func(b int) (read, error) {
 			buf := bufs.get()
 			spans, err := o.uniqueAgain(b, buf)
@@ -90,7 +90,7 @@ func (res *Result) joinStreamed(d *model.Dataset, ev *serverEvidence, requests [
 				if r.owners != nil {
 					owner = r.owners[k]
 				}
-				if err := f(&r.spans[k], owner); err != nil {
+				if err := f(r.buf, k, &r.spans[k], owner); err != nil {
 					return err
 				}
 			}
@@ -101,29 +101,31 @@ func (res *Result) joinStreamed(d *model.Dataset, ev *serverEvidence, requests [
 		// The check pass noted every pair a link pass would link.
 		st.LinkAll(o.links)
 		o.links = nil
-	} else if err := each(func(sp *model.Span, _ int) error { st.Link(sp); return nil }); err != nil {
+	} else if err := each(func(_ *spanspill.ReadBuffer, _ int, sp *model.Span, _ int) error { st.Link(sp); return nil }); err != nil {
 		return err
 	}
 	owners = true
 	buckets := int(min(max(o.spans/ownedSpansPerBucket, 1), 1024))
 	per := max(1, (clients+buckets-1)/buckets)
 	buckets = (clients + per - 1) / per
-	ownedStore, err := spanspill.New(ev.spillDir, max(buckets, 1))
+	// The owned and server spans are copied as the spill stored them
+	// (Store.Share): uncut, so each is cut again once read back.
+	ownedStore, err := o.store.Share(ev.spillDir, max(buckets, 1))
 	if err != nil {
 		return err
 	}
 	defer ownedStore.Close()
-	servers, err := spanspill.New(ev.spillDir, 1)
+	servers, err := o.store.Share(ev.spillDir, 1)
 	if err != nil {
 		return err
 	}
 	defer servers.Close()
-	if err := each(func(sp *model.Span, owner int) error {
+	if err := each(func(buf *spanspill.ReadBuffer, k int, sp *model.Span, owner int) error {
 		switch server := st.RouteOwned(sp, owner); {
 		case owner >= 0:
-			return ownedStore.Add(owner/per, sp)
+			return ownedStore.AddRecord(owner/per, buf, k, sp)
 		case server:
-			return servers.Add(0, sp)
+			return servers.AddRecord(0, buf, k, sp)
 		}
 		return nil
 	}); err != nil {
@@ -154,6 +156,7 @@ func (res *Result) joinStreamed(d *model.Dataset, ev *serverEvidence, requests [
 		}
 		r := owned{make([]model.JoinedSpan, len(spans)), make([]int, len(spans))}
 		for k := range spans {
+			truncateAttrs(spans[k].Attrs)
 			r.spans[k].Span = &spans[k]
 			r.owners[k], r.spans[k].Join = st.OwnerOf(&spans[k])
 		}
@@ -203,6 +206,9 @@ func (res *Result) joinStreamed(d *model.Dataset, ev *serverEvidence, requests [
 		spans, err := servers.Read(0)
 		if err != nil {
 			return err
+		}
+		for k := range spans {
+			truncateAttrs(spans[k].Attrs)
 		}
 		slices.SortFunc(spans, func(a, b model.Span) int { return o.order(&a).compare(o.order(&b)) })
 		serverSpans = make([]model.JoinedSpan, len(spans))

@@ -139,6 +139,7 @@ func (o *otelSpill) unique(b int, buf *spanspill.ReadBuffer) (spans []model.Span
 		}
 		first[key] = n
 		spans[n] = *sp
+		buf.Move(n, k)
 		n++
 	}
 	if o.later != nil {
@@ -167,6 +168,7 @@ func (o *otelSpill) uniqueAgain(b int, buf *spanspill.ReadBuffer) ([]model.Span,
 			continue
 		}
 		spans[n] = spans[k]
+		buf.Move(n, k)
 		n++
 	}
 	clear(spans[n:])

@@ -26,6 +26,8 @@ type chunkDeflater struct {
 	// spill, when set, takes each deflated chunk as it is finished, and
 	// its slot keeps only where the bytes lie.
 	spill *evidenceSpill
+	// released hears each chunk whose records are encoded.
+	released chunkReleases
 }
 
 // add queues the chunk of records recs; its slot is filled when it is
@@ -34,7 +36,7 @@ func (d *chunkDeflater) add(recs []*model.RequestEvidence) {
 	if d.tokens == nil {
 		d.tokens = make(chan struct{}, runtime.GOMAXPROCS(0))
 	}
-	slot := &chunk{}
+	slot, c := &chunk{}, len(d.slots)
 	d.slots = append(d.slots, slot)
 	d.tokens <- struct{}{}
 	d.wg.Add(1)
@@ -50,6 +52,9 @@ func (d *chunkDeflater) add(recs []*model.RequestEvidence) {
 			w.AddRequest(r)
 		}
 		raw := w.layout()
+		// The layout holds copies of the records' strings: the records,
+		// and what their strings are views of, may go.
+		d.released.done(c)
 		var buf bytes.Buffer
 		fw, _ := d.writers.Get().(*deflater)
 		if fw == nil {

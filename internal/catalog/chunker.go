@@ -68,6 +68,23 @@ func (e *EvidenceChunks) Add(r *model.RequestEvidence) int {
 	return e.n - 1
 }
 
+// Then runs f once every record added so far is encoded, and no writer
+// reads it again: on the goroutine that encoded the last of them, or at
+// once when they are all encoded. A caller whose records are views of a
+// buffer gives the buffer back in f, rather than allocating one for each
+// bucket of spans it reads. Every f has run when Stream or Shard returns.
+func (e *EvidenceChunks) Then(f func()) {
+	last := len(e.deflate.slots) - 1
+	if len(e.pending) > 0 {
+		last++ // the chunk being filled, flushed as the next slot
+	}
+	if last < 0 {
+		f()
+		return
+	}
+	e.deflate.released.then(last, f)
+}
+
 // Len is the number of requests added.
 func (e *EvidenceChunks) Len() int { return e.n }
 

@@ -145,28 +145,30 @@ func (res *Result) joinStreamed(d *model.Dataset, ev *serverEvidence, requests [
 	// other goroutines; this one finishes the ranges in order and hands
 	// their evidence over, which EvidenceChunks encodes and deflates on
 	// other goroutines again, so the pass keeps every core busy.
-	type owned struct {
-		spans  []model.JoinedSpan
-		owners []int
-	}
-	if err := inOrder(buckets, readAhead(), func(b int) (owned, error) {
-		spans, err := ownedStore.Read(b)
+	// A range's read buffer goes back to the pool once the chunks holding
+	// its records are encoded (EvidenceChunks.Then), unless a tap holds
+	// the records, as long as it likes.
+	pool := newFinishBuffers(ev.tap == nil)
+	if err := inOrder(buckets, readAhead(), func(b int) (*finishBuffer, error) {
+		r := pool.get()
+		spans, err := ownedStore.ReadInto(b, &r.read)
 		if err != nil {
-			return owned{}, err
+			return nil, err
 		}
-		r := owned{make([]model.JoinedSpan, len(spans)), make([]int, len(spans))}
+		r.spans, r.owners = grow(r.spans, len(spans)), grow(r.owners, len(spans))
 		for k := range spans {
 			truncateAttrs(spans[k].Attrs)
-			r.spans[k].Span = &spans[k]
+			r.spans[k] = model.JoinedSpan{Span: &spans[k]}
 			r.owners[k], r.spans[k].Join = st.OwnerOf(&spans[k])
 		}
 		return r, nil
-	}, func(b int, r owned) error {
+	}, func(b int, r *finishBuffer) error {
 		lo, hi := b*per, min(clients, (b+1)*per)
 		evs, err := st.FinishOwned(lo, hi, r.spans, r.owners)
 		if err != nil {
 			return err
 		}
+		defer chunks.Then(func() { pool.put(r) })
 		for n := range evs {
 			j, i := &evs[n], lo+n
 			decode.note(j)

@@ -3,6 +3,7 @@ package catalog
 import (
 	"bytes"
 	"runtime"
+	"strings"
 	"sync"
 
 	"github.com/dsight/dsight/internal/model"
@@ -52,6 +53,11 @@ func (d *chunkDeflater) add(recs []*model.RequestEvidence) {
 			w.AddRequest(r)
 		}
 		raw := w.layout()
+		var big *model.Span
+		bigBytes := -1
+		if int64(len(raw)) > MaxChunkBytes {
+			big, bigBytes = biggestSpan(recs)
+		}
 		// The layout holds copies of the records' strings: the records,
 		// and what their strings are views of, may go.
 		d.released.done(c)
@@ -69,12 +75,12 @@ func (d *chunkDeflater) add(recs []*model.RequestEvidence) {
 		d.writers.Put(fw)
 		if d.spill != nil {
 			if at, err := d.spill.put(buf.Bytes()); err == nil {
-				*slot = chunk{size: int64(len(raw)), spilled: true, at: at, stored: int64(buf.Len())}
+				*slot = chunk{size: int64(len(raw)), spilled: true, at: at, stored: int64(buf.Len()), big: big, bigBytes: bigBytes}
 				return
 			}
 			// A chunk the disk refused is held instead: the build goes on.
 		}
-		*slot = chunk{deflated: buf.String(), size: int64(len(raw))}
+		*slot = chunk{deflated: buf.String(), size: int64(len(raw)), big: big, bigBytes: bigBytes}
 	}()
 }
 
@@ -86,4 +92,23 @@ func (d *chunkDeflater) wait() []chunk {
 		out[k] = *s
 	}
 	return out
+}
+
+// biggestSpan is the first of the records' spans with the most attribute
+// bytes (AttrBytes), kept without its attributes, its strings copied (the
+// records' may be views of a buffer that is reused); nil and -1 when the
+// records have no span.
+func biggestSpan(recs []*model.RequestEvidence) (*model.Span, int) {
+	var big *model.Span
+	most := -1
+	for _, r := range recs {
+		for k := range r.Spans {
+			sp := r.Spans[k].Span
+			if n := AttrBytes(sp.Attrs); n > most {
+				big = &model.Span{Name: strings.Clone(sp.Name), Ref: model.SpanRef{Path: strings.Clone(sp.Ref.Path), Line: sp.Ref.Line, Ordinal: sp.Ref.Ordinal}}
+				most = n
+			}
+		}
+	}
+	return big, most
 }

@@ -139,7 +139,6 @@ func (res *Result) joinStreamed(d *model.Dataset, ev *serverEvidence, requests [
 	if ev.tap != nil {
 		ev.tap.BeginEvidence(originNS, d.Sources)
 	}
-	var bigs []bigSpan // by chunk
 	var available int64
 	// Each range's spans are read back, and their owners found, ahead on
 	// other goroutines; this one finishes the ranges in order and hands
@@ -190,10 +189,6 @@ func (res *Result) joinStreamed(d *model.Dataset, ev *serverEvidence, requests [
 			if has {
 				available++
 			}
-			if c := k / catalog.EvidencePerChunk; c == len(bigs) {
-				bigs = append(bigs, bigSpan{bytes: -1})
-			}
-			bigs[len(bigs)-1].note(j)
 		}
 		return nil
 	}); err != nil {
@@ -234,31 +229,12 @@ func (res *Result) joinStreamed(d *model.Dataset, ev *serverEvidence, requests [
 	}
 	stream := chunks.Stream()
 	if k, size, over := stream.ChunkOverLimit(); over {
-		return catalog.ChunkLimitError(k, size, bigs[k].span, bigs[k].bytes)
+		big, n := stream.BigSpan(k)
+		return catalog.ChunkLimitError(k, size, big, n)
 	}
 	d.StreamedEvidence = stream
 	d.ServerSpans = joined.ServerSpans
 	return nil
-}
-
-// bigSpan is the span of one evidence chunk with the most attribute
-// bytes, kept (without its attributes) to name it should the chunk be
-// over the readers' bound.
-type bigSpan struct {
-	span  *model.Span
-	bytes int
-}
-
-func (b *bigSpan) note(r *model.RequestEvidence) {
-	for k := range r.Spans {
-		sp := r.Spans[k].Span
-		if n := catalog.AttrBytes(sp.Attrs); n > b.bytes {
-			// Its strings are cloned: the spans read back share one
-			// buffer per bucket, which must not outlive the bucket.
-			b.span = &model.Span{Name: strings.Clone(sp.Name), Ref: model.SpanRef{Path: strings.Clone(sp.Ref.Path), Line: sp.Ref.Line, Ordinal: sp.Ref.Ordinal}}
-			b.bytes = n
-		}
-	}
 }
 
 // decodeCounter counts the bridged requests of a disaggregated run (one

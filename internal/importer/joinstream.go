@@ -61,14 +61,15 @@ func (res *Result) joinStreamed(d *model.Dataset, ev *serverEvidence, requests [
 	bufs := newSpillBuffers()
 	type read struct {
 		spans  []model.Span
-		owners []int // by span, once linked (owners)
+		owners []int    // by span, once linked (owners)
+		joins  []string // how each owned span joins its owner
 		buf    *spanspill.ReadBuffer
 	}
 	// each reads the buckets ahead on other goroutines, and with owners
 	// set, finds the owner of each span there too (Stream.OwnerOf reads
 	// only what linking built), so that f, on this goroutine, routes.
 	owners := false
-	each := func(f func(buf *spanspill.ReadBuffer, k int, sp *model.Span, owner int) error) error {
+	each := func(f func(buf *spanspill.ReadBuffer, k int, sp *model.Span, owner int, join string) error) error {
 		return inOrder(o.store.Buckets(), readAhead(), func(b int) (read, error) {
 			buf := bufs.get()
 			spans, err := o.uniqueAgain(b, buf)
@@ -77,20 +78,20 @@ func (res *Result) joinStreamed(d *model.Dataset, ev *serverEvidence, requests [
 				truncateAttrs(spans[k].Attrs)
 			}
 			if owners && err == nil {
-				r.owners = make([]int, len(spans))
+				r.owners, r.joins = make([]int, len(spans)), make([]string, len(spans))
 				for k := range spans {
-					r.owners[k], _ = st.OwnerOf(&spans[k])
+					r.owners[k], r.joins[k] = st.OwnerOf(&spans[k])
 				}
 			}
 			return r, err
 		}, func(_ int, r read) error {
 			defer bufs.put(r.buf)
 			for k := range r.spans {
-				owner := 0
+				owner, join := 0, ""
 				if r.owners != nil {
-					owner = r.owners[k]
+					owner, join = r.owners[k], r.joins[k]
 				}
-				if err := f(r.buf, k, &r.spans[k], owner); err != nil {
+				if err := f(r.buf, k, &r.spans[k], owner, join); err != nil {
 					return err
 				}
 			}
@@ -101,7 +102,7 @@ func (res *Result) joinStreamed(d *model.Dataset, ev *serverEvidence, requests [
 		// The check pass noted every pair a link pass would link.
 		st.LinkAll(o.links)
 		o.links = nil
-	} else if err := each(func(_ *spanspill.ReadBuffer, _ int, sp *model.Span, _ int) error { st.Link(sp); return nil }); err != nil {
+	} else if err := each(func(_ *spanspill.ReadBuffer, _ int, sp *model.Span, _ int, _ string) error { st.Link(sp); return nil }); err != nil {
 		return err
 	}
 	owners = true
@@ -109,7 +110,9 @@ func (res *Result) joinStreamed(d *model.Dataset, ev *serverEvidence, requests [
 	per := max(1, (clients+buckets-1)/buckets)
 	buckets = (clients + per - 1) / per
 	// The owned and server spans are copied as the spill stored them
-	// (Store.Share): uncut, so each is cut again once read back.
+	// (Store.Share): uncut, so each is cut again once read back. An owned
+	// span's tag is its owner and how it joins it (ownerTag), which the
+	// finish pass reads rather than asking the stream again.
 	ownedStore, err := o.store.Share(ev.spillDir, max(buckets, 1))
 	if err != nil {
 		return err
@@ -120,12 +123,12 @@ func (res *Result) joinStreamed(d *model.Dataset, ev *serverEvidence, requests [
 		return err
 	}
 	defer servers.Close()
-	if err := each(func(buf *spanspill.ReadBuffer, k int, sp *model.Span, owner int) error {
+	if err := each(func(buf *spanspill.ReadBuffer, k int, sp *model.Span, owner int, join string) error {
 		switch server := st.RouteOwned(sp, owner); {
 		case owner >= 0:
-			return ownedStore.AddRecord(owner/per, buf, k, sp)
+			return ownedStore.AddRecord(owner/per, buf, k, sp, ownerTag(owner%per, join))
 		case server:
-			return servers.AddRecord(0, buf, k, sp)
+			return servers.AddRecord(0, buf, k, sp, 0)
 		}
 		return nil
 	}); err != nil {
@@ -157,8 +160,9 @@ func (res *Result) joinStreamed(d *model.Dataset, ev *serverEvidence, requests [
 		r.spans, r.owners = grow(r.spans, len(spans)), grow(r.owners, len(spans))
 		for k := range spans {
 			truncateAttrs(spans[k].Attrs)
-			r.spans[k] = model.JoinedSpan{Span: &spans[k]}
-			r.owners[k], r.spans[k].Join = st.OwnerOf(&spans[k])
+			at, join := fromOwnerTag(r.read.Tag(k))
+			r.spans[k] = model.JoinedSpan{Span: &spans[k], Join: join}
+			r.owners[k] = b*per + at
 		}
 		return r, nil
 	}, func(b int, r *finishBuffer) error {
@@ -235,6 +239,25 @@ func (res *Result) joinStreamed(d *model.Dataset, ev *serverEvidence, requests [
 	d.StreamedEvidence = stream
 	d.ServerSpans = joined.ServerSpans
 	return nil
+}
+
+// ownerTag is the tag of an owned span in its owner bucket: its owner's
+// place in the bucket's range, and whether it joins by trace id rather
+// than by Dynamo request id (the two ways Stream.OwnerOf reports).
+func ownerTag(at int, join string) uint64 {
+	tag := uint64(at) << 1
+	if join == model.JoinTraceID {
+		tag |= 1
+	}
+	return tag
+}
+
+// fromOwnerTag reads what ownerTag wrote.
+func fromOwnerTag(tag uint64) (at int, join string) {
+	if tag&1 != 0 {
+		return int(tag >> 1), model.JoinTraceID
+	}
+	return int(tag >> 1), model.JoinRequestID
 }
 
 // decodeCounter counts the bridged requests of a disaggregated run (one

@@ -7,7 +7,8 @@ import (
 
 // Spans regrouped into a store sharing the first one's tables, by their
 // stored bytes and after a compaction (Move), read back as they were
-// added; the stores refuse what would make their tables disagree.
+// added, each with its tag; the stores refuse what would make their
+// tables disagree.
 func TestShareRegroupsRecords(t *testing.T) {
 	spans := generatedSpans(t)
 	s, err := New(t.TempDir(), 3)
@@ -27,7 +28,7 @@ func TestShareRegroupsRecords(t *testing.T) {
 	if err := d.Add(0, &spans[0]); err == nil {
 		t.Fatal("a sharing store took a span to encode")
 	}
-	want := make([][]byte, 2)
+	want, wantTags := make([][]byte, 2), make([][]uint64, 2)
 	buf := &ReadBuffer{}
 	for b := range s.Buckets() {
 		got, err := s.ReadInto(b, buf)
@@ -42,10 +43,11 @@ func TestShareRegroupsRecords(t *testing.T) {
 			n++
 		}
 		for k := range got[:n] {
-			if err := d.AddRecord(k%2, buf, k, &got[k]); err != nil {
+			if err := d.AddRecord(k%2, buf, k, &got[k], uint64(b*1000+k)); err != nil {
 				t.Fatal(err)
 			}
 			want[k%2] = append(want[k%2], evidenceBytes(got[k:k+1])...)
+			wantTags[k%2] = append(wantTags[k%2], uint64(b*1000+k))
 		}
 	}
 	other, err := New(t.TempDir(), 1)
@@ -58,17 +60,20 @@ func TestShareRegroupsRecords(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := d.AddRecord(0, buf, 0, &got[0]); err == nil {
+	if err := d.AddRecord(0, buf, 0, &got[0], 0); err == nil {
 		t.Fatal("a span of a store with other tables was taken by its bytes")
 	}
 	for b := range d.Buckets() {
-		got, err := d.Read(b)
+		got, err := d.ReadInto(b, buf)
 		if err != nil {
 			t.Fatal(err)
 		}
 		var have []byte
 		for k := range got {
 			have = append(have, evidenceBytes(got[k:k+1])...)
+			if buf.Tag(k) != wantTags[b][k] {
+				t.Fatalf("bucket %d span %d: tag %d, added with %d", b, k, buf.Tag(k), wantTags[b][k])
+			}
 		}
 		if !bytes.Equal(have, want[b]) {
 			t.Fatalf("bucket %d of the sharing store reads back other spans", b)

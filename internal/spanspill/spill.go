@@ -22,6 +22,7 @@ package spanspill
 
 import (
 	"bufio"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -143,21 +144,24 @@ func (s *Store) Add(b int, sp *model.Span) error {
 		s.paths[sp.Ref.Path] = path
 	}
 	s.buf = s.names.appendSpan(s.buf[:0], sp, s.resources.id(sp.Resource), s.scopes.id(sp.Scope), path)
-	return s.write(b, s.buf, len(sp.Attrs))
+	return s.write(b, nil, s.buf, len(sp.Attrs))
 }
 
 // write appends the stored bytes rec of a span with attrs attributes to
-// bucket b.
-func (s *Store) write(b int, rec []byte, attrs int) error {
+// bucket b, after its tag's bytes (none in a store with its own tables).
+func (s *Store) write(b int, tag, rec []byte, attrs int) error {
 	bk := &s.buckets[b]
 	if bk.w == nil {
 		bk.w = bufio.NewWriterSize(bk.f, BufferBytes)
+	}
+	if _, err := bk.w.Write(tag); err != nil {
+		return fmt.Errorf("span spill: %w", err)
 	}
 	if _, err := bk.w.Write(rec); err != nil {
 		return fmt.Errorf("span spill: %w", err)
 	}
 	bk.spans++
-	bk.bytes += int64(len(rec))
+	bk.bytes += int64(len(tag) + len(rec))
 	bk.attrs += attrs
 	return nil
 }
@@ -180,9 +184,11 @@ func (s *Store) Share(dir string, n int) (*Store, error) {
 }
 
 // AddRecord appends to bucket b span k of the read buf holds (ReadInto
-// of s, or of a store sharing s's tables), as it was stored; sp is that
+// of s, or of a store sharing s's tables), as it was stored, with tag, a
+// number the caller reads back with it (ReadBuffer.Tag): what it knows of
+// the span, which a later pass then need not work out again. sp is the
 // span as read back, whose attributes are counted.
-func (s *Store) AddRecord(b int, buf *ReadBuffer, k int, sp *model.Span) error {
+func (s *Store) AddRecord(b int, buf *ReadBuffer, k int, sp *model.Span, tag uint64) error {
 	if s.closed {
 		return errors.New("span spill: store is closed")
 	}
@@ -192,7 +198,8 @@ func (s *Store) AddRecord(b int, buf *ReadBuffer, k int, sp *model.Span) error {
 	if s.of == nil || buf.tables != s.of {
 		return errors.New("span spill: AddRecord of a span read from a store whose tables this one does not share")
 	}
-	return s.write(b, buf.recs[k], len(sp.Attrs))
+	var t [binary.MaxVarintLen64]byte
+	return s.write(b, binary.AppendUvarint(t[:0], tag), buf.recs[k], len(sp.Attrs))
 }
 
 // Read returns the spans of bucket b in the order they were added. Their
@@ -211,15 +218,26 @@ type ReadBuffer struct {
 	spans []model.Span
 	slab  []model.Attr
 	// recs[k] is the stored bytes of spans[k] (a slice of raw), and
-	// tables the store whose tables they index, for AddRecord.
+	// tables the store whose tables they index, for AddRecord; tags[k]
+	// is the tag spans[k] was added with (a store sharing another's).
 	recs   [][]byte
 	tables *Store
+	tags   []uint64
+	tagged bool
 }
+
+// Tag is the tag span k of the last read was added with (AddRecord).
+func (b *ReadBuffer) Tag(k int) uint64 { return b.tags[k] }
 
 // Move makes span to's stored bytes span from's, for a caller that
 // compacts the spans a read gave (spans[to] = spans[from]) and adds them
 // to a store by their bytes (AddRecord).
-func (b *ReadBuffer) Move(to, from int) { b.recs[to] = b.recs[from] }
+func (b *ReadBuffer) Move(to, from int) {
+	b.recs[to] = b.recs[from]
+	if b.tagged {
+		b.tags[to] = b.tags[from]
+	}
+}
 
 // ReadInto is Read into buf: the spans, and every string and attribute
 // they hold, are valid until buf is given to another read. Nothing of
@@ -245,9 +263,9 @@ func (s *Store) ReadInto(b int, buf *ReadBuffer) ([]model.Span, error) {
 	}
 	spans := grow(&buf.spans, bk.spans)
 	recs := grow(&buf.recs, bk.spans)
-	t := s
-	if s.of != nil {
-		t = s.of
+	t, tags := s, []uint64(nil)
+	if buf.tagged = s.of != nil; buf.tagged {
+		t, tags = s.of, grow(&buf.tags, bk.spans)
 	}
 	buf.tables = t
 	// The decoded strings are views of raw: one buffer for the bytes and
@@ -256,6 +274,9 @@ func (s *Store) ReadInto(b int, buf *ReadBuffer) ([]model.Span, error) {
 	d := decoder{b: raw, whole: unsafe.String(unsafe.SliceData(raw), len(raw)), resources: t.resources.list, scopes: t.scopes.list, paths: t.pathList, names: t.names.list,
 		slab: grow(&buf.slab, bk.attrs)[:0]}
 	for k := range spans {
+		if tags != nil {
+			tags[k] = d.uint()
+		}
 		at := len(raw) - len(d.b)
 		d.span(&spans[k])
 		if d.err != nil {

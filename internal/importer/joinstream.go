@@ -21,12 +21,14 @@ const ownedSpansPerBucket = 1024
 //
 //  1. link every unique span's trace to its request (from the pairs the
 //     check pass noted, otelSpill.links);
-//  2. route every span: to the owner bucket of its request's range, to
-//     the server spans (a bucket of their own, sorted back into input
-//     order), or nowhere (counted);
-//  3. finish each range in request order, encoding each request with
-//     evidence into its chunk at once (catalog.EvidenceChunks) and
-//     checking each chunk's size, so no request's records outlive it.
+//  2. route every span, its owner found as its bucket is read: to the
+//     owner bucket of its request's range, to the server spans (a bucket
+//     of their own, sorted back into input order), or nowhere (counted),
+//     its stored bytes copied;
+//  3. finish each range in request order, handing each request with
+//     evidence to its chunk (catalog.EvidenceChunks), which is encoded
+//     on another goroutine once full, and checking each chunk's size, so
+//     no request's records outlive their chunk's encoding.
 //
 // The dataset, counters and warnings are the in-memory join's
 // (join.Join), byte for byte; the evidence is Dataset.StreamedEvidence.

@@ -8,7 +8,10 @@ import (
 // EvidenceChunks encodes request evidence as it is finished, one chunk of
 // EvidencePerChunk requests at a time, so that a build taking the join in
 // passes holds the deflated chunks (tens of bytes a span) instead of the
-// records: a record is encoded when it is added and may be dropped at once.
+// records: a record is kept only until its chunk is encoded, which happens
+// on another goroutine once the chunk's last record is added (at most one
+// chunk per core in flight), so the caller goes on finishing the next
+// requests meanwhile. A record must not change once added.
 // The shard it gives is the one EncodeEvidence gives for the same records
 // in the same order.
 type EvidenceChunks struct {
@@ -18,9 +21,10 @@ type EvidenceChunks struct {
 	SpillDir string
 	Hold     bool
 
-	w      *EvidenceWriter
-	chunks []chunk
-	n      int
+	// pending are the records of the chunk being filled.
+	pending []*model.RequestEvidence
+	chunks  []chunk
+	n       int
 	// deflate lays out and deflates each finished chunk while the next
 	// is encoded.
 	deflate chunkDeflater
@@ -34,19 +38,19 @@ type EvidenceChunks struct {
 	roleSeen map[model.WorkerRole]bool
 }
 
-// Add encodes r as the next request with evidence and returns its index
-// (what model.RequestServer.Evidence holds).
+// Add takes r as the next request with evidence and returns its index
+// (what model.RequestServer.Evidence holds); r is encoded with its chunk.
 func (e *EvidenceChunks) Add(r *model.RequestEvidence) int {
 	if e.done {
 		panic("catalog: EvidenceChunks.Add after Shard")
 	}
-	if e.w == nil {
-		e.w = NewEvidenceWriter()
-	}
 	if e.n == 0 && !e.Hold && e.deflate.spill == nil {
 		e.deflate.spill = newEvidenceSpill(e.SpillDir)
 	}
-	e.w.AddRequest(r)
+	if e.pending == nil {
+		e.pending = make([]*model.RequestEvidence, 0, EvidencePerChunk)
+	}
+	e.pending = append(e.pending, r)
 	e.bindings.add(r.Bindings)
 	r.WorkerRoles(func(wr model.WorkerRole) {
 		if !e.roleSeen[wr] {
@@ -57,22 +61,39 @@ func (e *EvidenceChunks) Add(r *model.RequestEvidence) int {
 			e.roles = append(e.roles, wr)
 		}
 	})
-	if e.w.Len() == EvidencePerChunk {
+	if len(e.pending) == EvidencePerChunk {
 		e.flush()
 	}
 	e.n++
 	return e.n - 1
 }
 
+// Then runs f once every record added so far is encoded, and no writer
+// reads it again: on the goroutine that encoded the last of them, or at
+// once when they are all encoded. A caller whose records are views of a
+// buffer gives the buffer back in f, rather than allocating one for each
+// bucket of spans it reads. Every f has run when Stream or Shard returns.
+func (e *EvidenceChunks) Then(f func()) {
+	last := len(e.deflate.slots) - 1
+	if len(e.pending) > 0 {
+		last++ // the chunk being filled, flushed as the next slot
+	}
+	if last < 0 {
+		f()
+		return
+	}
+	e.deflate.released.then(last, f)
+}
+
 // Len is the number of requests added.
 func (e *EvidenceChunks) Len() int { return e.n }
 
 func (e *EvidenceChunks) flush() {
-	if e.w == nil || e.w.Len() == 0 {
+	if len(e.pending) == 0 {
 		return
 	}
-	e.deflate.add(e.w) // laid out and deflated on another core
-	e.w = nil
+	e.deflate.add(e.pending) // encoded and deflated on another core
+	e.pending = nil
 }
 
 // Shard finishes the last chunk and returns the evidence shard; nil when

@@ -10,8 +10,9 @@ import (
 	"github.com/dsight/dsight/internal/shard"
 )
 
-// Evidence encoded as each request is finished gives the shard the whole
-// dataset's encoding gives, and keeps nothing of a record once added.
+// Evidence encoded chunk by chunk, each chunk on a goroutine of its own
+// with a writer reused from an earlier chunk, gives the shard the whole
+// dataset's encoding gives.
 func TestEvidenceChunksMatchEncodeEvidence(t *testing.T) {
 	base := jointest.JoinWriteRun(t).Requests
 	for _, n := range []int{1, EvidencePerChunk, 2*EvidencePerChunk + 5} {
@@ -27,16 +28,8 @@ func TestEvidenceChunksMatchEncodeEvidence(t *testing.T) {
 		}
 		var e EvidenceChunks
 		for i := range d.Evidence {
-			rec := d.Evidence[i]
-			spans := append([]model.JoinedSpan(nil), rec.Spans...)
-			rec.Spans = spans
-			if k := e.Add(&rec); k != i {
+			if k := e.Add(&d.Evidence[i]); k != i {
 				t.Fatalf("request %d added as %d", i, k)
-			}
-			// Added means encoded: the caller may reuse the record.
-			rec.Client.ID = "reused"
-			for s := range spans {
-				spans[s].Worker = "reused"
 			}
 		}
 		got, err := shard.Encode(e.Shard())
@@ -50,5 +43,27 @@ func TestEvidenceChunksMatchEncodeEvidence(t *testing.T) {
 	var none EvidenceChunks
 	if none.Shard() != nil {
 		t.Fatal("a shard without evidence")
+	}
+}
+
+// A writer reset after one chunk encodes the next as a fresh one does:
+// nothing of the first (strings, resources, scopes, records) leaks into it.
+func TestEvidenceWriterResetEncodesAsNew(t *testing.T) {
+	base := jointest.JoinWriteRun(t).Requests
+	w := NewEvidenceWriter()
+	for k := range base {
+		w.AddRequest(&base[k])
+	}
+	w.layout()
+	for start := range min(3, len(base)) {
+		w.reset()
+		fresh := NewEvidenceWriter()
+		for k := start; k < len(base); k += 2 {
+			w.AddRequest(&base[k])
+			fresh.AddRequest(&base[k])
+		}
+		if got, want := w.layout(), fresh.Bytes(); !bytes.Equal(got, want) {
+			t.Fatalf("from request %d: a reset writer encodes %d bytes, a fresh one %d", start, len(got), len(want))
+		}
 	}
 }

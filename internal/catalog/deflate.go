@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/dsight/dsight/internal/model"
 	"github.com/dsight/dsight/internal/shard"
 )
 
@@ -29,6 +30,10 @@ type chunk struct {
 	// (stored bytes at offset at), not in deflated.
 	spilled    bool
 	at, stored int64
+	// big is the chunk's span with the most attribute bytes (bigBytes),
+	// found only for a chunk over MaxChunkBytes, to name in its refusal.
+	big      *model.Span
+	bigBytes int
 }
 
 // encodeChunks encodes n records, EvidencePerChunk to a chunk, and

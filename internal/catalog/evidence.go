@@ -50,8 +50,12 @@ type EvidenceWriter struct {
 	hashed    int
 	resources shared[model.Resource]
 	scopes    shared[model.Scope]
-	records   [][]byte
-	buf       []byte
+	// records are the encoded records, concatenated; ends[k] is where
+	// record k ends.
+	records []byte
+	ends    []int
+	buf     []byte
+	out     []byte // what Bytes laid out last, reused by reset
 }
 
 // NewEvidenceWriter returns an empty chunk.
@@ -60,7 +64,22 @@ func NewEvidenceWriter() *EvidenceWriter {
 }
 
 // Len is the number of records added.
-func (w *EvidenceWriter) Len() int { return len(w.records) }
+func (w *EvidenceWriter) Len() int { return len(w.ends) }
+
+// reset empties w for another chunk, keeping its storage: a build encodes
+// thousands of chunks, and the string table's map, grown afresh for each,
+// was a third of its lookups' cost. The bytes Bytes returned last are
+// overwritten by the next Bytes.
+func (w *EvidenceWriter) reset() {
+	clear(w.strs)
+	clear(w.table) // the strings of the last chunk's records may go
+	w.table = w.table[:0]
+	w.same = [256]sameStr{}
+	w.empty, w.hashed = 0, 0
+	w.resources.reset()
+	w.scopes.reset()
+	w.records, w.ends = w.records[:0], w.ends[:0]
+}
 
 // AddRequest encodes r and returns its slot in the chunk.
 func (w *EvidenceWriter) AddRequest(r *model.RequestEvidence) int {
@@ -114,12 +133,21 @@ func (w *EvidenceWriter) AddSpan(sp *model.JoinedSpan) int {
 }
 
 func (w *EvidenceWriter) record() int {
-	w.records = append(w.records, append([]byte(nil), w.buf...))
-	return len(w.records) - 1
+	w.records = append(w.records, w.buf...)
+	w.ends = append(w.ends, len(w.records))
+	return len(w.ends) - 1
 }
 
 // Bytes returns the finished chunk.
 func (w *EvidenceWriter) Bytes() []byte {
+	out := w.layout()
+	w.out = nil // the caller's
+	return out
+}
+
+// layout lays the chunk out into w's own buffer, valid until the next
+// layout: the deflater compresses it and lets it go.
+func (w *EvidenceWriter) layout() []byte {
 	// Resources and scopes intern their strings too; encode them before the
 	// string table is written out.
 	var shared []byte
@@ -136,14 +164,14 @@ func (w *EvidenceWriter) Bytes() []byte {
 	}
 	shared = append(shared, w.buf...)
 
-	size := len(chunkMagic) + 1 + len(shared) + 10*(len(w.table)+len(w.records)+2)
+	size := len(chunkMagic) + 1 + len(shared) + 10*(len(w.table)+len(w.ends)+2) + len(w.records)
 	for _, s := range w.table {
 		size += len(s)
 	}
-	for _, r := range w.records {
-		size += len(r)
+	out := w.out[:0]
+	if cap(out) < size { // a writer Bytes gave its buffer to allocates
+		out = make([]byte, 0, size)
 	}
-	out := make([]byte, 0, size)
 	out = append(append(out, chunkMagic...), chunkVersion)
 	out = binary.AppendUvarint(out, uint64(len(w.table)))
 	for _, s := range w.table {
@@ -151,13 +179,14 @@ func (w *EvidenceWriter) Bytes() []byte {
 		out = append(out, s...)
 	}
 	out = append(out, shared...)
-	out = binary.AppendUvarint(out, uint64(len(w.records)))
-	for _, r := range w.records {
-		out = binary.AppendUvarint(out, uint64(len(r)))
+	out = binary.AppendUvarint(out, uint64(len(w.ends)))
+	start := 0
+	for _, end := range w.ends {
+		out = binary.AppendUvarint(out, uint64(end-start))
+		start = end
 	}
-	for _, r := range w.records {
-		out = append(out, r...)
-	}
+	out = append(out, w.records...)
+	w.out = out
 	return out
 }
 
@@ -286,6 +315,12 @@ func (w *EvidenceWriter) span(sp *model.JoinedSpan, prevStart int64) {
 type shared[T any] struct {
 	ids  map[*T]uint64
 	list []*T
+}
+
+func (s *shared[T]) reset() {
+	clear(s.ids)
+	clear(s.list)
+	s.list = s.list[:0]
 }
 
 func (s *shared[T]) id(p *T) uint64 {

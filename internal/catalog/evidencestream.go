@@ -58,6 +58,16 @@ func (s *StreamedEvidence) ChunkOverLimit() (k int, size int64, over bool) {
 	return 0, 0, false
 }
 
+// BigSpan is the span of chunk k with the most attribute bytes and how
+// many (AttrBytes), for ChunkLimitError: found for a chunk over
+// MaxChunkBytes only (nil and -1 for others, and for a chunk without spans).
+func (s *StreamedEvidence) BigSpan(k int) (*model.Span, int) {
+	if ch := s.chunks[k]; ch.size > MaxChunkBytes {
+		return ch.big, ch.bigBytes
+	}
+	return nil, -1
+}
+
 // HeldBytes is how many bytes of deflated payload the stream holds in
 // memory (not spilled).
 func (s *StreamedEvidence) HeldBytes() int64 {

@@ -21,12 +21,14 @@ const ownedSpansPerBucket = 1024
 //
 //  1. link every unique span's trace to its request (from the pairs the
 //     check pass noted, otelSpill.links);
-//  2. route every span: to the owner bucket of its request's range, to
-//     the server spans (a bucket of their own, sorted back into input
-//     order), or nowhere (counted);
-//  3. finish each range in request order, encoding each request with
-//     evidence into its chunk at once (catalog.EvidenceChunks) and
-//     checking each chunk's size, so no request's records outlive it.
+//  2. route every span, its owner found as its bucket is read: to the
+//     owner bucket of its request's range, to the server spans (a bucket
+//     of their own, sorted back into input order), or nowhere (counted),
+//     its stored bytes copied;
+//  3. finish each range in request order, handing each request with
+//     evidence to its chunk (catalog.EvidenceChunks), which is encoded
+//     on another goroutine once full, and checking each chunk's size, so
+//     no request's records outlive their chunk's encoding.
 //
 // The dataset, counters and warnings are the in-memory join's
 // (join.Join), byte for byte; the evidence is Dataset.StreamedEvidence.
@@ -60,21 +62,38 @@ func (res *Result) joinStreamed(d *model.Dataset, ev *serverEvidence, requests [
 	// they keep; the spill's Add encodes), so the buffers are recycled.
 	bufs := newSpillBuffers()
 	type read struct {
-		spans []model.Span
-		buf   *spanspill.ReadBuffer
+		spans  []model.Span
+		owners []int    // by span, once linked (owners)
+		joins  []string // how each owned span joins its owner
+		buf    *spanspill.ReadBuffer
 	}
-	each := func(f func(sp *model.Span) error) error {
+	// each reads the buckets ahead on other goroutines, and with owners
+	// set, finds the owner of each span there too (Stream.OwnerOf reads
+	// only what linking built), so that f, on this goroutine, routes.
+	owners := false
+	each := func(f func(buf *spanspill.ReadBuffer, k int, sp *model.Span, owner int, join string) error) error {
 		return inOrder(o.store.Buckets(), readAhead(), func(b int) (read, error) {
 			buf := bufs.get()
 			spans, err := o.uniqueAgain(b, buf)
+			r := read{spans: spans, buf: buf}
 			for k := range spans {
 				truncateAttrs(spans[k].Attrs)
 			}
-			return read{spans, buf}, err
+			if owners && err == nil {
+				r.owners, r.joins = make([]int, len(spans)), make([]string, len(spans))
+				for k := range spans {
+					r.owners[k], r.joins[k] = st.OwnerOf(&spans[k])
+				}
+			}
+			return r, err
 		}, func(_ int, r read) error {
 			defer bufs.put(r.buf)
 			for k := range r.spans {
-				if err := f(&r.spans[k]); err != nil {
+				owner, join := 0, ""
+				if r.owners != nil {
+					owner, join = r.owners[k], r.joins[k]
+				}
+				if err := f(r.buf, k, &r.spans[k], owner, join); err != nil {
 					return err
 				}
 			}
@@ -85,28 +104,33 @@ func (res *Result) joinStreamed(d *model.Dataset, ev *serverEvidence, requests [
 		// The check pass noted every pair a link pass would link.
 		st.LinkAll(o.links)
 		o.links = nil
-	} else if err := each(func(sp *model.Span) error { st.Link(sp); return nil }); err != nil {
+	} else if err := each(func(_ *spanspill.ReadBuffer, _ int, sp *model.Span, _ int, _ string) error { st.Link(sp); return nil }); err != nil {
 		return err
 	}
+	owners = true
 	buckets := int(min(max(o.spans/ownedSpansPerBucket, 1), 1024))
 	per := max(1, (clients+buckets-1)/buckets)
 	buckets = (clients + per - 1) / per
-	owned, err := spanspill.New(ev.spillDir, max(buckets, 1))
+	// The owned and server spans are copied as the spill stored them
+	// (Store.Share): uncut, so each is cut again once read back. An owned
+	// span's tag is its owner and how it joins it (ownerTag), which the
+	// finish pass reads rather than asking the stream again.
+	ownedStore, err := o.store.Share(ev.spillDir, max(buckets, 1))
 	if err != nil {
 		return err
 	}
-	defer owned.Close()
-	servers, err := spanspill.New(ev.spillDir, 1)
+	defer ownedStore.Close()
+	servers, err := o.store.Share(ev.spillDir, 1)
 	if err != nil {
 		return err
 	}
 	defer servers.Close()
-	if err := each(func(sp *model.Span) error {
-		switch owner, server := st.Route(sp); {
+	if err := each(func(buf *spanspill.ReadBuffer, k int, sp *model.Span, owner int, join string) error {
+		switch server := st.RouteOwned(sp, owner); {
 		case owner >= 0:
-			return owned.Add(owner/per, sp)
+			return ownedStore.AddRecord(owner/per, buf, k, sp, ownerTag(owner%per, join))
 		case server:
-			return servers.Add(0, sp)
+			return servers.AddRecord(0, buf, k, sp, 0)
 		}
 		return nil
 	}); err != nil {
@@ -120,18 +144,36 @@ func (res *Result) joinStreamed(d *model.Dataset, ev *serverEvidence, requests [
 	if ev.tap != nil {
 		ev.tap.BeginEvidence(originNS, d.Sources)
 	}
-	var bigs []bigSpan // by chunk
 	var available int64
-	if err := inOrder(buckets, readAhead(), owned.Read, func(b int, spans []model.Span) error {
-		ptrs, owners := make([]*model.Span, len(spans)), make([]int, len(spans))
-		for k := range spans {
-			ptrs[k], owners[k] = &spans[k], st.Owner(&spans[k])
+	// Each range's spans are read back, and their owners found, ahead on
+	// other goroutines; this one finishes the ranges in order and hands
+	// their evidence over, which EvidenceChunks encodes and deflates on
+	// other goroutines again, so the pass keeps every core busy.
+	// A range's read buffer goes back to the pool once the chunks holding
+	// its records are encoded (EvidenceChunks.Then), unless a tap holds
+	// the records, as long as it likes.
+	pool := newFinishBuffers(ev.tap == nil)
+	if err := inOrder(buckets, readAhead(), func(b int) (*finishBuffer, error) {
+		r := pool.get()
+		spans, err := ownedStore.ReadInto(b, &r.read)
+		if err != nil {
+			return nil, err
 		}
+		r.spans, r.owners = grow(r.spans, len(spans)), grow(r.owners, len(spans))
+		for k := range spans {
+			truncateAttrs(spans[k].Attrs)
+			at, join := fromOwnerTag(r.read.Tag(k))
+			r.spans[k] = model.JoinedSpan{Span: &spans[k], Join: join}
+			r.owners[k] = b*per + at
+		}
+		return r, nil
+	}, func(b int, r *finishBuffer) error {
 		lo, hi := b*per, min(clients, (b+1)*per)
-		evs, err := st.Finish(lo, hi, ptrs, owners)
+		evs, err := st.FinishOwned(lo, hi, r.spans, r.owners)
 		if err != nil {
 			return err
 		}
+		defer chunks.Then(func() { pool.put(r) })
 		for n := range evs {
 			j, i := &evs[n], lo+n
 			decode.note(j)
@@ -153,10 +195,6 @@ func (res *Result) joinStreamed(d *model.Dataset, ev *serverEvidence, requests [
 			if has {
 				available++
 			}
-			if c := k / catalog.EvidencePerChunk; c == len(bigs) {
-				bigs = append(bigs, bigSpan{bytes: -1})
-			}
-			bigs[len(bigs)-1].note(j)
 		}
 		return nil
 	}); err != nil {
@@ -171,6 +209,9 @@ func (res *Result) joinStreamed(d *model.Dataset, ev *serverEvidence, requests [
 		spans, err := servers.Read(0)
 		if err != nil {
 			return err
+		}
+		for k := range spans {
+			truncateAttrs(spans[k].Attrs)
 		}
 		slices.SortFunc(spans, func(a, b model.Span) int { return o.order(&a).compare(o.order(&b)) })
 		serverSpans = make([]model.JoinedSpan, len(spans))
@@ -194,31 +235,31 @@ func (res *Result) joinStreamed(d *model.Dataset, ev *serverEvidence, requests [
 	}
 	stream := chunks.Stream()
 	if k, size, over := stream.ChunkOverLimit(); over {
-		return catalog.ChunkLimitError(k, size, bigs[k].span, bigs[k].bytes)
+		big, n := stream.BigSpan(k)
+		return catalog.ChunkLimitError(k, size, big, n)
 	}
 	d.StreamedEvidence = stream
 	d.ServerSpans = joined.ServerSpans
 	return nil
 }
 
-// bigSpan is the span of one evidence chunk with the most attribute
-// bytes, kept (without its attributes) to name it should the chunk be
-// over the readers' bound.
-type bigSpan struct {
-	span  *model.Span
-	bytes int
+// ownerTag is the tag of an owned span in its owner bucket: its owner's
+// place in the bucket's range, and whether it joins by trace id rather
+// than by Dynamo request id (the two ways Stream.OwnerOf reports).
+func ownerTag(at int, join string) uint64 {
+	tag := uint64(at) << 1
+	if join == model.JoinTraceID {
+		tag |= 1
+	}
+	return tag
 }
 
-func (b *bigSpan) note(r *model.RequestEvidence) {
-	for k := range r.Spans {
-		sp := r.Spans[k].Span
-		if n := catalog.AttrBytes(sp.Attrs); n > b.bytes {
-			// Its strings are cloned: the spans read back share one
-			// buffer per bucket, which must not outlive the bucket.
-			b.span = &model.Span{Name: strings.Clone(sp.Name), Ref: model.SpanRef{Path: strings.Clone(sp.Ref.Path), Line: sp.Ref.Line, Ordinal: sp.Ref.Ordinal}}
-			b.bytes = n
-		}
+// fromOwnerTag reads what ownerTag wrote.
+func fromOwnerTag(tag uint64) (at int, join string) {
+	if tag&1 != 0 {
+		return int(tag >> 1), model.JoinTraceID
 	}
+	return int(tag >> 1), model.JoinRequestID
 }
 
 // decodeCounter counts the bridged requests of a disaggregated run (one

@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"sync"
 	"sync/atomic"
 
 	"github.com/dsight/dsight/internal/importer/join"
@@ -60,6 +61,8 @@ type otelSpill struct {
 	// pass dropped (none in most buckets), so the join's passes drop them
 	// again without keying every span (uniqueAgain).
 	later [][]int32
+	// keys holds the key maps unique uses, one per bucket being read.
+	keys sync.Pool
 	// links are the distinct (trace, Dynamo request id) pairs of the valid
 	// unique spans, noted by the check pass: all the join's link step
 	// reads (join.Stream.LinkAll), so it needs no pass of its own.
@@ -119,7 +122,13 @@ func (o *otelSpill) unique(b int, buf *spanspill.ReadBuffer) (spans []model.Span
 	if err != nil {
 		return nil, 0, nil, at, err
 	}
-	first := make(map[spanKey]int, len(spans))
+	// The key maps are reused from bucket to bucket: made afresh they
+	// were 0.2 GB of a 2M-span build's allocations.
+	first, _ := o.keys.Get().(map[spanKey]int)
+	if first == nil {
+		first = make(map[spanKey]int, len(spans))
+	}
+	defer func() { clear(first); o.keys.Put(first) }()
 	var drop []int32
 	n := 0
 	for k := range spans {
@@ -139,6 +148,7 @@ func (o *otelSpill) unique(b int, buf *spanspill.ReadBuffer) (spans []model.Span
 		}
 		first[key] = n
 		spans[n] = *sp
+		buf.Move(n, k)
 		n++
 	}
 	if o.later != nil {
@@ -167,6 +177,7 @@ func (o *otelSpill) uniqueAgain(b int, buf *spanspill.ReadBuffer) ([]model.Span,
 			continue
 		}
 		spans[n] = spans[k]
+		buf.Move(n, k)
 		n++
 	}
 	clear(spans[n:])

@@ -14,12 +14,15 @@
 //
 // The working set is the write buffers of the buckets written and not yet
 // read (buckets × BufferBytes at most), the resources, scopes and source
-// paths, and one bucket's spans while it is read. It imports only the
-// model.
+// paths, and one bucket's spans while it is read. A store may share
+// another's tables (Share), so that a pass regrouping the spans of one
+// store into another copies each span's stored bytes rather than encoding
+// it again. It imports only the model.
 package spanspill
 
 import (
 	"bufio"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -45,6 +48,11 @@ type Store struct {
 	names     names
 	buf       []byte
 	closed    bool
+	// of is the store whose tables this one's records index (Share); nil
+	// for a store with tables of its own. shared marks a store another
+	// shares: its tables may no longer grow.
+	of     *Store
+	shared bool
 }
 
 type bucket struct {
@@ -126,6 +134,9 @@ func (s *Store) Add(b int, sp *model.Span) error {
 	if b < 0 || b >= len(s.buckets) {
 		return fmt.Errorf("span spill: bucket %d of %d", b, len(s.buckets))
 	}
+	if s.of != nil || s.shared {
+		return errors.New("span spill: Add to a store whose tables are shared (AddRecord)")
+	}
 	path, ok := s.paths[sp.Ref.Path]
 	if !ok {
 		s.pathList = append(s.pathList, sp.Ref.Path)
@@ -133,17 +144,62 @@ func (s *Store) Add(b int, sp *model.Span) error {
 		s.paths[sp.Ref.Path] = path
 	}
 	s.buf = s.names.appendSpan(s.buf[:0], sp, s.resources.id(sp.Resource), s.scopes.id(sp.Scope), path)
+	return s.write(b, nil, s.buf, len(sp.Attrs))
+}
+
+// write appends the stored bytes rec of a span with attrs attributes to
+// bucket b, after its tag's bytes (none in a store with its own tables).
+func (s *Store) write(b int, tag, rec []byte, attrs int) error {
 	bk := &s.buckets[b]
 	if bk.w == nil {
 		bk.w = bufio.NewWriterSize(bk.f, BufferBytes)
 	}
-	if _, err := bk.w.Write(s.buf); err != nil {
+	if _, err := bk.w.Write(tag); err != nil {
+		return fmt.Errorf("span spill: %w", err)
+	}
+	if _, err := bk.w.Write(rec); err != nil {
 		return fmt.Errorf("span spill: %w", err)
 	}
 	bk.spans++
-	bk.bytes += int64(len(s.buf))
-	bk.attrs += len(sp.Attrs)
+	bk.bytes += int64(len(tag) + len(rec))
+	bk.attrs += attrs
 	return nil
+}
+
+// Share returns a store of n buckets of its own (files in dir, as New)
+// that takes spans of s as
+// the bytes s stored them in (AddRecord), and reads them back with s's
+// tables: a pass that regroups the spans read back from s copies each
+// one's bytes instead of encoding it again. s takes no Add after it.
+func (s *Store) Share(dir string, n int) (*Store, error) {
+	if s.of != nil {
+		s = s.of
+	}
+	d, err := New(dir, n)
+	if err != nil {
+		return nil, err
+	}
+	d.of, s.shared = s, true
+	return d, nil
+}
+
+// AddRecord appends to bucket b span k of the read buf holds (ReadInto
+// of s, or of a store sharing s's tables), as it was stored, with tag, a
+// number the caller reads back with it (ReadBuffer.Tag): what it knows of
+// the span, which a later pass then need not work out again. sp is the
+// span as read back, whose attributes are counted.
+func (s *Store) AddRecord(b int, buf *ReadBuffer, k int, sp *model.Span, tag uint64) error {
+	if s.closed {
+		return errors.New("span spill: store is closed")
+	}
+	if b < 0 || b >= len(s.buckets) {
+		return fmt.Errorf("span spill: bucket %d of %d", b, len(s.buckets))
+	}
+	if s.of == nil || buf.tables != s.of {
+		return errors.New("span spill: AddRecord of a span read from a store whose tables this one does not share")
+	}
+	var t [binary.MaxVarintLen64]byte
+	return s.write(b, binary.AppendUvarint(t[:0], tag), buf.recs[k], len(sp.Attrs))
 }
 
 // Read returns the spans of bucket b in the order they were added. Their
@@ -161,6 +217,26 @@ type ReadBuffer struct {
 	raw   []byte
 	spans []model.Span
 	slab  []model.Attr
+	// recs[k] is the stored bytes of spans[k] (a slice of raw), and
+	// tables the store whose tables they index, for AddRecord; tags[k]
+	// is the tag spans[k] was added with (a store sharing another's).
+	recs   [][]byte
+	tables *Store
+	tags   []uint64
+	tagged bool
+}
+
+// Tag is the tag span k of the last read was added with (AddRecord).
+func (b *ReadBuffer) Tag(k int) uint64 { return b.tags[k] }
+
+// Move makes span to's stored bytes span from's, for a caller that
+// compacts the spans a read gave (spans[to] = spans[from]) and adds them
+// to a store by their bytes (AddRecord).
+func (b *ReadBuffer) Move(to, from int) {
+	b.recs[to] = b.recs[from]
+	if b.tagged {
+		b.tags[to] = b.tags[from]
+	}
 }
 
 // ReadInto is Read into buf: the spans, and every string and attribute
@@ -186,16 +262,27 @@ func (s *Store) ReadInto(b int, buf *ReadBuffer) ([]model.Span, error) {
 		return nil, fmt.Errorf("span spill: bucket %d: %w", b, err)
 	}
 	spans := grow(&buf.spans, bk.spans)
+	recs := grow(&buf.recs, bk.spans)
+	t, tags := s, []uint64(nil)
+	if buf.tagged = s.of != nil; buf.tagged {
+		t, tags = s.of, grow(&buf.tags, bk.spans)
+	}
+	buf.tables = t
 	// The decoded strings are views of raw: one buffer for the bytes and
 	// the strings, not a copy for each. They stay valid until buf is read
 	// into again, which a caller recycling buffers must wait for.
-	d := decoder{b: raw, whole: unsafe.String(unsafe.SliceData(raw), len(raw)), resources: s.resources.list, scopes: s.scopes.list, paths: s.pathList, names: s.names.list,
+	d := decoder{b: raw, whole: unsafe.String(unsafe.SliceData(raw), len(raw)), resources: t.resources.list, scopes: t.scopes.list, paths: t.pathList, names: t.names.list,
 		slab: grow(&buf.slab, bk.attrs)[:0]}
 	for k := range spans {
+		if tags != nil {
+			tags[k] = d.uint()
+		}
+		at := len(raw) - len(d.b)
 		d.span(&spans[k])
 		if d.err != nil {
 			return nil, fmt.Errorf("span spill: bucket %d span %d: %w", b, k, d.err)
 		}
+		recs[k] = raw[at : len(raw)-len(d.b) : len(raw)-len(d.b)]
 	}
 	if len(d.b) != 0 {
 		return nil, fmt.Errorf("span spill: bucket %d: %d bytes after its last span", b, len(d.b))

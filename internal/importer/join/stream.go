@@ -131,6 +131,16 @@ func (s *Stream) Owner(sp *model.Span) int {
 	return owner
 }
 
+// OwnerOf is Owner with how the span joins its owner (model.JoinRequestID
+// or model.JoinTraceID; "" when it has none). Once every span is linked it
+// only reads what linking built, so, unlike Link, Route and Finish, it may
+// be called from several goroutines at once and beside Route or Finish:
+// a caller finds the owners of a bucket of spans while the spans of the
+// bucket before are routed or finished.
+func (s *Stream) OwnerOf(sp *model.Span) (owner int, join string) {
+	return s.owner(sp)
+}
+
 func (s *Stream) owner(sp *model.Span) (int, string) {
 	if sp.EndNS < sp.StartNS {
 		return Dropped, ""
@@ -157,6 +167,12 @@ func (s *Stream) owner(sp *model.Span) (int, string) {
 // lifecycle activities (server_spans, reference §3.9).
 func (s *Stream) Route(sp *model.Span) (owner int, server bool) {
 	owner, _ = s.owner(sp)
+	return owner, s.RouteOwned(sp, owner)
+}
+
+// RouteOwned is Route for a span whose owner the caller found (Owner or
+// OwnerOf), in the same order Route would be called.
+func (s *Stream) RouteOwned(sp *model.Span, owner int) (server bool) {
 	switch {
 	case owner >= 0:
 		s.audit.joined++
@@ -184,7 +200,7 @@ func (s *Stream) Route(sp *model.Span) (owner int, server bool) {
 	default:
 		s.audit.outside++
 	}
-	return owner, server
+	return server
 }
 
 // rid is procKey.rid for request i and request id v; ok is false when
@@ -264,12 +280,27 @@ func (s *Stream) AttachWorkerLogs() {
 // owner, as Route returned it, in owners) and returns their evidence,
 // which points at the spans given.
 func (s *Stream) Finish(lo, hi int, spans []*model.Span, owners []int) ([]model.RequestEvidence, error) {
+	joined := make([]model.JoinedSpan, len(spans))
+	for k := range spans {
+		if i := owners[k]; i < lo || i >= hi {
+			return nil, fmt.Errorf("join: span %s is owned by request %d, outside %d..%d", spans[k].Ref, i, lo, hi-1)
+		}
+		_, kind := s.owner(spans[k])
+		joined[k] = model.JoinedSpan{Span: spans[k], Join: kind}
+	}
+	return s.FinishOwned(lo, hi, joined, owners)
+}
+
+// FinishOwned is Finish for spans whose owners and join kinds the caller
+// found (OwnerOf): spans[k] is a span with only its Join set, owned by
+// request owners[k].
+func (s *Stream) FinishOwned(lo, hi int, spans []model.JoinedSpan, owners []int) ([]model.RequestEvidence, error) {
 	j := s.j
 	counts := make([]int, hi-lo)
 	total := 0
 	for k, i := range owners {
 		if i < lo || i >= hi {
-			return nil, fmt.Errorf("join: span %s is owned by request %d, outside %d..%d", spans[k].Ref, i, lo, hi-1)
+			return nil, fmt.Errorf("join: span %s is owned by request %d, outside %d..%d", spans[k].Span.Ref, i, lo, hi-1)
 		}
 		counts[i-lo]++
 		total++
@@ -285,8 +316,7 @@ func (s *Stream) Finish(lo, hi int, spans []*model.Span, owners []int) ([]model.
 	}
 	for k := range spans {
 		f := &fin[owners[k]-lo]
-		_, kind := s.owner(spans[k])
-		f.Spans = append(f.Spans, model.JoinedSpan{Span: spans[k], Join: kind})
+		f.Spans = append(f.Spans, spans[k])
 	}
 	out := make([]model.RequestEvidence, hi-lo)
 	for n := range fin {

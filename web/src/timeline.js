@@ -67,40 +67,75 @@ export function renderTimeline(view, page) {
     for (const a of s.agents) {
       const key = agentKey(s.id, a.id);
       const agentOpen = state.expandedAgents.has(key);
+      // An agent or request row no longer shown is relabelled for one of
+      // the same shape (a fit to a request elsewhere in the run shows other
+      // sessions): its handlers read what they act on from the row.
+      const agentLabel = (el) => {
+        el.dataset.session = s.id;
+        el.dataset.agent = a.id;
+        const [, btn, kind, name] = el.firstChild.children;
+        const label = `${agentOpen ? "Collapse" : "Expand"} agent ${a.id}`;
+        btn.setAttribute("aria-label", label);
+        btn.title = label;
+        setText(kind, a.label);
+        name.title = a.id;
+        setText(name, a.id);
+        setBars(view, el.lastChild, a.bars, x);
+      };
       place(
         `a\0${key}\0${agentOpen}\0${a.depth}\0${a.label}\0${a.bars.map((b) => barKey(view, b, x)).join("\0")}`,
-        () =>
-          row(
+        () => {
+          const el = row(
             "agent-row track",
-            [
-              h("span", { class: "indent" }),
-              toggle(agentOpen, `${agentOpen ? "Collapse" : "Expand"} agent ${a.id}`, () => view.toggleAgent(key)),
-              h("span", { class: `agent-kind ${a.depth === 0 ? "main" : "sub"}` }, a.label),
-              h("span", { class: "name", title: a.id }, a.id),
-            ],
+            [h("span", { class: "indent" }), toggle(agentOpen, "", () => view.toggleAgent(agentKey(el.dataset.session, el.dataset.agent))), h("span", { class: `agent-kind ${a.depth === 0 ? "main" : "sub"}` }), h("span", { class: "name" })],
             a.bars.map((b) => bar(view, b, x)),
-            { session: s.id, agent: a.id },
-          ),
+            {},
+          );
+          agentLabel(el);
+          return el;
+        },
         (el) => a.bars.forEach((b, i) => moveBar(el.lastChild.children[i], b, x)),
+        `agent ${agentOpen} ${a.depth === 0}`,
+        agentLabel,
       );
       if (!agentOpen) continue;
       for (const b of a.bars) {
         const expanded = b.lifecycle && state.expandedRequests.has(b.id);
+        const requestRowLabel = (el) => {
+          el.className = `row request-row track${view.state.request === b.id ? " selected" : ""}`;
+          el.dataset.request = b.id;
+          const [, btn, turn, name] = el.firstChild.children;
+          if (b.lifecycle) {
+            const label = `${expanded ? "Collapse" : "Expand"} lifecycle of ${b.id}`;
+            btn.setAttribute("aria-label", label);
+            btn.title = label;
+            btn.dataset.id = b.id;
+          }
+          setText(turn, b.turn === null ? "turn ?" : `turn ${b.turn}`);
+          name.title = b.id;
+          setText(name, b.id);
+          setBars(view, el.lastChild, [b], x);
+        };
         place(
           `r\0${b.id}\0${expanded}\0${!!b.lifecycle}\0${b.turn}\0${barKey(view, b, x)}`,
-          () =>
-            row(
-              `request-row track${view.state.request === b.id ? " selected" : ""}`,
+          () => {
+            const el = row(
+              "request-row track",
               [
                 h("span", { class: "indent2" }),
-                b.lifecycle ? toggle(expanded, `${expanded ? "Collapse" : "Expand"} lifecycle of ${b.id}`, () => view.toggleLifecycle(b.id), { toggle: "request", id: b.id }) : h("span", { class: "toggle-space" }),
-                h("span", { class: "turn" }, b.turn === null ? "turn ?" : `turn ${b.turn}`),
-                h("span", { class: "name", title: b.id }, b.id),
+                b.lifecycle ? toggle(expanded, "", (ev) => view.toggleLifecycle(ev.currentTarget.dataset.id), { toggle: "request" }) : h("span", { class: "toggle-space" }),
+                h("span", { class: "turn" }),
+                h("span", { class: "name" }),
               ],
               [bar(view, b, x)],
-              { request: b.id },
-            ),
+              {},
+            );
+            requestRowLabel(el);
+            return el;
+          },
           (el) => moveBar(el.lastChild.firstChild, b, x),
+          `request ${expanded} ${!!b.lifecycle}`,
+          requestRowLabel,
         );
         if (expanded) renderBreakdown(view, place, b.id, view.request(b.id).lifecycle, x);
       }
@@ -166,52 +201,80 @@ function renderBreakdown(view, place, owner, lc, x) {
     el.classList.toggle("selected", view.state.span === sp.id);
   };
   const K = `${owner}\0${mode}`;
-  place(`lh\0${K}\0${lc.timing}`, () => breakdownHead(view, mode, lc), () => {});
+  place(
+    `lh\0${K}\0${lc.timing}`,
+    () => breakdownHead(view, mode, lc),
+    () => {},
+    `head ${mode}`,
+    (el) => setText(el.lastChild, lc.timing),
+  );
+  // A fit to another request shows another request's lifecycle: its rows
+  // have the shape of the rows drawn for the one before (a stage row k
+  // holds k+1 blocks, an activity row one), so they are relabelled in
+  // place rather than built again (renderTimeline's spare rows). The
+  // blocks' handlers read the span from the block, so a relabelled block
+  // selects its new span.
+  const select = (ev) => {
+    ev.stopPropagation();
+    view.selectSpan(ev.currentTarget.dataset.span);
+  };
   if (mode !== "activities")
     lc.stages.forEach((stage, k) => {
       const upTo = lc.stages.slice(0, k + 1);
       const label = `${stage.label} · ${fmtStageMs(stage)}`;
+      const mark = (el) => {
+        el.dataset.ownerRequest = owner;
+        const name = el.firstChild.lastChild;
+        name.title = label;
+        setText(name, label);
+        upTo.forEach((st, j) => {
+          const b = el.lastChild.children[j];
+          b.title = `${st.label}: ${fmtStageMs(st)} between milestones`;
+          b.dataset.stageSpan = st.id;
+          b.dataset.span = st.id;
+        });
+      };
+      const move = (el) => upTo.forEach((st, j) => at(el.lastChild.children[j], st));
       place(
         `ls\0${K}\0${k}\0${upTo.map((st) => `${st.id}\0${st.label}\0${fmtStageMs(st)}`).join("\0")}`,
         () => {
-          const blocks = upTo.map((st, j) =>
-            h("button", {
-              type: "button",
-              class: `stage${j === k ? " current" : ""}`,
-              title: `${st.label}: ${fmtStageMs(st)} between milestones`,
-              dataset: { stageSpan: st.id, span: st.id, currentStage: String(j === k) },
-              onclick: (ev) => {
-                ev.stopPropagation();
-                view.selectSpan(st.id);
-              },
-            }),
-          );
-          upTo.forEach((st, j) => at(blocks[j], st));
-          return row("stage-row lifecycle-chain", [h("span", { class: "indent3" }), h("span", { class: "name stage-row-label", title: label }, label)], blocks, { stageRow: String(k), ownerRequest: owner });
+          const blocks = upTo.map((st, j) => h("button", { type: "button", class: `stage${j === k ? " current" : ""}`, dataset: { currentStage: String(j === k) }, onclick: select }));
+          const el = row("stage-row lifecycle-chain", [h("span", { class: "indent3" }), h("span", { class: "name stage-row-label" })], blocks, { stageRow: String(k), ownerRequest: owner });
+          mark(el);
+          move(el);
+          return el;
         },
-        (el) => upTo.forEach((st, j) => at(el.lastChild.children[j], st)),
+        move,
+        `stage ${mode} ${k}`,
+        mark,
       );
     });
   for (const act of lc.activities) {
     const label = `${"· ".repeat(act.depth)}${act.label} · ${fmtStageMs(act)}`;
     const title = `${act.name} (${act.role}) · ${fmtStageMs(act)}`;
+    const mark = (el) => {
+      el.dataset.activityRow = act.id;
+      el.dataset.ownerRequest = owner;
+      const name = el.firstChild.lastChild;
+      name.title = title;
+      setText(name, label);
+      const b = el.lastChild.firstChild;
+      b.className = `activity kind-${act.kind}`;
+      b.title = `${act.label}: ${((act.end - act.start) * 1000).toFixed(3)} ms recorded`;
+      b.dataset.stageSpan = act.id;
+      b.dataset.span = act.id;
+    };
     place(
       `la\0${K}\0${act.id}\0${act.kind}\0${act.label}\0${label}\0${title}`,
       () => {
-        const span = h("button", {
-          type: "button",
-          class: `activity kind-${act.kind}`,
-          title: `${act.label}: ${((act.end - act.start) * 1000).toFixed(3)} ms recorded`,
-          dataset: { stageSpan: act.id, span: act.id },
-          onclick: (ev) => {
-            ev.stopPropagation();
-            view.selectSpan(act.id);
-          },
-        });
-        at(span, act);
-        return row("activity-row", [h("span", { class: "indent3" }), h("span", { class: "name activity-row-label", title }, label)], [span], { activityRow: act.id, ownerRequest: owner });
+        const el = row("activity-row", [h("span", { class: "indent3" }), h("span", { class: "name activity-row-label" })], [h("button", { type: "button", onclick: select })], { activityRow: act.id, ownerRequest: owner });
+        mark(el);
+        at(el.lastChild.firstChild, act);
+        return el;
       },
       (el) => at(el.lastChild.firstChild, act),
+      `activity ${mode}`,
+      mark,
     );
   }
   if (lc.issues.length) {
@@ -288,11 +351,27 @@ function bar(view, b, x) {
     onclick: (ev) => {
       ev.stopPropagation();
       if (view.consumeDragClick()) return;
-      view.selectRequest(b.id);
+      view.selectRequest(ev.currentTarget.dataset.request);
     },
   });
   if (hasPhases(b, x)) el.append(h("span", { class: "seg ttft" }), h("span", { class: "seg output" }));
   return moveBar(el, b, x);
+}
+
+// setBars makes a lane's bars those of bars, keeping each bar whose
+// split (hasPhases) is the same and giving it the new request's class and
+// names; moveBar places them after.
+function setBars(view, lane, bars, x) {
+  bars.forEach((b, i) => {
+    const el = lane.children[i];
+    if (el && !!el.firstChild === hasPhases(b, x)) {
+      el.className = barClass(view, b);
+      el.setAttribute("aria-label", requestLabel(b.id, b.end - b.start, b.ttft_ms));
+      el.dataset.request = b.id;
+    } else if (el) lane.replaceChild(bar(view, b, x), el);
+    else lane.appendChild(bar(view, b, x));
+  });
+  while (lane.children.length > bars.length) lane.lastChild.remove();
 }
 
 // moveBar places a bar built by bar for the same barKey.

@@ -6,7 +6,7 @@
 // else server span starts) for the window alone, on the one time axis every
 // track uses (timeaxis.js), so a vertical line at t crosses it at t too.
 
-import { $, h, clear } from "./dom.js";
+import { $, h, clear, setText } from "./dom.js";
 import { ask } from "./engine.js";
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -36,26 +36,44 @@ export function renderWindowOverview(view) {
   // without asking the engine or building the histogram's bars again.
   if (row && row.dataset.drawnFor === `${from} ${to}`) return;
   const ov = ask("window_overview", { from, to, bins: BINS });
+  const per = ov.bin_seconds >= 1 ? `${ov.bin_seconds.toPrecision(3)} s` : `${(ov.bin_seconds * 1000).toPrecision(3)} ms`;
+  // A new window (a fit, a zoom) keeps the row, its label and its bars and
+  // sets their numbers: a bar built again costs its creation, style and
+  // layout, and a fit changes every bar's height.
   if (!row) {
     row = h("div", { id: "windowOverview", class: "row window-overview-row", "aria-label": "Overview of the selected window" });
     $("axis").after(row);
   }
-  clear(row);
-  const svg = s("svg", { viewBox: `0 0 ${W} ${H}`, preserveAspectRatio: "none", class: "window-overview-svg", role: "img", "aria-label": `${ov.basis} in the selected window` });
+  let svg = row.querySelector("svg.window-overview-svg");
+  if (!svg) {
+    clear(row);
+    svg = s("svg", { viewBox: `0 0 ${W} ${H}`, preserveAspectRatio: "none", class: "window-overview-svg", role: "img" });
+    row.append(
+      h("div", { class: "row-label" }, h("span", { class: "name" }, "Window overview"), h("span", { class: "muted small" })),
+      h("div", { class: "lane window-overview-lane" }, svg),
+    );
+  }
+  svg.setAttribute("aria-label", `${ov.basis} in the selected window`);
+  const [name, unit] = row.firstChild.children;
+  name.title = `Overview of the window: ${ov.basis} per ${per}`;
+  setText(unit, `${ov.basis} / ${per}`);
+  Object.assign(row.lastChild.dataset, { from: String(ov.from), to: String(ov.to), binSeconds: String(ov.bin_seconds) });
   const bw = W / ov.counts.length;
+  let r = svg.firstChild; // the bars, one per non-empty bin in bin order
   ov.counts.forEach((c, i) => {
     if (!c) return;
     const bh = Math.max(1, (c / ov.max) * (H - 2));
-    const r = s("rect", { x: i * bw, y: H - bh, width: Math.max(bw - 0.5, 0.5), height: bh, class: "ov-bar" });
-    r.dataset.bin = String(i);
-    r.dataset.count = String(c);
-    svg.appendChild(r);
+    const attrs = { x: i * bw, y: H - bh, width: Math.max(bw - 0.5, 0.5), height: bh, "data-bin": i, "data-count": c };
+    if (r) {
+      for (const [k, v] of Object.entries(attrs)) r.setAttribute(k, String(v));
+      r = r.nextSibling;
+    } else svg.appendChild(s("rect", { ...attrs, class: "ov-bar" }));
   });
-  const per = ov.bin_seconds >= 1 ? `${ov.bin_seconds.toPrecision(3)} s` : `${(ov.bin_seconds * 1000).toPrecision(3)} ms`;
-  row.append(
-    h("div", { class: "row-label" }, h("span", { class: "name", title: `Overview of the window: ${ov.basis} per ${per}` }, "Window overview"), h("span", { class: "muted small" }, `${ov.basis} / ${per}`)),
-    h("div", { class: "lane window-overview-lane", dataset: { from: String(ov.from), to: String(ov.to), binSeconds: String(ov.bin_seconds) } }, svg),
-  );
+  while (r) {
+    const next = r.nextSibling;
+    r.remove();
+    r = next;
+  }
   connectors(view);
   row.dataset.drawnFor = `${from} ${to}`;
 }
@@ -71,12 +89,19 @@ function connectors(view) {
     box = h("div", { id: "overviewConnector", class: "overview-connector", "aria-hidden": "true" });
     ovRow.appendChild(box);
   }
-  clear(box);
+  // The two lines are kept and moved.
   const CH = 14;
-  const svg = s("svg", { viewBox: `0 0 ${W} ${CH}`, preserveAspectRatio: "none", class: "overview-connector-svg" });
   const a = (view.state.from / dur) * W;
   const b = (view.state.to / dur) * W;
-  svg.appendChild(s("line", { x1: a, y1: 0, x2: 0, y2: CH, class: "ov-connector", "data-edge": "from" }));
-  svg.appendChild(s("line", { x1: b, y1: 0, x2: W, y2: CH, class: "ov-connector", "data-edge": "to" }));
-  box.appendChild(svg);
+  let lines = box.querySelectorAll("line.ov-connector");
+  if (lines.length !== 2) {
+    clear(box);
+    const svg = s("svg", { viewBox: `0 0 ${W} ${CH}`, preserveAspectRatio: "none", class: "overview-connector-svg" });
+    svg.appendChild(s("line", { x1: 0, y1: 0, x2: 0, y2: CH, class: "ov-connector", "data-edge": "from" }));
+    svg.appendChild(s("line", { x1: 0, y1: 0, x2: W, y2: CH, class: "ov-connector", "data-edge": "to" }));
+    box.appendChild(svg);
+    lines = box.querySelectorAll("line.ov-connector");
+  }
+  lines[0].setAttribute("x1", String(a));
+  lines[1].setAttribute("x1", String(b));
 }

@@ -1,0 +1,100 @@
+// A request's expand and fit drawn once. selectRequest(id, {expand, fit})
+// on a request elsewhere in the run shows another window and other
+// sessions: the window overview keeps its bars and sets their heights, and
+// the rows of the lifecycle expanded before are relabelled for the new
+// request's rather than built again. What the page then shows is what a
+// fresh load of the same view draws.
+
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { open, fileURL } from "./harness.mjs";
+import { generatedReport } from "./suite.mjs";
+
+const at = generatedReport("fitrender", ["-seed", "11", "-requests", "1500", "-sources", "aiperf,frontend,otel,workers"]);
+
+// canon is a region's elements as text, attributes in name order (as in
+// selection.test.mjs), so regions built in other orders compare equal.
+function canon(sel) {
+  const el = document.querySelector(sel);
+  const walk = (n) => {
+    if (n.nodeType === Node.TEXT_NODE) return JSON.stringify(n.data);
+    if (n.nodeType !== Node.ELEMENT_NODE) return "";
+    const attrs = [...n.attributes]
+      .map((a) => [a.name, a.name === "style" ? a.value.split(";").map((p) => p.trim()).filter(Boolean).sort().join("; ") : a.name === "class" ? a.value.split(/\s+/).filter(Boolean).sort().join(" ") : a.value])
+      .sort((a, b) => (a[0] < b[0] ? -1 : 1))
+      .map(([k, v]) => `${k}=${JSON.stringify(v)}`);
+    return `<${n.localName} ${attrs.join(" ")}>${[...n.childNodes].map(walk).join("")}</${n.localName}>`;
+  };
+  return el ? walk(el) : null;
+}
+
+test("a fit to a request elsewhere keeps the overview's bars and relabels the lifecycle rows", async () => {
+  const { page, problems } = await open(at.browser.context, fileURL(at.report));
+  try {
+    // Two traced requests with lifecycles far apart in the run.
+    const pick = await page.evaluate(() => {
+      const x = traceExplorer;
+      const d = x.describe().meta.duration;
+      const traced = (from, to) => x.queryRequests({ from, to, limit: 500 }).items.find((r) => r.span_count > 0 && x.getRequest(r.id).lifecycle.available)?.id;
+      return { first: traced(0, d * 0.3), second: traced(d * 0.6, d) };
+    });
+    assert.ok(pick.first && pick.second, `the run has traced requests early and late (${JSON.stringify(pick)})`);
+    await page.evaluate((id) => traceExplorer.selectRequest(id, { expand: true, fit: true }), pick.first);
+    const before = await page.evaluate((id) => {
+      for (const el of document.querySelectorAll("#clientTracks *, #windowOverview *, #overviewConnector *")) el.__drawn = true;
+      return {
+        rects: document.querySelectorAll("#windowOverview rect").length,
+        rows: document.querySelectorAll(`[data-owner-request="${CSS.escape(id)}"]`).length,
+        heads: document.querySelectorAll("#clientTracks .breakdown-head").length,
+      };
+    }, pick.first);
+    assert.ok(before.rows > 2, `the first request shows its lifecycle rows (${before.rows})`);
+
+    await page.evaluate((id) => traceExplorer.selectRequest(id, { expand: true, fit: true }), pick.second);
+    const seen = await page.evaluate(({ first, second }) => {
+      const fresh = (sel) => [...document.querySelectorAll(sel)].filter((el) => !el.__drawn).length;
+      return {
+        rects: document.querySelectorAll("#windowOverview rect").length,
+        rectsBuilt: fresh("#windowOverview rect"),
+        overviewBuilt: fresh("#windowOverview *") - fresh("#windowOverview rect"),
+        connectorsBuilt: fresh("#overviewConnector *"),
+        rows: document.querySelectorAll(`[data-owner-request="${CSS.escape(second)}"]`).length,
+        rowsBuilt: fresh(`[data-owner-request="${CSS.escape(second)}"]`),
+        firstRows: document.querySelectorAll(`[data-owner-request="${CSS.escape(first)}"]`).length,
+        headsBuilt: fresh("#clientTracks .breakdown-head"),
+      };
+    }, pick);
+    assert.equal(seen.firstRows, 0, "the first request's session is no longer on the page");
+    assert.ok(seen.rows > 2, `the second request shows its lifecycle rows (${seen.rows})`);
+    assert.equal(seen.rectsBuilt, Math.max(0, seen.rects - before.rects), "only the overview's bars beyond those drawn are built");
+    assert.equal(seen.overviewBuilt, 0, "the overview's row and label are kept");
+    assert.equal(seen.connectorsBuilt, 0, "the connectors are moved, not built");
+    assert.equal(seen.rowsBuilt, Math.max(0, seen.rows - before.rows), "only the lifecycle rows beyond those drawn before are built");
+    assert.equal(seen.headsBuilt, 0, "the lifecycle's head row is relabelled");
+
+    // The relabelled rows act on their new request and spans.
+    const span = await page.evaluate((id) => {
+      const b = document.querySelector(`[data-owner-request="${CSS.escape(id)}"] [data-span]`);
+      b.click();
+      return [b.dataset.span, traceExplorer.getState().span];
+    }, pick.second);
+    assert.equal(span[1], span[0], "a relabelled block selects its own span");
+
+    // Drawn step by step, the page shows what a fresh load of its view shows.
+    const state = await page.evaluate(() => traceExplorer.getState());
+    const regions = ["#clientTracks", "#windowOverview", "#overviewConnector"];
+    const mine = {};
+    for (const sel of regions) mine[sel] = await page.evaluate(canon, sel);
+    const fresh = await open(at.browser.context, `${fileURL(at.report)}#view=${encodeURIComponent(JSON.stringify(state))}`);
+    try {
+      assert.deepEqual(await fresh.page.evaluate(() => traceExplorer.getState()), state);
+      for (const sel of regions) assert.equal(await fresh.page.evaluate(canon, sel), mine[sel], `${sel} as a fresh load draws it`);
+      assert.deepEqual(fresh.problems, []);
+    } finally {
+      await fresh.page.close();
+    }
+    assert.deepEqual(problems, []);
+  } finally {
+    await page.close();
+  }
+});

@@ -23,10 +23,12 @@ func streamedDataset(n int, hold bool) (*model.Dataset, *catalog.StreamedEvidenc
 	chunks := catalog.EvidenceChunks{Hold: hold}
 	for i := range d.Evidence {
 		chunks.Add(&d.Evidence[i])
-		d.Evidence[i] = model.RequestEvidence{}
 	}
-	d.Evidence = nil
+	// A record stays as it was added until its chunk is encoded, which
+	// Stream waits for; from then on the report must not need it.
 	s := chunks.Stream()
+	clear(d.Evidence)
+	d.Evidence = nil
 	d.StreamedEvidence = s
 	return d, s
 }

@@ -1,5 +1,10 @@
 package jsonscan
 
+import (
+	"encoding/binary"
+	"math/bits"
+)
+
 // Kind is the type of the JSON value at the scanner's position.
 type Kind uint8
 
@@ -53,8 +58,10 @@ type Scanner struct {
 	scratch []byte // unescaped strings
 	fixed   []byte // strings with invalid UTF-8 replaced
 	// keys interns names: a run repeats a few dozen attribute keys and span
-	// names across millions of records.
-	keys map[string]string
+	// names across millions of records. slots fronts it (see Intern); made
+	// on first use, so that a scanner that interns nothing stays small.
+	keys  map[string]string
+	slots *[internSlots]string
 }
 
 // Reset points the scanner at a new record.
@@ -533,18 +540,50 @@ func (s *Scanner) Truthy() (bool, error) {
 }
 
 // Intern returns a string for b, sharing storage with earlier equal ones.
+// A small direct-mapped cache fronts the table: a record repeats a few
+// dozen keys, names and short values on every span, and comparing against
+// the one string a slot holds costs less than hashing into the table. A
+// miss (a new string, or two strings sharing a slot) goes to the table and
+// takes the slot; either way the string returned has the bytes asked for.
 func (s *Scanner) Intern(b []byte) string {
-	if v, ok := s.keys[string(b)]; ok {
-		return v
+	if s.slots == nil {
+		s.slots = new([internSlots]string)
 	}
-	v := string(b)
-	if s.keys == nil {
-		s.keys = make(map[string]string)
+	e := &s.slots[internSlot(b)]
+	if *e == string(b) {
+		return *e
 	}
-	if len(s.keys) < maxInterned {
-		s.keys[v] = v
+	v, ok := s.keys[string(b)]
+	if !ok {
+		v = string(b)
+		if s.keys == nil {
+			s.keys = make(map[string]string)
+		}
+		if len(s.keys) < maxInterned {
+			s.keys[v] = v
+		}
 	}
+	*e = v
 	return v
+}
+
+const internSlots = 512
+
+// internSlot mixes the length with the first and last eight bytes: keys
+// such as dynamo.lifecycle.schema and dynamo.lifecycle.profile differ in
+// their ends, values such as roles in their starts.
+func internSlot(b []byte) uint {
+	n := len(b)
+	var x uint64
+	if n >= 8 {
+		x = binary.LittleEndian.Uint64(b) ^ bits.RotateLeft64(binary.LittleEndian.Uint64(b[n-8:]), 29)
+	} else {
+		for _, c := range b {
+			x = x<<8 | uint64(c)
+		}
+	}
+	x ^= uint64(n) << 56
+	return uint((x * 0x9E3779B97F4A7C15) >> (64 - 9))
 }
 
 // maxInterned bounds the intern table; names past it are simply copied.

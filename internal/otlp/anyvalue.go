@@ -97,7 +97,7 @@ func (d *recordDecoder) keyValue(kv *model.Attr, depth int) error {
 		case "key":
 			var b []byte
 			b, err = d.stringOrNull()
-			kv.Key = d.names.intern(b)
+			kv.Key = d.s.Intern(b)
 			err = field("key", err)
 		case "value":
 			err = d.anyValueInto(&kv.Value, depth+1)
@@ -197,7 +197,7 @@ func (d *recordDecoder) anyValueInto(v *model.Value, depth int) error {
 // repeat on every span; long values such as UUIDs are copied.
 func (d *recordDecoder) internValue(b []byte) string {
 	if len(b) <= 24 {
-		return d.names.intern(b)
+		return d.s.Intern(b)
 	}
 	return string(b)
 }

@@ -277,9 +277,9 @@ func decodeJSONLRecord(s *scanner, rec *recordDecoder, path string, line []byte,
 		// Options.Transient: the record's spans and attributes are its
 		// own, taken from emitted records' and given back once emitted.
 		spans, slab := m.get(len(rec.spans))
-		*rec = recordDecoder{s: s, path: path, line: lineNo, spans: spans, slab: slab, reuse: m, names: namesFor(s, rec.names)}
+		*rec = recordDecoder{s: s, path: path, line: lineNo, spans: spans, slab: slab, reuse: m}
 	} else {
-		*rec = recordDecoder{s: s, path: path, line: lineNo, spans: make([]model.Span, 0, len(rec.spans)), slab: rec.slab, names: namesFor(s, rec.names)}
+		*rec = recordDecoder{s: s, path: path, line: lineNo, spans: make([]model.Span, 0, len(rec.spans)), slab: rec.slab}
 	}
 	err := rec.record()
 	if err == nil {
@@ -346,7 +346,7 @@ func (f *fileDecoder) document(head []byte, rest io.Reader) error {
 		if f.s.AtEnd() {
 			return nil
 		}
-		f.rec = recordDecoder{s: f.s, path: f.path, lines: lines, spans: f.rec.spans[:0], names: namesFor(f.s, f.rec.names)}
+		f.rec = recordDecoder{s: f.s, path: f.path, lines: lines, spans: f.rec.spans[:0]}
 		before, at := f.s.Replaced, lines.lineAt(f.s.Pos())
 		if err := f.rec.record(); err != nil {
 			off := f.s.Pos()

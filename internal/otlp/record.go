@@ -57,18 +57,6 @@ type recordDecoder struct {
 	// filled lists the slabs the record's spans use, to give back.
 	reuse  *recordMemory
 	filled []model.Attributes
-	// names interns keys, names and short values; it outlives the record,
-	// with the scanner whose table it fronts.
-	names *names
-}
-
-// namesFor returns the cache of names kept by an earlier record on s, or a
-// new one.
-func namesFor(s *scanner, kept *names) *names {
-	if kept != nil && kept.s == s {
-		return kept
-	}
-	return &names{s: s}
 }
 
 func (d *recordDecoder) lineAt(off int) int64 {
@@ -316,11 +304,11 @@ func (d *recordDecoder) scope(scope *model.Scope) error {
 		switch string(key) {
 		case "name":
 			b, err = d.stringOrNull()
-			scope.Name = d.names.intern(b)
+			scope.Name = d.s.Intern(b)
 			err = field("name", err)
 		case "version":
 			b, err = d.stringOrNull()
-			scope.Version = d.names.intern(b)
+			scope.Version = d.s.Intern(b)
 			err = field("version", err)
 		case "attributes":
 			scope.Attrs, err = d.sharedAttributes()
@@ -407,7 +395,7 @@ func (d *recordDecoder) spanFields(res *model.Resource, scope *model.Scope) erro
 			err = field("traceState", err)
 		case "name":
 			b, err = d.stringOrNull()
-			sp.Name = d.names.intern(b)
+			sp.Name = d.s.Intern(b)
 			err = field("name", err)
 		case "kind":
 			var n int32

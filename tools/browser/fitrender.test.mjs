@@ -7,26 +7,10 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { open, fileURL } from "./harness.mjs";
+import { open, fileURL, canon } from "./harness.mjs";
 import { generatedReport } from "./suite.mjs";
 
 const at = generatedReport("fitrender", ["-seed", "11", "-requests", "1500", "-sources", "aiperf,frontend,otel,workers"]);
-
-// canon is a region's elements as text, attributes in name order (as in
-// selection.test.mjs), so regions built in other orders compare equal.
-function canon(sel) {
-  const el = document.querySelector(sel);
-  const walk = (n) => {
-    if (n.nodeType === Node.TEXT_NODE) return JSON.stringify(n.data);
-    if (n.nodeType !== Node.ELEMENT_NODE) return "";
-    const attrs = [...n.attributes]
-      .map((a) => [a.name, a.name === "style" ? a.value.split(";").map((p) => p.trim()).filter(Boolean).sort().join("; ") : a.name === "class" ? a.value.split(/\s+/).filter(Boolean).sort().join(" ") : a.value])
-      .sort((a, b) => (a[0] < b[0] ? -1 : 1))
-      .map(([k, v]) => `${k}=${JSON.stringify(v)}`);
-    return `<${n.localName} ${attrs.join(" ")}>${[...n.childNodes].map(walk).join("")}</${n.localName}>`;
-  };
-  return el ? walk(el) : null;
-}
 
 test("a fit to a request elsewhere keeps the overview's bars and relabels the lifecycle rows", async () => {
   const { page, problems } = await open(at.browser.context, fileURL(at.report));

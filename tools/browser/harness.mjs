@@ -80,3 +80,21 @@ export async function open(context, url, { width = 1400, height = 900, init, tim
   const readyAt = await page.evaluate((ms) => Promise.race([window.__dsightReady, new Promise((_, rej) => setTimeout(() => rej(new Error(`not ready: ${window.traceExplorerError}`)), ms))]), timeoutMs);
   return { page, problems, requests, readyAt };
 }
+
+// canon is a region's elements as text: tag, attributes in name order
+// (style properties sorted) and children, so two regions built in other
+// orders of attribute writes compare equal when they show the same. It
+// runs in the page: page.evaluate(canon, selector).
+export function canon(sel) {
+  const el = document.querySelector(sel);
+  const walk = (n) => {
+    if (n.nodeType === Node.TEXT_NODE) return JSON.stringify(n.data);
+    if (n.nodeType !== Node.ELEMENT_NODE) return "";
+    const attrs = [...n.attributes]
+      .map((a) => [a.name, a.name === "style" ? a.value.split(";").map((p) => p.trim()).filter(Boolean).sort().join("; ") : a.name === "class" ? a.value.split(/\s+/).filter(Boolean).sort().join(" ") : a.value])
+      .sort((a, b) => (a[0] < b[0] ? -1 : 1))
+      .map(([k, v]) => `${k}=${JSON.stringify(v)}`);
+    return `<${n.localName} ${attrs.join(" ")}>${[...n.childNodes].map(walk).join("")}</${n.localName}>`;
+  };
+  return el ? walk(el) : null;
+}

@@ -7,7 +7,7 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { open, fileURL } from "./harness.mjs";
+import { open, fileURL, canon } from "./harness.mjs";
 import { generatedReport } from "./suite.mjs";
 
 const at = generatedReport("selection", ["-seed", "9", "-requests", "1500", "-sources", "aiperf,frontend,otel,workers"]);
@@ -19,23 +19,6 @@ async function drawn(page) {
     const s = traceExplorer.getState();
     return document.querySelector("#slowRows")?.dataset.range === `${s.from} ${s.to}`;
   });
-}
-
-// canon is a region's elements as text: tag, attributes in name order
-// (style properties sorted) and children, so two regions built in other
-// orders of attribute writes compare equal when they show the same.
-function canon(sel) {
-  const el = document.querySelector(sel);
-  const walk = (n) => {
-    if (n.nodeType === Node.TEXT_NODE) return JSON.stringify(n.data);
-    if (n.nodeType !== Node.ELEMENT_NODE) return "";
-    const attrs = [...n.attributes]
-      .map((a) => [a.name, a.name === "style" ? a.value.split(";").map((p) => p.trim()).filter(Boolean).sort().join("; ") : a.name === "class" ? a.value.split(/\s+/).filter(Boolean).sort().join(" ") : a.value])
-      .sort((a, b) => (a[0] < b[0] ? -1 : 1))
-      .map(([k, v]) => `${k}=${JSON.stringify(v)}`);
-    return `<${n.localName} ${attrs.join(" ")}>${[...n.childNodes].map(walk).join("")}</${n.localName}>`;
-  };
-  return el ? walk(el) : null;
 }
 
 const REGIONS = ["#clientTracks", "#slowRows", "#inspectorBody", "#windowOverview"];

@@ -27,7 +27,11 @@ type Engine struct {
 	// serverRow[i] is request i's row in the request_server table, or -1.
 	serverRow []int32
 
-	sourceByID    map[int]int
+	sourceByID map[int]int
+	// evidenceHeads[id] is an evidence reference's JSON up to its line:
+	// {"source":id,"path":"…","line": (appendEvidence), quoted once rather
+	// than in every row of a request page.
+	evidenceHeads map[int][]byte
 	durationS     float64
 	maxRequestDur int64 // longest request, bounds the overlap scan
 
@@ -95,7 +99,7 @@ func New(c *catalog.Core) (*Engine, error) {
 		return nil, fmt.Errorf("dataset has a non-positive duration (%d ns)", c.Meta.DurationNS)
 	}
 	r := &c.Requests
-	e := &Engine{c: c, r: r, sourceByID: make(map[int]int, len(c.Sources)), durationS: seconds(c.Meta.DurationNS)}
+	e := &Engine{c: c, r: r, sourceByID: make(map[int]int, len(c.Sources)), evidenceHeads: make(map[int][]byte, len(c.Sources)), durationS: seconds(c.Meta.DurationNS)}
 	if err := checkOrder(r); err != nil {
 		return nil, err
 	}
@@ -124,6 +128,7 @@ func New(c *catalog.Core) (*Engine, error) {
 	}
 	for i, s := range c.Sources {
 		e.sourceByID[s.ID] = i
+		e.evidenceHeads[s.ID] = appendEvidenceHead(nil, s.ID, s.Path)
 	}
 	if !e.checkBatchOrder() {
 		return nil, fmt.Errorf("batch observations are not stored aligned first in start order")

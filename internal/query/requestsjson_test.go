@@ -3,6 +3,7 @@ package query
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"path/filepath"
 	"testing"
@@ -36,6 +37,22 @@ var requestsPageCases = []string{
 	`{"op":"requests","args":{"limit":1000,"search":"r"}}`,
 }
 
+// windowedPageCases are "requests" questions over windows of e's run:
+// pages that start among the requests begun before the window, among those
+// begun inside it, and past its end, with and without a filter.
+func windowedPageCases(e *Engine) []string {
+	var out []string
+	d := e.durationS
+	for _, f := range [][2]float64{{0.1, 0.4}, {0.5, 0.52}, {0.9, 1}, {0, 1}} {
+		for _, page := range [][2]int{{0, 1000}, {0, 3}, {2, 5}, {7, 1}, {40, 20}, {100000, 5}} {
+			for _, filter := range []string{"", `,"min_ttft_ms":0.5`} {
+				out = append(out, fmt.Sprintf(`{"op":"requests","args":{"from":%v,"to":%v,"offset":%d,"limit":%d%s}}`, f[0]*d, f[1]*d, page[0], page[1], filter))
+			}
+		}
+	}
+	return out
+}
+
 // checkRequestsJSON compares, for every request of e, the hand-written
 // item with json.Marshal of RequestItem, and each page answer with the
 // envelope json.Marshal writes for the old list[RequestItem] answer.
@@ -51,7 +68,7 @@ func checkRequestsJSON(t *testing.T, e *Engine) {
 			t.Fatalf("request %d (ok %v):\n got %s\nwant %s", i, ok, got, want)
 		}
 	}
-	for _, q := range requestsPageCases {
+	for _, q := range append(requestsPageCases, windowedPageCases(e)...) {
 		var w Request
 		if err := json.Unmarshal([]byte(q), &w); err != nil {
 			t.Fatal(err)

@@ -1,5 +1,3 @@
-//go:build !js
-
 package shard
 
 import (
@@ -14,8 +12,6 @@ type gunzipper interface {
 	Multistream(bool)
 }
 
-// newGunzipper reads one gzip member. Native readers (the CLI, the
-// Perfetto export, MCP) inflate whole reports, where klauspost's inflater
-// is the faster one; the engine in the page keeps the standard library's
-// (gunzip_js.go), which the wasm links anyway.
+// newGunzipper reads one gzip member with klauspost's inflater, in every
+// build (the page's engine included; see catalog's newInflater).
 func newGunzipper(r io.Reader) (gunzipper, error) { return gzip.NewReader(r) }

@@ -13,6 +13,8 @@ const SVG = "http://www.w3.org/2000/svg";
 const W = 1200;
 const H = 32;
 const BINS = 200;
+// A bar's attributes, in the order renderWindowOverview keeps their values.
+const BAR_ATTRS = ["x", "y", "width", "height", "data-bin", "data-count"];
 
 function s(tag, attrs) {
   const el = document.createElementNS(SVG, tag);
@@ -63,11 +65,20 @@ export function renderWindowOverview(view) {
   ov.counts.forEach((c, i) => {
     if (!c) return;
     const bh = Math.max(1, (c / ov.max) * (H - 2));
-    const attrs = { x: i * bw, y: H - bh, width: Math.max(bw - 0.5, 0.5), height: bh, "data-bin": i, "data-count": c };
+    const values = [i * bw, H - bh, Math.max(bw - 0.5, 0.5), bh, i, c];
     if (r) {
-      for (const [k, v] of Object.entries(attrs)) r.setAttribute(k, String(v));
+      // A bar keeps the values it was last given (r.drawn): only those
+      // that change are written, so a new window mostly writes heights
+      // and counts, not 1,200 attributes.
+      const was = r.drawn;
+      for (let k = 0; k < BAR_ATTRS.length; k++) if (was[k] !== values[k]) r.setAttribute(BAR_ATTRS[k], String(values[k]));
+      r.drawn = values;
       r = r.nextSibling;
-    } else svg.appendChild(s("rect", { ...attrs, class: "ov-bar" }));
+    } else {
+      const bar = s("rect", { ...Object.fromEntries(BAR_ATTRS.map((k, j) => [k, values[j]])), class: "ov-bar" });
+      bar.drawn = values;
+      svg.appendChild(bar);
+    }
   });
   while (r) {
     const next = r.nextSibling;

@@ -176,3 +176,51 @@ for (const mode of ["file", "http"]) {
     }
   });
 }
+
+// Records, after ready, each SHA-256 check crypto.subtle makes: the
+// length of what it hashes, and its start and end in the order they
+// happened.
+function watchChecks() {
+  const digest = crypto.subtle.digest.bind(crypto.subtle);
+  let ready = false;
+  window.__checks = [];
+  window.addEventListener("trace-explorer:ready", () => (ready = true), { once: true });
+  crypto.subtle.digest = (algo, data) => {
+    if (!ready) return digest(algo, data);
+    const bytes = data.byteLength;
+    window.__checks.push({ bytes, start: true });
+    return digest(algo, data).finally(() => window.__checks.push({ bytes, start: false }));
+  };
+}
+
+// After ready the shards no answer asked for are checked several at a
+// time, off the page's thread, rather than one check awaited after
+// another; never more than the page holds decoded for it (VERIFY_AHEAD).
+test("file: after ready the remaining evidence shards are checked several at once, and given once each", async () => {
+  const ev = manifest.entry.evidence;
+  assert.ok(ev.shards.length >= 6, `the fixture's evidence should be at least six shards (it has ${ev.shards.length})`);
+  const { page, problems } = await open(browser.context, fileURL(fx.report), { init: { content: `(${watchDeliveries})([]);(${watchChecks})()` } });
+  try {
+    await page.evaluate(() => performance.getEntriesByName("dsight:evidence-given").length || new Promise((r) => window.addEventListener("trace-explorer:evidence", r, { once: true })));
+    const { events, gives } = await page.evaluate(() => ({ events: window.__checks, gives: window.__gives.filter((g) => g.name === "evidence") }));
+    assert.deepEqual(gives.map((g) => g.bytes).sort((a, b) => a - b), ev.shards.map((s) => s.decoded_bytes).sort((a, b) => a - b), "one give per evidence shard");
+    // The evidence checks among every check after ready (metric payloads
+    // are checked too): those of an evidence shard's length.
+    const sizes = new Set(ev.shards.map((s) => s.decoded_bytes));
+    let open = 0;
+    let most = 0;
+    let made = 0;
+    for (const e of events.filter((e) => sizes.has(e.bytes))) {
+      open += e.start ? 1 : -1;
+      made += e.start ? 1 : 0;
+      most = Math.max(most, open);
+    }
+    const givenAfter = gives.filter((g) => g.apiOpen && !g.inAnswer).length;
+    assert.equal(made, givenAfter, "each shard given after ready was checked once by crypto.subtle");
+    assert.ok(most >= Math.min(3, givenAfter), `at most ${most} evidence checks were in flight at once, of ${givenAfter} shards`);
+    assert.ok(most <= 8, `${most} checks in flight at once: more shards held decoded than the page allows`);
+    assert.deepEqual(problems, []);
+  } finally {
+    await page.close();
+  }
+});

@@ -150,9 +150,11 @@ func (res *Result) joinStreamed(d *model.Dataset, ev *serverEvidence, requests [
 	// their evidence over, which EvidenceChunks encodes and deflates on
 	// other goroutines again, so the pass keeps every core busy.
 	// A range's read buffer goes back to the pool once the chunks holding
-	// its records are encoded (EvidenceChunks.Then), unless a tap holds
-	// the records, as long as it likes.
-	pool := newFinishBuffers(ev.tap == nil)
+	// its records are encoded (EvidenceChunks.Then) and a tap, if any, is
+	// done with them (EvidenceReleaser); a tap that cannot say so may hold
+	// them as long as it likes.
+	rel, _ := ev.tap.(EvidenceReleaser)
+	pool := newFinishBuffers(ev.tap == nil || rel != nil)
 	if err := inOrder(buckets, readAhead(), func(b int) (*finishBuffer, error) {
 		r := pool.get()
 		spans, err := ownedStore.ReadInto(b, &r.read)
@@ -173,7 +175,14 @@ func (res *Result) joinStreamed(d *model.Dataset, ev *serverEvidence, requests [
 		if err != nil {
 			return err
 		}
-		defer chunks.Then(func() { pool.put(r) })
+		defer func() {
+			release := func() { pool.put(r) }
+			if rel != nil {
+				release = onSecondCall(release)
+				rel.Then(release)
+			}
+			chunks.Then(release)
+		}()
 		for n := range evs {
 			j, i := &evs[n], lo+n
 			decode.note(j)

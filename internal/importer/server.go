@@ -38,6 +38,16 @@ type EvidenceTap interface {
 	EndEvidence()
 }
 
+// EvidenceReleaser is an EvidenceTap that says when it is done with the
+// records handed to it: Then runs f, on any goroutine, once it reads none
+// of those handed over so far. The join then reads the next spans into
+// the buffers those records were views of; with a tap that cannot say so,
+// it reads each range's spans into new buffers, which on 1M traced
+// requests held the build's peak RSS half a GB higher.
+type EvidenceReleaser interface {
+	Then(f func())
+}
+
 // readFrontends scans every frontend log for its bridge lines.
 func readFrontends(b *build, files []string) error {
 	in := &b.server.in

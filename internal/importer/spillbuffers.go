@@ -1,6 +1,8 @@
 package importer
 
 import (
+	"sync/atomic"
+
 	"github.com/dsight/dsight/internal/model"
 	"github.com/dsight/dsight/internal/spanspill"
 )
@@ -51,6 +53,11 @@ type finishBuffers struct {
 	recycle bool
 }
 
+// finishBuffersMade counts the finish buffers made since the process
+// started, for tests: a pass that recycles makes a few, one that does not
+// a buffer per range.
+var finishBuffersMade atomic.Int64
+
 // The pool keeps at most readAhead()+2 buffers idle: the buffers in use
 // (read ahead, finishing, held by the chunks being encoded) were live
 // before the pool too, and the idle ones are what it adds to the heap, a
@@ -65,6 +72,7 @@ func (p finishBuffers) get() *finishBuffer {
 	case b := <-p.free:
 		return b
 	default:
+		finishBuffersMade.Add(1)
 		return &finishBuffer{}
 	}
 }
@@ -86,4 +94,16 @@ func grow[T any](s []T, n int) []T {
 		return make([]T, n)
 	}
 	return s[:n]
+}
+
+// onSecondCall returns a function that runs f the second time it is
+// called, from whichever goroutine: a buffer two readers hold goes back
+// when both are done with it.
+func onSecondCall(f func()) func() {
+	var calls atomic.Int32
+	return func() {
+		if calls.Add(1) == 2 {
+			f()
+		}
+	}
 }

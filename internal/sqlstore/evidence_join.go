@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/dsight/dsight/internal/model"
@@ -55,6 +56,8 @@ type EvidenceRows struct {
 	runErr error // the goroutine's, read after done
 	began  bool
 	ended  bool
+	// rel runs what Then registers once the records are read no more.
+	rel releases
 	// sortedStarts gives the starts in compareStarts order, read and
 	// sorted once (sortStarts).
 	sortOnce     sync.Once
@@ -143,6 +146,18 @@ func (e *EvidenceRows) Evidence(k, request int, ev *model.RequestEvidence) {
 	}
 }
 
+// Then runs f once none of the rows' goroutines reads any record handed
+// over so far (importer.EvidenceReleaser): the join then reads the next
+// spans into the buffers those records were views of, rather than into
+// new ones. It runs on one of those goroutines, or at once.
+func (e *EvidenceRows) Then(f func()) {
+	if e.p == nil {
+		f() // never begun: nothing reads a record
+		return
+	}
+	e.rel.then(len(e.owners), f)
+}
+
 // EndEvidence follows the last record.
 func (e *EvidenceRows) EndEvidence() {
 	if e.p == nil || e.ended {
@@ -162,6 +177,8 @@ func (e *EvidenceRows) run() {
 	defer close(e.done)
 	p := e.p
 	rows := p.startRequestRows()
+	rows.released = e.rel.add
+	defer e.rel.finish()
 	var head [8]byte
 	put := func(_ int64, start float64, rec []byte) error {
 		binary.LittleEndian.PutUint64(head[:], math.Float64bits(start))
@@ -333,5 +350,5 @@ func (m *pathMisses) note(path string) {
 	if m.paths == nil {
 		m.paths = map[string]bool{}
 	}
-	m.paths[path] = true
+	m.paths[strings.Clone(path)] = true // path may be a view of a buffer the join reuses
 }

@@ -31,6 +31,9 @@ type requestRows struct {
 	// scratch is the lifecycle derivation's buffers, reused from one
 	// record to the next.
 	scratch lifecycle.Scratch
+	// released, when set, is told after each batch how many more records
+	// the goroutine is done with (EvidenceRows.Then).
+	released func(n int)
 }
 
 func (p *evidencePass) startRequestRows() *requestRows {
@@ -47,6 +50,9 @@ func (p *evidencePass) startRequestRows() *requestRows {
 				if r.err = r.add(row, it.owner, it.ev); r.err != nil {
 					break
 				}
+			}
+			if r.released != nil {
+				r.released(len(batch))
 			}
 		}
 		if r.err == nil {

@@ -126,7 +126,7 @@ func (e *EvidenceRows) temp(pattern string) (*os.File, error) {
 
 // Evidence takes record k, owned by the request that will be ordinal
 // request once the import orders them (-1 for none). ev must not change
-// afterwards.
+// until a function Then registers afterwards has run.
 func (e *EvidenceRows) Evidence(k, request int, ev *model.RequestEvidence) {
 	if e.p == nil || e.ended || e.err != nil {
 		if e.err == nil {

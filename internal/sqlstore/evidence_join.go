@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/dsight/dsight/internal/model"
+	"github.com/dsight/dsight/internal/watermark"
 )
 
 // A traced build's join decodes every request's server evidence once, to
@@ -56,8 +57,9 @@ type EvidenceRows struct {
 	runErr error // the goroutine's, read after done
 	began  bool
 	ended  bool
-	// rel runs what Then registers once the records are read no more.
-	rel releases
+	// rel runs what Then registers once the records are read no more:
+	// its level is how many the request rows' goroutine is done with.
+	rel watermark.Waiters
 	// sortedStarts gives the starts in compareStarts order, read and
 	// sorted once (sortStarts).
 	sortOnce     sync.Once
@@ -155,7 +157,7 @@ func (e *EvidenceRows) Then(f func()) {
 		f() // never begun: nothing reads a record
 		return
 	}
-	e.rel.then(len(e.owners), f)
+	e.rel.Then(len(e.owners), f)
 }
 
 // EndEvidence follows the last record.
@@ -177,8 +179,8 @@ func (e *EvidenceRows) run() {
 	defer close(e.done)
 	p := e.p
 	rows := p.startRequestRows()
-	rows.released = e.rel.add
-	defer e.rel.finish()
+	rows.released = e.rel.Add
+	defer e.rel.Finish()
 	var head [8]byte
 	put := func(_ int64, start float64, rec []byte) error {
 		binary.LittleEndian.PutUint64(head[:], math.Float64bits(start))

@@ -1,44 +1,10 @@
 package sqlstore
 
 import (
-	"slices"
 	"testing"
 
 	"github.com/dsight/dsight/internal/model"
 )
-
-// What Then registers runs once the records handed over before it are
-// read, in order, each once; once the rows end, at once.
-func TestReleasesRunOnceTheirRecordsAreRead(t *testing.T) {
-	var r releases
-	var ran []string
-	note := func(s string) func() { return func() { ran = append(ran, s) } }
-	r.then(3, note("a"))
-	r.then(5, note("b"))
-	r.then(5, note("c"))
-	r.add(2)
-	if len(ran) != 0 {
-		t.Fatalf("ran %v after 2 records", ran)
-	}
-	r.add(1)
-	if !slices.Equal(ran, []string{"a"}) {
-		t.Fatalf("ran %v after 3 records", ran)
-	}
-	r.add(4)
-	if !slices.Equal(ran, []string{"a", "b", "c"}) {
-		t.Fatalf("ran %v after 7 records", ran)
-	}
-	r.then(6, note("d")) // already read
-	r.then(9, note("e"))
-	if !slices.Equal(ran, []string{"a", "b", "c", "d"}) {
-		t.Fatalf("ran %v", ran)
-	}
-	r.finish()
-	r.then(100, note("f"))
-	if !slices.Equal(ran, []string{"a", "b", "c", "d", "e", "f"}) {
-		t.Fatalf("ran %v after finish", ran)
-	}
-}
 
 // EvidenceRows.Then, registered after each record a join hands over, runs
 // once the request rows' goroutine (the last to read a record) has read
@@ -63,15 +29,9 @@ func TestEvidenceRowsThenFollowsTheRowsGoroutine(t *testing.T) {
 	if err := eachEvidence(d, func(k int, ev *model.RequestEvidence) error {
 		rows.Evidence(k, owner[k], ev)
 		mark := k + 1
-		rows.Then(func() {
-			rows.rel.mu.Lock()
-			read := rows.rel.done
-			if rows.rel.all {
-				read = mark
-			}
-			rows.rel.mu.Unlock()
-			calls <- call{mark, read}
-		})
+		// Read inside f: the level when it ran (Finish runs what is left
+		// at the level the rows reached, all of them).
+		rows.Then(func() { calls <- call{mark, rows.rel.Level()} })
 		n++
 		return nil
 	}); err != nil {
@@ -90,7 +50,7 @@ func TestEvidenceRowsThenFollowsTheRowsGoroutine(t *testing.T) {
 	if n == 0 || got != n {
 		t.Fatalf("%d releases ran of %d registered", got, n)
 	}
-	if rows.rel.done != n {
-		t.Fatalf("the request rows' goroutine counted %d records read, of %d", rows.rel.done, n)
+	if read := rows.rel.Level(); read != n {
+		t.Fatalf("the request rows' goroutine counted %d records read, of %d", read, n)
 	}
 }

@@ -13,12 +13,11 @@ import (
 // own, behind the join, as the store's evidence rows do. It notes each
 // record's span identities (views of the buffers the join reads spans
 // into) when handed over, and checks them again when it reads the record:
-// a buffer reused before the tap was done would change them. With release
-// set it is an EvidenceReleaser too.
+// a buffer reused before the tap was done would change them.
+// releasingTap is one that says when it is done (EvidenceReleaser).
 type lateTap struct {
-	release bool
-	in      chan lateItem
-	done    chan struct{}
+	in   chan lateItem
+	done chan struct{}
 
 	mu      sync.Mutex
 	handed  int

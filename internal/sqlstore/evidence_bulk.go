@@ -282,25 +282,25 @@ func (p *evidencePass) spanIndexes(bf *bulkFile) error {
 	}
 	starts := p.starts
 	slices.SortFunc(starts, compareStarts)
+	var joined []spanStart
 	if p.sorted != nil {
 		// The join's spans were sorted while the tables before were laid
-		// out; the ones added since (server spans) are merged in.
-		sorted, err := p.sorted()
-		if err != nil {
+		// out; the ones added since (server spans) are merged in as the
+		// index is written, not into a copy of them all (20M spans: 320 MB).
+		if joined, err = p.sorted(); err != nil {
 			return err
 		}
-		starts = mergeStarts(sorted, starts)
 	}
 	if t, err = bf.indexTree(indexSpanWindow, 2); err != nil {
 		return err
 	}
-	for _, s := range starts {
+	if err := eachMerged(joined, starts, func(s spanStart) error {
 		key.reset()
 		key.real(s.start)
 		key.int(s.rowid)
-		if err := t.add(key); err != nil {
-			return err
-		}
+		return t.add(key)
+	}); err != nil {
+		return err
 	}
 	p.starts = nil
 	return bf.doneIndex(indexSpanWindow, t)
@@ -311,20 +311,21 @@ func compareStarts(a, b spanStart) int {
 	return cmp.Or(cmp.Compare(a.start, b.start), cmp.Compare(a.rowid, b.rowid))
 }
 
-// mergeStarts is a and b, each in compareStarts order, merged into it.
-func mergeStarts(a, b []spanStart) []spanStart {
-	if len(b) == 0 {
-		return a
-	}
-	out := make([]spanStart, 0, len(a)+len(b))
-	for len(a) > 0 && len(b) > 0 {
-		if compareStarts(b[0], a[0]) < 0 {
-			out, b = append(out, b[0]), b[1:]
+// eachMerged calls f with a and b, each in compareStarts order, merged
+// into it; it stops at f's first error.
+func eachMerged(a, b []spanStart, f func(spanStart) error) error {
+	for len(a) > 0 || len(b) > 0 {
+		var s spanStart
+		if len(a) == 0 || len(b) > 0 && compareStarts(b[0], a[0]) < 0 {
+			s, b = b[0], b[1:]
 		} else {
-			out, a = append(out, a[0]), a[1:]
+			s, a = a[0], a[1:]
+		}
+		if err := f(s); err != nil {
+			return err
 		}
 	}
-	return append(append(out, a...), b...)
+	return nil
 }
 
 // requestTables reads the spilled records back in request order into

@@ -7,7 +7,7 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { open, fileURL, canon } from "./harness.mjs";
+import { open, fileURL, assertDrawnAsFresh } from "./harness.mjs";
 import { generatedReport } from "./suite.mjs";
 
 const at = generatedReport("fitrender", ["-seed", "11", "-requests", "1500", "-sources", "aiperf,frontend,otel,workers"]);
@@ -65,18 +65,7 @@ test("a fit to a request elsewhere keeps the overview's bars and relabels the li
     assert.equal(span[1], span[0], "a relabelled block selects its own span");
 
     // Drawn step by step, the page shows what a fresh load of its view shows.
-    const state = await page.evaluate(() => traceExplorer.getState());
-    const regions = ["#clientTracks", "#windowOverview", "#overviewConnector"];
-    const mine = {};
-    for (const sel of regions) mine[sel] = await page.evaluate(canon, sel);
-    const fresh = await open(at.browser.context, `${fileURL(at.report)}#view=${encodeURIComponent(JSON.stringify(state))}`);
-    try {
-      assert.deepEqual(await fresh.page.evaluate(() => traceExplorer.getState()), state);
-      for (const sel of regions) assert.equal(await fresh.page.evaluate(canon, sel), mine[sel], `${sel} as a fresh load draws it`);
-      assert.deepEqual(fresh.problems, []);
-    } finally {
-      await fresh.page.close();
-    }
+    await assertDrawnAsFresh(page, at.browser.context, at.report, ["#clientTracks", "#windowOverview", "#overviewConnector"]);
     assert.deepEqual(problems, []);
   } finally {
     await page.close();

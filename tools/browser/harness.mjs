@@ -4,6 +4,7 @@
 // leave the machine.
 
 import { chromium } from "playwright-core";
+import assert from "node:assert/strict";
 import http from "node:http";
 import fs from "node:fs";
 import os from "node:os";
@@ -97,4 +98,23 @@ export function canon(sel) {
     return `<${n.localName} ${attrs.join(" ")}>${[...n.childNodes].map(walk).join("")}</${n.localName}>`;
   };
   return el ? walk(el) : null;
+}
+
+// assertDrawnAsFresh checks that page, drawn step by step, shows in each of
+// regions what a fresh load of its view (its state in the URL fragment of
+// report's index.html) draws, region by region (canon); settle, when
+// given, waits on the fresh page before it is read.
+export async function assertDrawnAsFresh(page, context, report, regions, settle) {
+  const state = await page.evaluate(() => traceExplorer.getState());
+  const mine = {};
+  for (const sel of regions) mine[sel] = await page.evaluate(canon, sel);
+  const fresh = await open(context, `${fileURL(report)}#view=${encodeURIComponent(JSON.stringify(state))}`);
+  try {
+    if (settle) await settle(fresh.page);
+    assert.deepEqual(await fresh.page.evaluate(() => traceExplorer.getState()), state);
+    for (const sel of regions) assert.equal(await fresh.page.evaluate(canon, sel), mine[sel], `${sel} as a fresh load draws it`);
+    assert.deepEqual(fresh.problems, []);
+  } finally {
+    await fresh.page.close();
+  }
 }

@@ -7,7 +7,7 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { open, fileURL, canon } from "./harness.mjs";
+import { open, fileURL, assertDrawnAsFresh } from "./harness.mjs";
 import { generatedReport } from "./suite.mjs";
 
 const at = generatedReport("selection", ["-seed", "9", "-requests", "1500", "-sources", "aiperf,frontend,otel,workers"]);
@@ -105,19 +105,8 @@ test("selecting a request in the same range keeps what did not change", async ()
     );
 
     // Drawn step by step, the page shows what a fresh load of its view shows.
-    const state = await page.evaluate(() => traceExplorer.getState());
     const here = await page.evaluate((sels) => sels.map((s) => document.querySelector(s) && s).filter(Boolean), REGIONS);
-    const mine = {};
-    for (const sel of here) mine[sel] = await page.evaluate(canon, sel);
-    const fresh = await open(at.browser.context, `${fileURL(at.report)}#view=${encodeURIComponent(JSON.stringify(state))}`);
-    try {
-      await drawn(fresh.page);
-      assert.deepEqual(await fresh.page.evaluate(() => traceExplorer.getState()), state);
-      for (const sel of here) assert.equal(await fresh.page.evaluate(canon, sel), mine[sel], `${sel} as a fresh load draws it`);
-      assert.deepEqual(fresh.problems, []);
-    } finally {
-      await fresh.page.close();
-    }
+    await assertDrawnAsFresh(page, at.browser.context, at.report, here, drawn);
     assert.deepEqual(problems, []);
   } finally {
     await page.close();

@@ -7,31 +7,59 @@ import (
 	"github.com/dsight/dsight/internal/spanspill"
 )
 
-// spillBuffers recycles the read buffers of a pass over the span spill
-// whose use of a bucket's spans ends with the bucket (the check pass and
-// the join's route pass): a read takes a buffer a finished bucket gave
-// back, so a pass allocates for the few buckets in flight (inOrder reads
-// at most ahead+1 at once) rather than for every bucket it reads, which
-// was most of the bytes a traced build allocated and the collector's work.
-// The finish pass has its own (finishBuffers): its spans are held by the
-// evidence records until their chunk is encoded, across buckets.
-type spillBuffers chan *spanspill.ReadBuffer
+// buffers recycles the read buffers of a pass over the span spill: a read
+// takes a buffer a finished bucket gave back, so a pass allocates for the
+// few buckets in flight (inOrder reads at most ahead+1 at once) rather
+// than for every bucket it reads, which was most of the bytes a traced
+// build allocated and the collector's work. The check pass and the join's
+// route pass give a bucket's buffer back with the bucket; the finish pass
+// (finishBuffer) once the evidence chunks holding its records are encoded
+// and a tap, if any, is done with them, or never (recycle unset) when a
+// tap may hold them as long as it likes.
+//
+// The pool keeps at most readAhead()+2 buffers idle: the buffers in use
+// were live before the pool too, and the idle ones are what it adds to
+// the heap, a few MB each at 100k requests and ~25 MB at a million (20,000
+// spans a range), so it keeps few.
+type buffers[T any] struct {
+	free    chan *T
+	recycle bool
+	made    *atomic.Int64 // counts the buffers get makes, when set
+}
 
-func newSpillBuffers() spillBuffers { return make(spillBuffers, readAhead()+2) }
+func newBuffers[T any](recycle bool, made *atomic.Int64) buffers[T] {
+	return buffers[T]{free: make(chan *T, readAhead()+2), recycle: recycle, made: made}
+}
 
-func (p spillBuffers) get() *spanspill.ReadBuffer {
+// newSpillBuffers is the pool of the check and route passes.
+func newSpillBuffers() buffers[spanspill.ReadBuffer] {
+	return newBuffers[spanspill.ReadBuffer](true, nil)
+}
+
+// newFinishBuffers is the finish pass's pool.
+func newFinishBuffers(recycle bool) buffers[finishBuffer] {
+	return newBuffers[finishBuffer](recycle, &finishBuffersMade)
+}
+
+func (p buffers[T]) get() *T {
 	select {
-	case b := <-p:
+	case b := <-p.free:
 		return b
 	default:
-		return &spanspill.ReadBuffer{}
+		if p.made != nil {
+			p.made.Add(1)
+		}
+		return new(T)
 	}
 }
 
 // put gives b back once nothing holds its spans or their strings.
-func (p spillBuffers) put(b *spanspill.ReadBuffer) {
+func (p buffers[T]) put(b *T) {
+	if !p.recycle {
+		return
+	}
 	select {
-	case p <- b:
+	case p.free <- b:
 	default:
 	}
 }
@@ -44,49 +72,10 @@ type finishBuffer struct {
 	owners []int
 }
 
-// finishBuffers recycles the finish pass's buffers, when recycle is set:
-// a range's buffer comes back once the evidence chunks holding its
-// records are encoded, so the pass holds the few ranges in flight (read
-// ahead, finishing, in the chunks being encoded), not a buffer per range.
-type finishBuffers struct {
-	free    chan *finishBuffer
-	recycle bool
-}
-
 // finishBuffersMade counts the finish buffers made since the process
 // started, for tests: a pass that recycles makes a few, one that does not
 // a buffer per range.
 var finishBuffersMade atomic.Int64
-
-// The pool keeps at most readAhead()+2 buffers idle: the buffers in use
-// (read ahead, finishing, held by the chunks being encoded) were live
-// before the pool too, and the idle ones are what it adds to the heap, a
-// few MB each at 100k requests and ~25 MB at a million (20,000 spans a
-// range), so it keeps few.
-func newFinishBuffers(recycle bool) finishBuffers {
-	return finishBuffers{free: make(chan *finishBuffer, readAhead()+2), recycle: recycle}
-}
-
-func (p finishBuffers) get() *finishBuffer {
-	select {
-	case b := <-p.free:
-		return b
-	default:
-		finishBuffersMade.Add(1)
-		return &finishBuffer{}
-	}
-}
-
-// put gives b back once nothing holds its spans or their strings.
-func (p finishBuffers) put(b *finishBuffer) {
-	if !p.recycle {
-		return
-	}
-	select {
-	case p.free <- b:
-	default:
-	}
-}
 
 // grow returns s with n items, reallocated only when it is too small.
 func grow[T any](s []T, n int) []T {

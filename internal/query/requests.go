@@ -3,7 +3,6 @@ package query
 import (
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 )
 
@@ -88,13 +87,27 @@ func (e *Engine) serverSpans(a Args) (list[ServerSpanRecord], error) {
 // [start, end] overlaps the window. Requests are sorted by start, so the scan
 // begins at the first request that could still reach the window.
 func (e *Engine) eachOverlapping(w window, f func(i int)) {
-	start, end := e.r.Start, e.r.End
-	lo := sort.Search(len(start), func(i int) bool { return start[i] >= w.fromNS-e.maxRequestDur })
-	for i := lo; i < len(start) && start[i] <= w.toNS; i++ {
-		if end[i] >= w.fromNS {
+	lo, in, hi := e.overlapBounds(w)
+	for i := lo; i < in; i++ {
+		if e.r.End[i] >= w.fromNS {
 			f(i)
 		}
 	}
+	for i := in; i < hi; i++ {
+		f(i)
+	}
+}
+
+// overlapBounds splits the requests that may overlap w, in start order:
+// [lo, in) start before it (within the longest request's duration) and
+// overlap it when they end inside or after it; [in, hi) start inside it
+// and so all overlap it.
+func (e *Engine) overlapBounds(w window) (lo, in, hi int) {
+	start := e.r.Start
+	lo = searchStart(start, w.fromNS-e.maxRequestDur)
+	in = lo + searchStart(start[lo:], w.fromNS)
+	hi = in + searchStart(start[in:], w.toNS+1)
+	return lo, in, hi
 }
 
 // matcher builds the non-range filters shared by requests, sessions and the

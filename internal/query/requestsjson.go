@@ -74,18 +74,6 @@ func (e *Engine) requestPage(a Args) (*requestPage, error) {
 	return p.rehome()
 }
 
-// overlapBounds splits the requests that may overlap w, in start order:
-// [lo, in) start before it (within the longest request's duration) and
-// overlap it when they end inside or after it; [in, hi) start inside it
-// and so all overlap it.
-func (e *Engine) overlapBounds(w window) (lo, in, hi int) {
-	start := e.r.Start
-	lo = searchStart(start, w.fromNS-e.maxRequestDur)
-	in = lo + searchStart(start[lo:], w.fromNS)
-	hi = in + searchStart(start[in:], w.toNS+1)
-	return lo, in, hi
-}
-
 // MarshalJSON serves the surfaces that encode answers themselves (Do).
 func (p *requestPage) MarshalJSON() ([]byte, error) {
 	if b, ok := p.appendJSON(nil); ok {

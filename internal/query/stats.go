@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sort"
 
 	"github.com/dsight/dsight/internal/pyramid"
 	"github.com/dsight/dsight/internal/sessionmetrics"
@@ -201,8 +200,7 @@ func (e *Engine) requestStats(out *RequestStats, filter Args, w window, limit in
 	r := e.r
 	// Sized for every request the overlap scan may visit: growing these
 	// slices was most of an answer's cost.
-	lo := sort.Search(r.N, func(i int) bool { return r.Start[i] >= w.fromNS-e.maxRequestDur })
-	hi := sort.Search(r.N, func(i int) bool { return r.Start[i] > w.toNS })
+	lo, _, hi := e.overlapBounds(w)
 	n := max(hi-lo, 0)
 	// A wide range walks the precomputed orders instead of sorting.
 	var ord *statsOrders

@@ -31,15 +31,6 @@ func (e *Engine) requests(a Args) (list[RequestItem], error) {
 	return out, nil
 }
 
-// request answers the "request" kind: one request with its collections.
-func (e *Engine) request(id string) (RequestDetail, error) {
-	i, ok := e.lookup(id)
-	if !ok {
-		return RequestDetail{}, notFound("Unknown request %q", id)
-	}
-	return e.detail(i)
-}
-
 // lifecycle answers the "lifecycle" kind: the request's cumulative-milestone
 // breakdown, or available: false with empty lists when no supported server
 // activity joined it. Until the report's evidence is handed over, a

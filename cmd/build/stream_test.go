@@ -43,10 +43,11 @@ import (
 // their packs, its parts table gained the pack column, and every summary's
 // id, bytes and decoded bytes are unchanged. The evidence was re-pinned
 // when its shards were cut at an eighth of a MiB (more, smaller shards, so
-// other payloads in order), its chunks unchanged (the same test).
+// other payloads in order), its chunks unchanged (the same test), and again
+// at a sixteenth.
 var streamedReportGolden = struct{ core, evidence, store string }{
 	core:     "1df573158c234f7d8e58e7be5950cae94feb95aafa503122001bf74acdadcadc",
-	evidence: "f936fbec0b878e9a650c2eae2105f9c0c93a70c8c3b694c06bcf0a8a592560e8",
+	evidence: "880aef621e60bf7e200abc20cc246dbc2c2913a13db6313db01625781540ca70",
 	store:    "f8b4a0722f525950e6af80a77494c61ad81019696335d05eff2c75d345565c5d",
 }
 

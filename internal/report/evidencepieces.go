@@ -15,11 +15,12 @@ import (
 // shard when an answer first needs one of its requests
 // (web/src/evidenceload.js), decoding it, checking its SHA-256 in the
 // engine and attaching it within that answer. A MiB took more than a
-// frame; an eighth of a MiB takes ~1.3 ms, against ~2.3 ms for a quarter
-// (its SHA-256 most of it), for ~0.6 KB of the page's boot data a
-// shard: 224 KB more on 100,000 traced requests (docs/measurements.md,
-// issue 17).
-const evidencePieceBudget = 128<<10 - 1024
+// frame; a quarter ~2.3 ms, an eighth ~1.3 ms (its SHA-256 most of it).
+// A sixteenth holds one chunk of 64 requests' records (~60 KB on traced
+// runs) where an eighth held two, so a request's first answer checks
+// and decodes only the chunk it reads, for ~0.6 KB of the page's boot
+// data a shard (docs/measurements.md, issue 17).
+const evidencePieceBudget = 64<<10 - 1024
 
 // EvidencePackBytes bounds the payload of the evidence shards one pack
 // script holds (shard.Pack16): neighbouring shards share a script of

@@ -16,7 +16,7 @@ type Part struct {
 // DecodeNamed decodes raw, the bytes of parts one after another, once
 // each part's SHA-256 equals its name. The checksum in the shard's trailer
 // covers the same bytes the hashes have just checked, so it is not
-// computed again: on the page, an evidence shard (an eighth of a MiB)
+// computed again: on the page, an evidence shard (a sixteenth of a MiB)
 // asked for by an answer is hashed by the engine within that answer, and
 // the checksum was a second pass over it (docs/measurements.md, issue 17). Every other
 // check of Decode is made. A part whose bytes are not those of its name

@@ -81,9 +81,9 @@ func (l LifecycleRecord) appendJSON(dst []byte) ([]byte, bool) {
 
 // fieldWriter appends JSON as json.Marshal writes it; ok turns false at a
 // number json.Marshal refuses (NaN, ±Inf). Each method writes a key (with
-// its leading comma or brace, as given) and a value.
-// Its methods are not inlined: inline, they made the engine's wasm ~100 KB
-// larger for a few percent of the answer's time.
+// its leading comma or brace, as given) and a value. They are not
+// inlined: inline, they made the engine's wasm ~100 KB larger, for a few
+// percent of the answer's time.
 type fieldWriter struct {
 	b  []byte
 	ok bool
@@ -123,6 +123,7 @@ func (w *fieldWriter) bool(key string, v bool) {
 }
 
 // writeList writes xs as json.Marshal writes a slice: null when nil.
+//
 //go:noinline
 func writeList[T any](w *fieldWriter, xs []T, f func(*fieldWriter, *T)) {
 	if xs == nil {

@@ -185,6 +185,15 @@ for (const mode of ["file", "http"]) {
       await page.goto(await urlOf(mode, copies.damagedEvidence));
       await page.waitForFunction((p) => !document.getElementById("error").hidden && document.getElementById("error").textContent.includes(p), damaged.path, { timeout: 20000 });
       assert.match(await page.evaluate(() => document.getElementById("error").textContent), /content hash mismatch/);
+      // The default request's evidence is in the damaged shard (the run's
+      // one): the page still opens, and its inspector names the file.
+      const opened = await page.evaluate(() => ({
+        ready: performance.getEntriesByName("dsight:ready").length,
+        inspector: document.querySelector("#inspectorBody .request-error")?.textContent ?? "",
+        selected: window.traceExplorer.getState().request,
+      }));
+      assert.equal(opened.ready, 1, "the page never announced ready");
+      assert.ok(opened.selected !== null && opened.inspector.includes(damaged.path) && /content hash mismatch/.test(opened.inspector), JSON.stringify(opened));
       // Every traced request answers as the CLI does, or fails naming the
       // damaged file: never an answer made from the damaged shard.
       const ids = cli(fx.report, "requests", { limit: 1000 }).items.filter((r) => r.span_count > 0).map((r) => r.id);

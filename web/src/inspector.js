@@ -33,7 +33,14 @@ function replaceIfChanged(box, nodes) {
 function requestTab(view) {
   const id = view.state.request;
   if (id === null) return h("p", { class: "muted" }, "Select a request bar to see its recorded timing and evidence.");
-  const r = view.request(id);
+  let r;
+  try {
+    r = view.request(id);
+  } catch (err) {
+    // Its evidence shard is damaged (a content hash mismatch naming the
+    // file): the page still opens, and says so where the request would be.
+    return h("div", { class: "request-detail" }, h("h3", { class: "request-id", title: id }, id), h("p", { class: "error-inline request-error" }, `This request's server evidence cannot be read: ${err.message}`));
+  }
   const agentLabel = r.client_kind === "agentperf" ? "client" : r.depth === 0 ? "main agent" : "subagent";
   const stats = [
     ["Client TTFT", fmtMs(r.ttft_ms)],

@@ -4,12 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
-	"path/filepath"
 	"testing"
-	"time"
 
-	"github.com/dsight/dsight/internal/catalog"
-	"github.com/dsight/dsight/internal/importer"
 	"github.com/dsight/dsight/internal/model"
 	"github.com/dsight/dsight/tools/gen/synth"
 )
@@ -105,21 +101,7 @@ func TestRequestDetailJSONMatchesMarshal(t *testing.T) {
 		"agentperf": {Seed: 5, Requests: 80, Sources: synth.SourceAgentPerf | synth.SourceFrontend | synth.SourceOTel | synth.SourceWorkers},
 		"hostile":   {Seed: 7, Requests: 40, Hostile: true, Sources: synth.SourceAIPerf | synth.SourceFrontend | synth.SourceOTel | synth.SourceWorkers},
 	} {
-		t.Run(name, func(t *testing.T) {
-			dir := filepath.Join(t.TempDir(), "run")
-			if _, err := synth.WriteRun(dir, cfg); err != nil {
-				t.Fatal(err)
-			}
-			res, err := importer.Import(importer.Options{Run: dir, Phase: "profiling", IterationTimezone: time.UTC, MaxProfileEvents: importer.DefaultMaxProfileEvents})
-			if err != nil {
-				t.Fatal(err)
-			}
-			e, err := FromDataset(res.Dataset)
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkDetailJSON(t, e, &shapes)
-		})
+		t.Run(name, func(t *testing.T) { checkDetailJSON(t, importedRun(t, cfg), &shapes) })
 	}
 	t.Run("fixtures", func(t *testing.T) {
 		for _, d := range []*model.Dataset{fixture(), serverFixture(), tracedFixture(100), hostileEvidenceDataset()} {
@@ -130,17 +112,7 @@ func TestRequestDetailJSONMatchesMarshal(t *testing.T) {
 			checkDetailJSON(t, e, &shapes)
 		}
 	})
-	t.Run("pending", func(t *testing.T) {
-		c, err := catalog.Open(catalog.Encode(serverFixture()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		e, err := New(c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		checkDetailJSON(t, e, &shapes)
-	})
+	t.Run("pending", func(t *testing.T) { checkDetailJSON(t, withoutEvidence(t, serverFixture()), &shapes) })
 	if shapes.routing == 0 || shapes.routingContext == 0 || shapes.milestoneHost == 0 || shapes.observedAt == 0 ||
 		shapes.ordinal == 0 || shapes.pending == 0 || shapes.activities == 0 {
 		t.Fatalf("the runs did not hold every optional shape of an answer: %+v", shapes)

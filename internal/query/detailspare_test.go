@@ -15,14 +15,7 @@ func TestDetailSpareShardsGoFirst(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := catalog.Open(catalog.Encode(d))
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := New(c)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := withoutEvidence(t, d)
 	chunks := d.Profiles[0].Chunks
 	if len(chunks) != 4 {
 		t.Fatalf("%d chunks", len(chunks))

@@ -146,14 +146,7 @@ func TestNsysNamesTheShardsItNeeds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := catalog.Open(catalog.Encode(d))
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := New(c)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := withoutEvidence(t, d)
 	_, qerr := askNsys(t, e, `{"profile":0,"offset":8200,"limit":10}`)
 	if qerr == nil || qerr.Code != CodeShardsNeeded || len(qerr.Shards) != 1 || qerr.Shards[0].ID != d.Profiles[0].Chunks[1].ID {
 		t.Fatalf("err %v", qerr)

@@ -14,14 +14,7 @@ func TestNsysPrefetchNamesTheChunksNearestTheWindowFirst(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := catalog.Open(catalog.Encode(d))
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := New(c)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := withoutEvidence(t, d)
 	ask := func(args string) []PrefetchChunk {
 		t.Helper()
 		out := e.Handle([]byte(`{"op":"nsys_prefetch","args":` + args + `}`))

@@ -38,14 +38,7 @@ func mixedViewEngine(t *testing.T, n int) *Engine {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := catalog.Open(catalog.Encode(d))
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := New(c)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := withoutEvidence(t, d)
 	for id, raw := range details {
 		if err := e.Give(id, raw); err != nil {
 			t.Fatal(err)

@@ -123,14 +123,7 @@ func TestNsysViewNamesTheShardsItNeeds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := catalog.Open(catalog.Encode(d))
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := New(c)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := withoutEvidence(t, d)
 	if h, _, qerr := askView(t, e, `{"profile":0}`); qerr != nil || h.Mode != "density" {
 		t.Fatalf("density needs no shard: %v %+v", qerr, h)
 	}
@@ -189,14 +182,7 @@ func TestDetailCacheCountsTheColumnsItHolds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := catalog.Open(catalog.Encode(d))
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := New(c)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := withoutEvidence(t, d)
 	id := d.Profiles[0].Chunks[0].ID
 	if err := e.Give(id, details[id]); err != nil {
 		t.Fatal(err)

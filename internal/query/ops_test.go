@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-
-	"github.com/dsight/dsight/internal/catalog"
 )
 
 // failed is a failure envelope.
@@ -168,14 +166,7 @@ func TestErrorCodes(t *testing.T) {
 	// Before the evidence is handed over, a traced request's lifecycle is
 	// pending, not absent.
 	d := serverFixture()
-	c, err := catalog.Open(catalog.Encode(d))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := New(c)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := withoutEvidence(t, d)
 	if f := fail(t, p, `{"op":"lifecycle","args":{"id":"parent-turn"}}`); f.Code != CodeEvidencePending {
 		t.Fatalf("lifecycle before the evidence: %+v", f)
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/dsight/dsight/internal/catalog"
 	"github.com/dsight/dsight/internal/perfetto"
 )
 
@@ -124,14 +123,7 @@ func TestPerfettoRequests(t *testing.T) {
 // Without the server evidence the export waits for it, as every answer
 // that reads it does.
 func TestPerfettoWaitsForEvidence(t *testing.T) {
-	c, err := catalog.Open(catalog.Encode(serverFixture()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := New(c)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := withoutEvidence(t, serverFixture())
 	var env struct {
 		Code Code `json:"code"`
 	}

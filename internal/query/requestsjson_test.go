@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dsight/dsight/internal/catalog"
 	"github.com/dsight/dsight/internal/fuzzlimit"
 	"github.com/dsight/dsight/internal/importer"
 	"github.com/dsight/dsight/internal/model"
@@ -115,18 +116,7 @@ func TestRequestsJSONMatchesMarshalOnGoldenRuns(t *testing.T) {
 		"agentperf": {Seed: 5, Requests: 80, Sources: synth.SourceAgentPerf | synth.SourceFrontend | synth.SourceOTel | synth.SourceWorkers},
 	} {
 		t.Run(name, func(t *testing.T) {
-			dir := filepath.Join(t.TempDir(), "run")
-			if _, err := synth.WriteRun(dir, cfg); err != nil {
-				t.Fatal(err)
-			}
-			res, err := importer.Import(importer.Options{Run: dir, Phase: "profiling", IterationTimezone: time.UTC, MaxProfileEvents: importer.DefaultMaxProfileEvents})
-			if err != nil {
-				t.Fatal(err)
-			}
-			e, err := FromDataset(res.Dataset)
-			if err != nil {
-				t.Fatal(err)
-			}
+			e := importedRun(t, cfg)
 			if e.r.N < 50 {
 				t.Fatalf("%d requests", e.r.N)
 			}
@@ -142,6 +132,40 @@ func TestRequestsJSONMatchesMarshalOnGoldenRuns(t *testing.T) {
 			checkRequestsJSON(t, e)
 		}
 	})
+}
+
+// importedRun is an engine over the run synth writes for cfg, imported as
+// dsight build imports it.
+func importedRun(t *testing.T, cfg synth.Config) *Engine {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "run")
+	if _, err := synth.WriteRun(dir, cfg); err != nil {
+		t.Fatal(err)
+	}
+	res, err := importer.Import(importer.Options{Run: dir, Phase: "profiling", IterationTimezone: time.UTC, MaxProfileEvents: importer.DefaultMaxProfileEvents})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := FromDataset(res.Dataset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// withoutEvidence is an engine over d's core alone, as the page opens a
+// traced report before its evidence shards are given.
+func withoutEvidence(t *testing.T, d *model.Dataset) *Engine {
+	t.Helper()
+	c, err := catalog.Open(catalog.Encode(d))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
 }
 
 // hostileDataset puts s in every string a request item shows, and f in

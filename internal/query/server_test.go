@@ -169,14 +169,7 @@ func TestDamagedServerChunk(t *testing.T) {
 // says so and claims nothing about its server side; then it answers fully.
 func TestEvidencePending(t *testing.T) {
 	d := serverFixture()
-	c, err := catalog.Open(catalog.Encode(d))
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := New(c)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := withoutEvidence(t, d)
 	res, _ := ask(t, e, `{"op":"request","args":{"id":"parent-turn"}}`)
 	if res["evidence_pending"] != true || len(res["spans"].([]any)) != 0 {
 		t.Fatalf("before the evidence: %v", res)

@@ -355,6 +355,42 @@ test("idle rehearsal of a zoom asks the engine, changes nothing, and yields to t
   }
 });
 
+// A script's run of synchronous view changes (or a drag's) waits for no
+// metric plot: the charts ask for theirs once the calls have returned, and
+// only for the view the run ended on.
+test("a run of synchronous zooms asks for no plot within the calls; the charts draw the last view", async () => {
+  const { page, problems } = await open(browser.context, fileURL(fx.report));
+  try {
+    await page.evaluate(() => traceExplorer.whenMetricsReady());
+    const r = await page.evaluate(async () => {
+      const e = window.dsightEngine;
+      const handle = e.handle;
+      let plots = 0;
+      e.handle = (q, ...rest) => {
+        if (typeof q === "string" && q.includes('"op":"plot"')) plots++;
+        return handle(q, ...rest);
+      };
+      const charts = window.DSightMetricCharts;
+      const mount = charts.mount;
+      const mounted = [];
+      charts.mount = (panel, opts) => (mounted.push([opts.from, opts.to]), mount(panel, opts));
+      const d = traceExplorer.describe().meta.duration;
+      let last = null;
+      for (let k = 1; k <= 10; k++) last = traceExplorer.selectRange((d * k) / 40, (d * k) / 40 + d * 0.3);
+      const within = plots;
+      await traceExplorer.whenMetricsReady();
+      return { within, after: plots, mounted, last: [last.from, last.to], cards: document.querySelectorAll("#metricCards .metric-card").length };
+    });
+    assert.equal(r.within, 0, "a plot was asked for inside the synchronous calls");
+    assert.ok(r.cards > 0 && r.after >= r.cards, JSON.stringify(r));
+    assert.ok(r.mounted.length >= r.cards, JSON.stringify(r.mounted));
+    for (const m of r.mounted) assert.deepEqual(m, r.last, "a chart drew a view the run passed through");
+    assert.deepEqual(problems, []);
+  } finally {
+    await page.close();
+  }
+});
+
 test("a first chart that cannot be drawn early is drawn from the engine", async () => {
   const copy = fs.mkdtempSync(path.join(os.tmpdir(), "dsight-early-"));
   try {

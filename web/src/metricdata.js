@@ -136,8 +136,12 @@ export function familySeries(name) {
 // of those series and of their limit series, and only those. family names
 // the family for metricDataStatus. The answer is written into buffers
 // (a chart's PlotBuffers) when given; it resolves to null, without asking,
-// once stale() says a newer plot replaced this one.
+// once stale() says a newer plot replaced this one. It asks once the call
+// that changed the view has returned (a chart draws asynchronously anyway,
+// whenMetricsReady): a run of synchronous calls (a script's, a drag's)
+// asks for the last view's plot only, and none of them waits for one.
 export async function plotSeries({ from, to, pixels, ids, family, buffers, stale }) {
+  await null;
   configureCache();
   const args = { from, to, pixels, series: ids };
   for (let round = 1; ; round++) {

@@ -214,7 +214,9 @@ const steps = (marks) => {
   const sorted = Object.entries(marks).sort((a, b) => a[1] - b[1]);
   return Object.fromEntries(sorted.map(([name, at], k) => [name.replace(/^dsight:/, ""), at - (k ? sorted[k - 1][1] : 0)]));
 };
-const summarize = (xs) => ({ p50: +median(xs).toFixed(2), p95: +p95(xs).toFixed(2), max: +Math.max(...xs).toFixed(2) });
+// Each kind's calls in the order made (calls), so a slow first call tells
+// from a slow one later.
+const summarize = (xs) => ({ p50: +median(xs).toFixed(2), p95: +p95(xs).toFixed(2), max: +Math.max(...xs).toFixed(2), calls: xs.map((x) => +x.toFixed(1)) });
 const out = {
   requests: manifest.summary.counts?.requests ?? requests,
   input_bytes: inputBytes,

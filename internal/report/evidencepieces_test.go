@@ -2,6 +2,7 @@ package report
 
 import (
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
@@ -108,6 +109,14 @@ func TestEvidenceShardsHoldTheWholeShardsChunks(t *testing.T) {
 	}
 	if back := core.Dataset(); !reflect.DeepEqual(back.Evidence, d.Evidence) {
 		t.Fatal("Open(Write(d)) changed the server evidence")
+	}
+	// The page's boot record lists each shard's parts once, in the shards.
+	var booted struct{ Evidence *EvidenceEntry }
+	if err := json.Unmarshal(readBoot(t, dir)["entry"], &booted); err != nil {
+		t.Fatal(err)
+	}
+	if b := booted.Evidence; b == nil || b.Parts != nil || !reflect.DeepEqual(b.Shards, ev.Shards) || b.ID != ev.ID || b.Bytes != ev.Bytes {
+		t.Fatalf("the boot record's evidence %+v, want the manifest's without the whole's parts", b)
 	}
 }
 

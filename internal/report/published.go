@@ -150,7 +150,7 @@ func withEntry(index []byte, entry Entry) ([]byte, error) {
 	if err := json.Unmarshal(index[start:end], &rec); err != nil {
 		return nil, fmt.Errorf("boot record: %w", err)
 	}
-	eb, err := json.Marshal(entry)
+	eb, err := json.Marshal(bootEntry(entry))
 	if err != nil {
 		return nil, err
 	}

@@ -241,6 +241,22 @@ func addCompressedShard(files *stageFiles, gz []byte, decodedBytes int) model.Sh
 	return sh
 }
 
+// bootEntry is the entry as the page's boot record holds it: the same,
+// but that a traced report's evidence lists its shards' parts once, in the
+// shards. The parts of the whole evidence (format 4's one shard) are those
+// again, in order; the page reads them only when the evidence has no
+// shards, and on 100,000 traced requests they were 300 KB of the boot
+// record the page parses before its first paint (docs/measurements.md,
+// issue 17). manifest.json keeps them.
+func bootEntry(e Entry) Entry {
+	if ev := e.Evidence; ev != nil && len(ev.Shards) > 0 {
+		trimmed := *ev
+		trimmed.Parts = nil
+		e.Evidence = &trimmed
+	}
+	return e
+}
+
 // boot is the record the page reads before anything else.
 type boot struct {
 	Generator     string       `json:"generator"`
@@ -280,7 +296,7 @@ func renderIndex(assets fs.FS, d *model.Dataset, entry Entry, summary query.Summ
 	var b bytes.Buffer
 	err = t.Execute(&b, map[string]any{
 		"Job":    d.Meta.Job,
-		"Boot":   boot{Generator: Generator, FormatVersion: FormatVersion, Schema: model.Schema, Job: d.Meta.Job, Entry: entry, Counts: summary.Counts, FirstChart: first},
+		"Boot":   boot{Generator: Generator, FormatVersion: FormatVersion, Schema: model.Schema, Job: d.Meta.Job, Entry: bootEntry(entry), Counts: summary.Counts, FirstChart: first},
 		"Script": template.JS(script),
 		"CSP":    csp,
 		"Style":  template.CSS(style),

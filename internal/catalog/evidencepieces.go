@@ -91,9 +91,9 @@ func pieceShard(payload []string, size []int64, first, total int) *shard.Shard {
 
 // evidenceChunkCount is the number of evidence chunks the core's
 // request_server rows point into. Once a piece is attached it is the
-// length of chunkHeld: every later piece is checked against it, and a
-// walk of the rows per piece was ~0.1 ms of each evidence shard the page
-// gives at 100,000 requests, ten times that at a million.
+// length of chunkHeld: every later piece is checked against it, where a
+// walk of every request's row per piece made each evidence shard the page
+// gives cost in proportion to the run's requests.
 func (c *Core) evidenceChunkCount() int {
 	if c.chunkCount > 0 { // a core of some requests only (OpenRows)
 		return c.chunkCount

@@ -65,9 +65,9 @@ type evidencePass struct {
 	groups []evGroup
 	starts []spanStart
 	// sorted, when set, gives the starts of the spans laid out from the
-	// join's rows (spansFromSpill), sorted beside the layout; starts then
-	// holds only the spans added after them.
-	sorted  func() ([]spanStart, error)
+	// join's rows (spansFromSpill), sorted in runs beside the layout;
+	// starts then holds only the spans added after them.
+	sorted  func() (*startRuns, error)
 	bkeys   []bindingKey
 	spill   *os.File
 	out     *bufio.Writer
@@ -282,19 +282,19 @@ func (p *evidencePass) spanIndexes(bf *bulkFile) error {
 	}
 	starts := p.starts
 	slices.SortFunc(starts, compareStarts)
-	var joined []spanStart
+	var runs *startRuns
 	if p.sorted != nil {
-		// The join's spans were sorted while the tables before were laid
-		// out; the ones added since (server spans) are merged in as the
-		// index is written, not into a copy of them all (20M spans: 320 MB).
-		if joined, err = p.sorted(); err != nil {
+		// The join's spans were sorted in runs while the tables before
+		// were laid out; the runs and the spans added since (server spans)
+		// are merged as the index is written.
+		if runs, err = p.sorted(); err != nil {
 			return err
 		}
 	}
 	if t, err = bf.indexTree(indexSpanWindow, 2); err != nil {
 		return err
 	}
-	if err := eachMerged(joined, starts, func(s spanStart) error {
+	if err := runs.each(starts, func(s spanStart) error {
 		key.reset()
 		key.real(s.start)
 		key.int(s.rowid)
@@ -309,23 +309,6 @@ func (p *evidencePass) spanIndexes(bf *bulkFile) error {
 // compareStarts is server_spans_window's order: by start, then rowid.
 func compareStarts(a, b spanStart) int {
 	return cmp.Or(cmp.Compare(a.start, b.start), cmp.Compare(a.rowid, b.rowid))
-}
-
-// eachMerged calls f with a and b, each in compareStarts order, merged
-// into it; it stops at f's first error.
-func eachMerged(a, b []spanStart, f func(spanStart) error) error {
-	for len(a) > 0 || len(b) > 0 {
-		var s spanStart
-		if len(a) == 0 || len(b) > 0 && compareStarts(b[0], a[0]) < 0 {
-			s, b = b[0], b[1:]
-		} else {
-			s, a = a[0], a[1:]
-		}
-		if err := f(s); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // requestTables reads the spilled records back in request order into

@@ -60,10 +60,10 @@ type EvidenceRows struct {
 	// rel runs what Then registers once the records are read no more:
 	// its level is how many the request rows' goroutine is done with.
 	rel watermark.Waiters
-	// sortedStarts gives the starts in compareStarts order, read and
-	// sorted once (sortStarts).
+	// sortedStarts gives the starts sorted in runs, read and sorted
+	// once (sortStarts).
 	sortOnce     sync.Once
-	sortedStarts func() ([]spanStart, error)
+	sortedStarts func() (*startRuns, error)
 }
 
 // NewEvidenceRows is an EvidenceRows that spills its rows under dir (""
@@ -268,30 +268,15 @@ func (e *EvidenceRows) sortStarts() {
 		return
 	}
 	e.sortOnce.Do(func() {
-		e.sortedStarts = sync.OnceValues(func() ([]spanStart, error) {
+		e.sortedStarts = sync.OnceValues(func() (*startRuns, error) {
 			<-e.done
 			if err := errors.Join(e.err, e.runErr); err != nil {
 				return nil, err
 			}
-			return readStarts(e.starts, e.p.nspans)
+			return sortRuns(e.starts, e.p.nspans, e.dir)
 		})
 		go e.sortedStarts()
 	})
-}
-
-// readStarts reads the n spilled starts, in compareStarts order.
-func readStarts(f *os.File, n int64) ([]spanStart, error) {
-	starts := make([]spanStart, n)
-	r := bufio.NewReaderSize(io.NewSectionReader(f, 0, 8*n), 1<<20)
-	var b [8]byte
-	for i := range starts {
-		if _, err := io.ReadFull(r, b[:]); err != nil {
-			return nil, fmt.Errorf("the spilled span starts: %w", err)
-		}
-		starts[i] = spanStart{math.Float64frombits(binary.LittleEndian.Uint64(b[:])), int64(i)}
-	}
-	slices.SortFunc(starts, compareStarts)
-	return starts, nil
 }
 
 // failure is the error a join's call met, for a pass that cannot be made.
@@ -310,7 +295,13 @@ func (e *EvidenceRows) Close() error {
 	}
 	e.EndEvidence()
 	<-e.done
-	return errors.Join(e.spans.Close(), e.starts.Close(), e.p.spill.Close())
+	// Once, so a sort begun before (sortStarts) is seen, and waited for.
+	e.sortOnce.Do(func() {})
+	var runs *startRuns
+	if e.sortedStarts != nil {
+		runs, _ = e.sortedStarts()
+	}
+	return errors.Join(e.spans.Close(), e.starts.Close(), e.p.spill.Close(), runs.close())
 }
 
 // spansFromSpill lays out server_spans from the span rows spilled during

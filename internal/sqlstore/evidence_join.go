@@ -43,20 +43,20 @@ const tapBuffered = 4
 // called from one goroutine, the join's, in order: BeginEvidence, then
 // Evidence for records 0, 1, ..., then EndEvidence.
 type EvidenceRows struct {
-	dir    string
-	p      *evidencePass
-	spans  *os.File      // each span: its row's length, its row
-	out    *bufio.Writer // spans' writer, the span goroutine's
-	starts *os.File      // each span's start's bits, in rowid order
-	outS   *bufio.Writer // starts' writer, the span goroutine's
-	owners []int         // by record: its request's ordinal
-	batch  []evItem
-	in     chan []evItem
-	done   chan struct{}
-	err    error // the first failure of the join's calls
-	runErr error // the goroutine's, read after done
-	began  bool
-	ended  bool
+	dir     string
+	p       *evidencePass
+	spans   *os.File      // each span: its row's length, its row
+	out     *bufio.Writer // spans' writer, the span goroutine's
+	starts  *os.File      // each span's start's bits, in rowid order
+	outS    *bufio.Writer // starts' writer, the span goroutine's
+	records int           // records handed over
+	batch   []evItem
+	in      chan []evItem
+	done    chan struct{}
+	err     error // the first failure of the join's calls
+	runErr  error // the goroutine's, read after done
+	began   bool
+	ended   bool
 	// rel runs what Then registers once the records are read no more:
 	// its level is how many the request rows' goroutine is done with.
 	rel watermark.Waiters
@@ -136,11 +136,11 @@ func (e *EvidenceRows) Evidence(k, request int, ev *model.RequestEvidence) {
 		}
 		return
 	}
-	if k != len(e.owners) {
-		e.fail(fmt.Errorf("evidence record %d handed over after %d records", k, len(e.owners)))
+	if k != e.records {
+		e.fail(fmt.Errorf("evidence record %d handed over after %d records", k, e.records))
 		return
 	}
-	e.owners = append(e.owners, request)
+	e.records++
 	e.batch = append(e.batch, evItem{k, request, ev})
 	if len(e.batch) == tapBatch {
 		e.in <- e.batch
@@ -157,7 +157,7 @@ func (e *EvidenceRows) Then(f func()) {
 		f() // never begun: nothing reads a record
 		return
 	}
-	e.rel.Then(len(e.owners), f)
+	e.rel.Then(e.records, f)
 }
 
 // EndEvidence follows the last record.
@@ -239,7 +239,7 @@ func (e *EvidenceRows) pass(w *writer, d *model.Dataset, bf *bulkFile) (*evidenc
 		return nil, err
 	}
 	p, tw := e.p, e.p.w
-	if tw.origin != w.origin || !bf.intSmall || !slices.Equal(e.owners, evidenceOwners(d)) {
+	if tw.origin != w.origin || !bf.intSmall || !p.ownedAsIn(d) {
 		return nil, nil
 	}
 	for path, id := range tw.sourceIDs {
@@ -258,6 +258,23 @@ func (e *EvidenceRows) pass(w *writer, d *model.Dataset, bf *bulkFile) (*evidenc
 	q.groups = slices.Clip(p.groups)
 	q.w, q.sorted = w, e.sortedStarts
 	return &q, nil
+}
+
+// ownedAsIn says whether the records' groups have the owners d's
+// evidence has: the requests' ordinals the join named are their final
+// ones. The groups hold them, rather than a list beside them, which the
+// build held from its import to the store's evidence tables.
+func (p *evidencePass) ownedAsIn(d *model.Dataset) bool {
+	owners := evidenceOwners(d)
+	if len(owners) != len(p.groups) {
+		return false
+	}
+	for k, o := range owners {
+		if int(p.groups[k].owner) != o {
+			return false
+		}
+	}
+	return true
 }
 
 // sortStarts starts sorting the join's spans' starts on a goroutine of

@@ -78,6 +78,9 @@ type evidencePass struct {
 	// starts then holds only the spans added after them.
 	sorted func() (*startRuns, error)
 	bkeys  []bindingKey
+	// kept, when set, holds the groups and binding keys until the indexes
+	// need them (readKept): they were spilled when the join's rows ended.
+	kept *keptRows
 	// workers are the bindings' workers, each once, and their indexes.
 	workers   []string
 	workerIDs map[string]uint32
@@ -310,6 +313,9 @@ func (p *evidencePass) group(i int32) *evGroup {
 // spanIndexes writes server_spans_request (request, rowid), NULL first,
 // and server_spans_window (start, rowid).
 func (p *evidencePass) spanIndexes(bf *bulkFile) error {
+	if err := p.readKept(false); err != nil {
+		return err
+	}
 	t, err := bf.indexTree(indexSpanRequest, 2)
 	if err != nil {
 		return err
@@ -404,6 +410,9 @@ func (p *evidencePass) requestTables(bf *bulkFile) error {
 		}
 	}
 	if err := bf.done(tableBindings, bindings); err != nil {
+		return err
+	}
+	if err := p.readKept(true); err != nil {
 		return err
 	}
 	// The workers' ranks in name order; keys alike are the same entry,

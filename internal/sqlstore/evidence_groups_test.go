@@ -46,3 +46,31 @@ func TestByOwnerIsAStableSortByOwner(t *testing.T) {
 		}
 	}
 }
+
+// Rows the join has ended hold no group or binding key in memory: they
+// are spilled until a store's indexes read them back, and each store made
+// from the rows reads its own.
+func TestEndedEvidenceRowsKeepTheirGroupsOnDisk(t *testing.T) {
+	rows := NewEvidenceRows(t.TempDir())
+	defer rows.Close()
+	d := tracedDatasetTapped(t, rows)
+	<-rows.done
+	if rows.p.groups != nil || rows.p.bkeys != nil {
+		t.Fatalf("ended rows hold %d groups and %d binding keys", len(rows.p.groups), len(rows.p.bkeys))
+	}
+	if rows.kept == nil || rows.kept.groups == 0 || rows.kept.keys == 0 {
+		t.Fatalf("spilled: %+v", rows.kept)
+	}
+	groups, err := rows.kept.readGroups()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := len(evidenceOwners(d)); len(groups) != want {
+		t.Fatalf("%d groups read back, %d records", len(groups), want)
+	}
+	writeBoth(t, d, rows)
+	writeBoth(t, d, rows)
+	if rows.p.groups != nil || rows.p.bkeys != nil {
+		t.Fatal("a store made from the rows left its groups or keys with them")
+	}
+}

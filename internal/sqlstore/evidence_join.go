@@ -49,6 +49,8 @@ type EvidenceRows struct {
 	out     *bufio.Writer // spans' writer, the span goroutine's
 	starts  *os.File      // each span's start's bits, in rowid order
 	outS    *bufio.Writer // starts' writer, the span goroutine's
+	keptF   *os.File      // the groups and binding keys, once the rows end
+	kept    *keptRows     // what keptF holds, read after done
 	records int           // records handed over
 	batch   []evItem
 	in      chan []evItem
@@ -104,6 +106,15 @@ func (e *EvidenceRows) BeginEvidence(originNS int64, sources []model.Source) {
 		e.fail(err)
 		return
 	}
+	kept, err := e.temp(".trace-data-kept-*")
+	if err != nil {
+		spans.Close()
+		starts.Close()
+		rows.Close()
+		e.fail(err)
+		return
+	}
+	e.keptF = kept
 	// Schema format 4 is what SQLite writes for a new file; pass checks it.
 	e.p = &evidencePass{w: w, spill: rows, out: bufio.NewWriterSize(rows, 1<<20), intSmall: true,
 		rec: &record{intSmall: true, valuesOnly: true}}
@@ -208,7 +219,11 @@ func (e *EvidenceRows) run() {
 	if err == nil {
 		err = errors.Join(e.out.Flush(), e.outS.Flush())
 	}
-	if err = p.endRecords(rows, err); err != nil {
+	err = p.endRecords(rows, err)
+	if err == nil {
+		e.kept, err = p.keep(e.keptF)
+	}
+	if err != nil {
 		err = fmt.Errorf("the store's evidence rows: %w", err)
 	}
 	e.runErr = err
@@ -239,8 +254,11 @@ func (e *EvidenceRows) pass(w *writer, d *model.Dataset, bf *bulkFile) (*evidenc
 		return nil, err
 	}
 	p, tw := e.p, e.p.w
-	if tw.origin != w.origin || !bf.intSmall || !p.ownedAsIn(d) {
+	if tw.origin != w.origin || !bf.intSmall {
 		return nil, nil
+	}
+	if owned, err := e.ownedAsIn(d); err != nil || !owned {
+		return nil, err
 	}
 	for path, id := range tw.sourceIDs {
 		if got, ok := w.sourceIDs[path]; !ok || got != id {
@@ -253,28 +271,30 @@ func (e *EvidenceRows) pass(w *writer, d *model.Dataset, bf *bulkFile) (*evidenc
 		}
 	}
 	// A copy, so the rows may make more than one store (one at a time):
-	// the layout adds the server spans' group and rowids to its own.
+	// the layout adds the server spans' group and rowids to its own, and
+	// reads the groups and keys back into its own.
 	q := *p
-	q.groups = slices.Clip(p.groups)
-	q.w, q.sorted = w, e.sortedStarts
+	q.w, q.sorted, q.kept = w, e.sortedStarts, e.kept
 	return &q, nil
 }
 
 // ownedAsIn says whether the records' groups have the owners d's
 // evidence has: the requests' ordinals the join named are their final
-// ones. The groups hold them, rather than a list beside them, which the
-// build held from its import to the store's evidence tables.
-func (p *evidencePass) ownedAsIn(d *model.Dataset) bool {
+// ones. The spilled groups hold them (keptRows), rather than a list
+// beside them, which the build held from its import to the store's
+// evidence tables.
+func (e *EvidenceRows) ownedAsIn(d *model.Dataset) (bool, error) {
 	owners := evidenceOwners(d)
-	if len(owners) != len(p.groups) {
-		return false
+	if len(owners) != e.kept.groups {
+		return false, nil
 	}
-	for k, o := range owners {
-		if int(p.groups[k].owner) != o {
-			return false
-		}
-	}
-	return true
+	k, owned := 0, true
+	err := e.kept.eachGroup(func(g evGroup) bool {
+		owned = int(g.owner) == owners[k]
+		k++
+		return owned
+	})
+	return owned, err
 }
 
 // sortStarts starts sorting the join's spans' starts on a goroutine of
@@ -318,7 +338,7 @@ func (e *EvidenceRows) Close() error {
 	if e.sortedStarts != nil {
 		runs, _ = e.sortedStarts()
 	}
-	return errors.Join(e.spans.Close(), e.starts.Close(), e.p.spill.Close(), runs.close())
+	return errors.Join(e.spans.Close(), e.starts.Close(), e.p.spill.Close(), e.keptF.Close(), runs.close())
 }
 
 // spansFromSpill lays out server_spans from the span rows spilled during

@@ -29,8 +29,8 @@ import (
 
 // evGroup is one evidence record's rows: its spans' rowids and where its
 // stage and binding records were spilled (rowGroup). A traced build holds
-// one a record from its import to the store's evidence tables, beside the
-// report's render (1M at 1M requests): 32 bytes, not 64.
+// one a record through its import and the store's evidence indexes (1M at
+// 1M requests): 32 bytes, where it was 64.
 type evGroup struct {
 	firstSpan int64 // rowid of its first span
 	at        int64 // its records' offset in the spill: stages, then bindings
@@ -57,8 +57,8 @@ type spanStart struct {
 }
 
 // bindingKey is one worker_bindings_worker entry, its worker an index
-// into evidencePass.workers: 12 bytes a binding (~2M at 1M requests) held
-// from the import to the store's last evidence index, not 40.
+// into evidencePass.workers: 12 bytes a binding (~2M at 1M requests),
+// where it was 40.
 type bindingKey struct {
 	worker  uint32
 	request int32

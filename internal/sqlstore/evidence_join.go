@@ -70,8 +70,9 @@ type EvidenceRows struct {
 
 // NewEvidenceRows is an EvidenceRows that spills its rows under dir (""
 // for the system's temporary directory), about a third of the OTel
-// input's size (0.3 GB a GB at 100k traced requests); the files are
-// unlinked when made and closed by Close.
+// input's size (0.3 GB a GB at 100k traced requests), and once a store
+// is made from them their starts sorted in runs (16 bytes a span, 320 MB
+// at 20M spans); the files are unlinked when made and closed by Close.
 func NewEvidenceRows(dir string) *EvidenceRows {
 	return &EvidenceRows{dir: dir}
 }

@@ -273,6 +273,7 @@ func (w *writer) writeBulk(path string, roots map[string]uint32, d *model.Datase
 	if err := w.evidenceTables(d, bf, filepath.Dir(path), tapped); err != nil {
 		return err
 	}
+	w.groupSessions(d)
 	if err := w.nvtxRanges(d, bf); err != nil {
 		return err
 	}

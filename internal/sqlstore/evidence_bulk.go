@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"slices"
 
@@ -26,16 +27,21 @@ import (
 // store as they are encoded, one group per evidence record, and read back
 // group by group in request order, so the build never holds them.
 
-// evGroup is one evidence record's rows: its spans' rowids and its
-// spilled stage and binding records.
+// evGroup is one evidence record's rows: its spans' rowids and where its
+// stage and binding records were spilled (rowGroup). A traced build holds
+// one a record through its import and the store's evidence indexes (1M at
+// 1M requests): 32 bytes, where it was 64.
 type evGroup struct {
-	owner     int   // the owning request's ordinal, -1 for none
 	firstSpan int64 // rowid of its first span
-	spans     int
-	rowGroup
+	at        int64 // its records' offset in the spill: stages, then bindings
+	owner     int32 // the owning request's ordinal, -1 for none
+	spans     int32
+	stageLen  int32
+	bindLen   int32
 }
 
-// rowGroup is where one evidence record's stage and binding records went.
+// rowGroup is where one evidence record's stage and binding records went,
+// as the request rows' goroutine counts them.
 type rowGroup struct {
 	at       int64 // its records' offset in the spill: stages, then bindings
 	stageLen int
@@ -50,12 +56,13 @@ type spanStart struct {
 	rowid int64
 }
 
-// bindingKey is one worker_bindings_worker entry.
+// bindingKey is one worker_bindings_worker entry, its worker an index
+// into evidencePass.workers: 12 bytes a binding (~2M at 1M requests),
+// where it was 40.
 type bindingKey struct {
-	worker   string
-	request  int
-	ordinal  int
-	position int // the binding's place in the pass, a tie-break never reached
+	worker  uint32
+	request int32
+	ordinal int32
 }
 
 type evidencePass struct {
@@ -63,15 +70,23 @@ type evidencePass struct {
 	rec    *record // a span's row, as bulkFile.rowRecord makes it
 	nspans int64   // the spans encoded: the next span's rowid
 	groups []evGroup
-	starts []spanStart
+	// unowned is the spans no request owns, after the groups' (serverSpans).
+	unowned evGroup
+	starts  []spanStart
 	// sorted, when set, gives the starts of the spans laid out from the
-	// join's rows (spansFromSpill), sorted beside the layout; starts then
-	// holds only the spans added after them.
-	sorted  func() ([]spanStart, error)
-	bkeys   []bindingKey
-	spill   *os.File
-	out     *bufio.Writer
-	spillAt int64
+	// join's rows (spansFromSpill), sorted in runs beside the layout;
+	// starts then holds only the spans added after them.
+	sorted func() (*startRuns, error)
+	bkeys  []bindingKey
+	// kept, when set, holds the groups and binding keys until the indexes
+	// need them (readKept): they were spilled when the join's rows ended.
+	kept *keptRows
+	// workers are the bindings' workers, each once, and their indexes.
+	workers   []string
+	workerIDs map[string]uint32
+	spill     *os.File
+	out       *bufio.Writer
+	spillAt   int64
 	// maxStage and maxBinding are the largest records: a row too large
 	// for an index page leaves its table to SQLite (fill). They, bkeys and
 	// the spill belong to the request rows' goroutine during the pass.
@@ -178,7 +193,10 @@ func (p *evidencePass) span(req int, s *model.JoinedSpan, put spanPut) error {
 // record encodes evidence record k's span rows, handing each to put, and
 // queues its request rows; owner is its request's ordinal (-1 for none).
 func (p *evidencePass) record(k, owner int, ev *model.RequestEvidence, rows *requestRows, put spanPut) error {
-	g := evGroup{owner: owner, firstSpan: p.nspans, spans: len(ev.Spans)}
+	if owner > math.MaxInt32 || len(ev.Spans) > math.MaxInt32 {
+		return fmt.Errorf("evidence record %d: request %d, %d spans", k, owner, len(ev.Spans))
+	}
+	g := evGroup{owner: int32(owner), firstSpan: p.nspans, spans: int32(len(ev.Spans))}
 	for j := range ev.Spans {
 		if err := p.span(owner, &ev.Spans[j], put); err != nil {
 			return err
@@ -201,7 +219,12 @@ func (p *evidencePass) endRecords(rows *requestRows, err error) error {
 		return fmt.Errorf("request rows for %d of %d evidence records", len(rows.groups), len(p.groups))
 	}
 	for k := range p.groups {
-		p.groups[k].rowGroup = rows.groups[k]
+		r := &rows.groups[k]
+		if r.stageLen > math.MaxInt32 || r.bindLen > math.MaxInt32 {
+			return fmt.Errorf("evidence record %d: %d bytes of stages, %d of bindings", k, r.stageLen, r.bindLen)
+		}
+		g := &p.groups[k]
+		g.at, g.stageLen, g.bindLen = r.at, int32(r.stageLen), int32(r.bindLen)
 	}
 	return nil
 }
@@ -236,6 +259,9 @@ func (p *evidencePass) spans(d *model.Dataset, bf *bulkFile) error {
 // serverSpans adds the spans no request owns after the owned ones and
 // ends server_spans.
 func (p *evidencePass) serverSpans(d *model.Dataset, bf *bulkFile, tree *rowidTree, put spanPut) error {
+	if len(d.ServerSpans) > math.MaxInt32 {
+		return fmt.Errorf("%d server spans no request owns", len(d.ServerSpans))
+	}
 	first := p.nspans
 	for j := range d.ServerSpans {
 		if err := p.span(-1, &d.ServerSpans[j], put); err != nil {
@@ -243,27 +269,60 @@ func (p *evidencePass) serverSpans(d *model.Dataset, bf *bulkFile, tree *rowidTr
 		}
 	}
 	// The spans no request owns sort first in server_spans_request.
-	p.groups = append(p.groups, evGroup{owner: -1, firstSpan: first, spans: len(d.ServerSpans)})
+	p.unowned = evGroup{owner: -1, firstSpan: first, spans: int32(len(d.ServerSpans))}
 	return bf.doneRowid("server_spans", tree)
 }
 
-// byOwner orders the groups by owning request (none first), each group's
-// rows staying in their pass order.
-func (p *evidencePass) byOwner() []evGroup {
-	g := slices.Clone(p.groups)
-	slices.SortStableFunc(g, func(a, b evGroup) int { return cmp.Compare(a.owner, b.owner) })
-	return g
+// byOwner is the groups' order by owning request (none first), each
+// request's groups in pass order: indexes into p.groups, len(p.groups)
+// standing for p.unowned, the last of those with none. A counting sort:
+// 8 bytes a request and a group, where the groups sorted were a copy of
+// them (61 MB at 1M requests).
+func (p *evidencePass) byOwner() []int32 {
+	top := int32(-1)
+	for i := range p.groups {
+		top = max(top, p.groups[i].owner)
+	}
+	next := make([]int32, int(top)+2) // by owner+1: its groups, then where its next one goes
+	for i := range p.groups {
+		next[p.groups[i].owner+1]++
+	}
+	next[0]++ // p.unowned
+	at := int32(0)
+	for o, n := range next {
+		next[o], at = at, at+n
+	}
+	order := make([]int32, len(p.groups)+1)
+	for i := range p.groups {
+		o := p.groups[i].owner + 1
+		order[next[o]] = int32(i)
+		next[o]++
+	}
+	order[next[0]] = int32(len(p.groups))
+	return order
+}
+
+// group is the group byOwner's index i names.
+func (p *evidencePass) group(i int32) *evGroup {
+	if int(i) == len(p.groups) {
+		return &p.unowned
+	}
+	return &p.groups[i]
 }
 
 // spanIndexes writes server_spans_request (request, rowid), NULL first,
 // and server_spans_window (start, rowid).
 func (p *evidencePass) spanIndexes(bf *bulkFile) error {
+	if err := p.readKept(false); err != nil {
+		return err
+	}
 	t, err := bf.indexTree(indexSpanRequest, 2)
 	if err != nil {
 		return err
 	}
 	key := bf.record()
-	for _, g := range p.byOwner() {
+	for _, i := range p.byOwner() {
+		g := p.group(i)
 		for r := g.firstSpan; r < g.firstSpan+int64(g.spans); r++ {
 			key.reset()
 			if g.owner >= 0 {
@@ -282,19 +341,19 @@ func (p *evidencePass) spanIndexes(bf *bulkFile) error {
 	}
 	starts := p.starts
 	slices.SortFunc(starts, compareStarts)
-	var joined []spanStart
+	var runs *startRuns
 	if p.sorted != nil {
-		// The join's spans were sorted while the tables before were laid
-		// out; the ones added since (server spans) are merged in as the
-		// index is written, not into a copy of them all (20M spans: 320 MB).
-		if joined, err = p.sorted(); err != nil {
+		// The join's spans were sorted in runs while the tables before
+		// were laid out; the runs and the spans added since (server spans)
+		// are merged as the index is written.
+		if runs, err = p.sorted(); err != nil {
 			return err
 		}
 	}
 	if t, err = bf.indexTree(indexSpanWindow, 2); err != nil {
 		return err
 	}
-	if err := eachMerged(joined, starts, func(s spanStart) error {
+	if err := runs.each(starts, func(s spanStart) error {
 		key.reset()
 		key.real(s.start)
 		key.int(s.rowid)
@@ -309,23 +368,6 @@ func (p *evidencePass) spanIndexes(bf *bulkFile) error {
 // compareStarts is server_spans_window's order: by start, then rowid.
 func compareStarts(a, b spanStart) int {
 	return cmp.Or(cmp.Compare(a.start, b.start), cmp.Compare(a.rowid, b.rowid))
-}
-
-// eachMerged calls f with a and b, each in compareStarts order, merged
-// into it; it stops at f's first error.
-func eachMerged(a, b []spanStart, f func(spanStart) error) error {
-	for len(a) > 0 || len(b) > 0 {
-		var s spanStart
-		if len(a) == 0 || len(b) > 0 && compareStarts(b[0], a[0]) < 0 {
-			s, b = b[0], b[1:]
-		} else {
-			s, a = a[0], a[1:]
-		}
-		if err := f(s); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // requestTables reads the spilled records back in request order into
@@ -348,7 +390,7 @@ func (p *evidencePass) requestTables(bf *bulkFile) error {
 		if err != nil {
 			return err
 		}
-		if err := p.readBack(func(g *evGroup, buf []byte) error { return addSpilled(stages, g.owner, buf[:g.stageLen]) }); err != nil {
+		if err := p.readBack(func(g *evGroup, buf []byte) error { return addSpilled(stages, int(g.owner), buf[:g.stageLen]) }); err != nil {
 			return err
 		}
 		if err := bf.done(tableStages, stages); err != nil {
@@ -363,16 +405,28 @@ func (p *evidencePass) requestTables(bf *bulkFile) error {
 		return err
 	}
 	{
-		if err := p.readBack(func(g *evGroup, buf []byte) error { return addSpilled(bindings, g.owner, buf[g.stageLen:]) }); err != nil {
+		if err := p.readBack(func(g *evGroup, buf []byte) error { return addSpilled(bindings, int(g.owner), buf[g.stageLen:]) }); err != nil {
 			return err
 		}
 	}
 	if err := bf.done(tableBindings, bindings); err != nil {
 		return err
 	}
+	if err := p.readKept(true); err != nil {
+		return err
+	}
+	// The workers' ranks in name order; keys alike are the same entry,
+	// so their order is no matter. The keys are sorted in place but not
+	// changed: rows from the join may make more than one store.
+	names := slices.Clone(p.workers)
+	slices.Sort(names)
+	rank := make([]uint32, len(p.workers))
+	for id, name := range p.workers {
+		r, _ := slices.BinarySearch(names, name)
+		rank[id] = uint32(r)
+	}
 	slices.SortFunc(p.bkeys, func(a, b bindingKey) int {
-		return cmp.Or(cmp.Compare(a.worker, b.worker), cmp.Compare(a.request, b.request),
-			cmp.Compare(a.ordinal, b.ordinal), cmp.Compare(a.position, b.position))
+		return cmp.Or(cmp.Compare(rank[a.worker], rank[b.worker]), cmp.Compare(a.request, b.request), cmp.Compare(a.ordinal, b.ordinal))
 	})
 	t, err := bf.indexTree(indexBindWorker, 3)
 	if err != nil {
@@ -381,7 +435,7 @@ func (p *evidencePass) requestTables(bf *bulkFile) error {
 	key := bf.record()
 	for _, b := range p.bkeys {
 		key.reset()
-		key.text(b.worker)
+		key.text(p.workers[b.worker])
 		key.int(int64(b.request))
 		key.int(int64(b.ordinal))
 		if err := t.add(key); err != nil {
@@ -395,8 +449,9 @@ func (p *evidencePass) requestTables(bf *bulkFile) error {
 func (p *evidencePass) readBack(f func(g *evGroup, buf []byte) error) error {
 	var buf []byte
 	r := spillWindow{f: p.spill, limit: 2 * p.spillAt}
-	for _, g := range p.byOwner() {
-		n := g.stageLen + g.bindLen
+	for _, i := range p.byOwner() {
+		g := p.group(i)
+		n := int(g.stageLen) + int(g.bindLen)
 		if n == 0 {
 			continue
 		}
@@ -404,7 +459,7 @@ func (p *evidencePass) readBack(f func(g *evGroup, buf []byte) error) error {
 		if err := r.readAt(buf, g.at); err != nil {
 			return fmt.Errorf("the spilled evidence rows: %w", err)
 		}
-		if err := f(&g, buf); err != nil {
+		if err := f(g, buf); err != nil {
 			return err
 		}
 	}

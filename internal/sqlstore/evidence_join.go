@@ -43,33 +43,36 @@ const tapBuffered = 4
 // called from one goroutine, the join's, in order: BeginEvidence, then
 // Evidence for records 0, 1, ..., then EndEvidence.
 type EvidenceRows struct {
-	dir    string
-	p      *evidencePass
-	spans  *os.File      // each span: its row's length, its row
-	out    *bufio.Writer // spans' writer, the span goroutine's
-	starts *os.File      // each span's start's bits, in rowid order
-	outS   *bufio.Writer // starts' writer, the span goroutine's
-	owners []int         // by record: its request's ordinal
-	batch  []evItem
-	in     chan []evItem
-	done   chan struct{}
-	err    error // the first failure of the join's calls
-	runErr error // the goroutine's, read after done
-	began  bool
-	ended  bool
+	dir     string
+	p       *evidencePass
+	spans   *os.File      // each span: its row's length, its row
+	out     *bufio.Writer // spans' writer, the span goroutine's
+	starts  *os.File      // each span's start's bits, in rowid order
+	outS    *bufio.Writer // starts' writer, the span goroutine's
+	keptF   *os.File      // the groups and binding keys, once the rows end
+	kept    *keptRows     // what keptF holds, read after done
+	records int           // records handed over
+	batch   []evItem
+	in      chan []evItem
+	done    chan struct{}
+	err     error // the first failure of the join's calls
+	runErr  error // the goroutine's, read after done
+	began   bool
+	ended   bool
 	// rel runs what Then registers once the records are read no more:
 	// its level is how many the request rows' goroutine is done with.
 	rel watermark.Waiters
-	// sortedStarts gives the starts in compareStarts order, read and
-	// sorted once (sortStarts).
+	// sortedStarts gives the starts sorted in runs, read and sorted
+	// once (sortStarts).
 	sortOnce     sync.Once
-	sortedStarts func() ([]spanStart, error)
+	sortedStarts func() (*startRuns, error)
 }
 
 // NewEvidenceRows is an EvidenceRows that spills its rows under dir (""
 // for the system's temporary directory), about a third of the OTel
-// input's size (0.3 GB a GB at 100k traced requests); the files are
-// unlinked when made and closed by Close.
+// input's size (0.3 GB a GB at 100k traced requests), and once a store
+// is made from them their starts sorted in runs (16 bytes a span, 320 MB
+// at 20M spans); the files are unlinked when made and closed by Close.
 func NewEvidenceRows(dir string) *EvidenceRows {
 	return &EvidenceRows{dir: dir}
 }
@@ -104,6 +107,15 @@ func (e *EvidenceRows) BeginEvidence(originNS int64, sources []model.Source) {
 		e.fail(err)
 		return
 	}
+	kept, err := e.temp(".trace-data-kept-*")
+	if err != nil {
+		spans.Close()
+		starts.Close()
+		rows.Close()
+		e.fail(err)
+		return
+	}
+	e.keptF = kept
 	// Schema format 4 is what SQLite writes for a new file; pass checks it.
 	e.p = &evidencePass{w: w, spill: rows, out: bufio.NewWriterSize(rows, 1<<20), intSmall: true,
 		rec: &record{intSmall: true, valuesOnly: true}}
@@ -136,11 +148,11 @@ func (e *EvidenceRows) Evidence(k, request int, ev *model.RequestEvidence) {
 		}
 		return
 	}
-	if k != len(e.owners) {
-		e.fail(fmt.Errorf("evidence record %d handed over after %d records", k, len(e.owners)))
+	if k != e.records {
+		e.fail(fmt.Errorf("evidence record %d handed over after %d records", k, e.records))
 		return
 	}
-	e.owners = append(e.owners, request)
+	e.records++
 	e.batch = append(e.batch, evItem{k, request, ev})
 	if len(e.batch) == tapBatch {
 		e.in <- e.batch
@@ -157,7 +169,7 @@ func (e *EvidenceRows) Then(f func()) {
 		f() // never begun: nothing reads a record
 		return
 	}
-	e.rel.Then(len(e.owners), f)
+	e.rel.Then(e.records, f)
 }
 
 // EndEvidence follows the last record.
@@ -208,7 +220,11 @@ func (e *EvidenceRows) run() {
 	if err == nil {
 		err = errors.Join(e.out.Flush(), e.outS.Flush())
 	}
-	if err = p.endRecords(rows, err); err != nil {
+	err = p.endRecords(rows, err)
+	if err == nil {
+		e.kept, err = p.keep(e.keptF)
+	}
+	if err != nil {
 		err = fmt.Errorf("the store's evidence rows: %w", err)
 	}
 	e.runErr = err
@@ -239,8 +255,11 @@ func (e *EvidenceRows) pass(w *writer, d *model.Dataset, bf *bulkFile) (*evidenc
 		return nil, err
 	}
 	p, tw := e.p, e.p.w
-	if tw.origin != w.origin || !bf.intSmall || !slices.Equal(e.owners, evidenceOwners(d)) {
+	if tw.origin != w.origin || !bf.intSmall {
 		return nil, nil
+	}
+	if owned, err := e.ownedAsIn(d); err != nil || !owned {
+		return nil, err
 	}
 	for path, id := range tw.sourceIDs {
 		if got, ok := w.sourceIDs[path]; !ok || got != id {
@@ -253,11 +272,30 @@ func (e *EvidenceRows) pass(w *writer, d *model.Dataset, bf *bulkFile) (*evidenc
 		}
 	}
 	// A copy, so the rows may make more than one store (one at a time):
-	// the layout adds the server spans' group and rowids to its own.
+	// the layout adds the server spans' group and rowids to its own, and
+	// reads the groups and keys back into its own.
 	q := *p
-	q.groups = slices.Clip(p.groups)
-	q.w, q.sorted = w, e.sortedStarts
+	q.w, q.sorted, q.kept = w, e.sortedStarts, e.kept
 	return &q, nil
+}
+
+// ownedAsIn says whether the records' groups have the owners d's
+// evidence has: the requests' ordinals the join named are their final
+// ones. The spilled groups hold them (keptRows), rather than a list
+// beside them, which the build held from its import to the store's
+// evidence tables.
+func (e *EvidenceRows) ownedAsIn(d *model.Dataset) (bool, error) {
+	owners := evidenceOwners(d)
+	if len(owners) != e.kept.groups {
+		return false, nil
+	}
+	k, owned := 0, true
+	err := e.kept.eachGroup(func(g evGroup) bool {
+		owned = int(g.owner) == owners[k]
+		k++
+		return owned
+	})
+	return owned, err
 }
 
 // sortStarts starts sorting the join's spans' starts on a goroutine of
@@ -268,30 +306,15 @@ func (e *EvidenceRows) sortStarts() {
 		return
 	}
 	e.sortOnce.Do(func() {
-		e.sortedStarts = sync.OnceValues(func() ([]spanStart, error) {
+		e.sortedStarts = sync.OnceValues(func() (*startRuns, error) {
 			<-e.done
 			if err := errors.Join(e.err, e.runErr); err != nil {
 				return nil, err
 			}
-			return readStarts(e.starts, e.p.nspans)
+			return sortRuns(e.starts, e.p.nspans, e.dir)
 		})
 		go e.sortedStarts()
 	})
-}
-
-// readStarts reads the n spilled starts, in compareStarts order.
-func readStarts(f *os.File, n int64) ([]spanStart, error) {
-	starts := make([]spanStart, n)
-	r := bufio.NewReaderSize(io.NewSectionReader(f, 0, 8*n), 1<<20)
-	var b [8]byte
-	for i := range starts {
-		if _, err := io.ReadFull(r, b[:]); err != nil {
-			return nil, fmt.Errorf("the spilled span starts: %w", err)
-		}
-		starts[i] = spanStart{math.Float64frombits(binary.LittleEndian.Uint64(b[:])), int64(i)}
-	}
-	slices.SortFunc(starts, compareStarts)
-	return starts, nil
 }
 
 // failure is the error a join's call met, for a pass that cannot be made.
@@ -310,7 +333,13 @@ func (e *EvidenceRows) Close() error {
 	}
 	e.EndEvidence()
 	<-e.done
-	return errors.Join(e.spans.Close(), e.starts.Close(), e.p.spill.Close())
+	// Once, so a sort begun before (sortStarts) is seen, and waited for.
+	e.sortOnce.Do(func() {})
+	var runs *startRuns
+	if e.sortedStarts != nil {
+		runs, _ = e.sortedStarts()
+	}
+	return errors.Join(e.spans.Close(), e.starts.Close(), e.p.spill.Close(), e.keptF.Close(), runs.close())
 }
 
 // spansFromSpill lays out server_spans from the span rows spilled during

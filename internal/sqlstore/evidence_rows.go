@@ -1,6 +1,8 @@
 package sqlstore
 
 import (
+	"strings"
+
 	"github.com/dsight/dsight/internal/lifecycle"
 	"github.com/dsight/dsight/internal/model"
 )
@@ -144,7 +146,17 @@ func (r *requestRows) add(row *record, owner int, ev *model.RequestEvidence) err
 		if err := r.spill(row, &g.bindLen, &g.binds, &p.maxBinding); err != nil {
 			return err
 		}
-		p.bkeys = append(p.bkeys, bindingKey{worker: b.Worker, request: owner, ordinal: i, position: len(p.bkeys)})
+		id, ok := p.workerIDs[b.Worker]
+		if !ok {
+			if p.workerIDs == nil {
+				p.workerIDs = map[string]uint32{}
+			}
+			// A copy: b.Worker may be a view of a buffer the join reuses.
+			id = uint32(len(p.workers))
+			p.workers = append(p.workers, strings.Clone(b.Worker))
+			p.workerIDs[p.workers[id]] = id
+		}
+		p.bkeys = append(p.bkeys, bindingKey{worker: id, request: int32(owner), ordinal: int32(i)})
 	}
 	r.groups = append(r.groups, g)
 	return nil

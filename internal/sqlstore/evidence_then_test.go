@@ -1,8 +1,6 @@
 package sqlstore
 
 import (
-	"math/rand/v2"
-	"slices"
 	"testing"
 
 	"github.com/dsight/dsight/internal/model"
@@ -54,36 +52,5 @@ func TestEvidenceRowsThenFollowsTheRowsGoroutine(t *testing.T) {
 	}
 	if read := rows.rel.Level(); read != n {
 		t.Fatalf("the request rows' goroutine counted %d records read, of %d", read, n)
-	}
-}
-
-// eachMerged gives two runs in compareStarts order as their sorted union,
-// also when either is empty or they tie on start.
-func TestEachMergedIsTheSortedUnion(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	for trial := range 200 {
-		var all []spanStart
-		n := rng.IntN(40)
-		for i := range n {
-			all = append(all, spanStart{float64(rng.IntN(8)), int64(i)})
-		}
-		var a, b []spanStart
-		for _, s := range all {
-			if trial%7 != 0 && rng.IntN(3) == 0 {
-				b = append(b, s)
-			} else {
-				a = append(a, s)
-			}
-		}
-		slices.SortFunc(a, compareStarts)
-		slices.SortFunc(b, compareStarts)
-		slices.SortFunc(all, compareStarts)
-		var got []spanStart
-		if err := eachMerged(a, b, func(s spanStart) error { got = append(got, s); return nil }); err != nil {
-			t.Fatal(err)
-		}
-		if !slices.Equal(got, all) {
-			t.Fatalf("merged %v and %v into %v", a, b, got)
-		}
 	}
 }

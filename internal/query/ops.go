@@ -110,7 +110,7 @@ func init() {
 			run:  func(e *Engine, a Args) (any, error) { return e.requestPage(a) }},
 		{Name: "request", Help: "one request with its server records and lifecycle",
 			Args: []Arg{arg("id", requestID)},
-			run:  func(e *Engine, a Args) (any, error) { return e.requestAnswer(a.ID) }},
+			run:  func(e *Engine, a Args) (any, error) { return e.request(a.ID) }},
 		{Name: "lifecycle", Help: "one request's cumulative-milestone lifecycle",
 			Args: []Arg{arg("id", requestID)},
 			run:  func(e *Engine, a Args) (any, error) { return e.lifecycle(a.ID) }},

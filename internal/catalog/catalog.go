@@ -236,14 +236,22 @@ func splitList(s string) []string {
 	return strings.Split(s, "\n")
 }
 
-// EncodeEvidence maps the dataset's server evidence to its shard,
+// EvidenceShard maps the dataset's server evidence to its shard,
 // EvidencePerChunk requests to a chunk, each chunk deflated on its own;
 // nil when the run has none. An import's evidence is encoded already
-// (Dataset.StreamedEvidence): its shard is returned as is.
-func EncodeEvidence(d *model.Dataset) *shard.Shard {
+// (Dataset.StreamedEvidence): its shard is read back whole (the report
+// writer takes it piece by piece instead), and a chunk kept on disk that
+// cannot be read back is an error.
+func EvidenceShard(d *model.Dataset) (*shard.Shard, error) {
 	if s, ok := d.StreamedEvidence.(*StreamedEvidence); ok && len(d.Evidence) == 0 {
-		return s.Shard() // read back whole: the report writer takes it piece by piece instead
+		return s.Shard()
 	}
+	return EncodeEvidence(d), nil
+}
+
+// EncodeEvidence is EvidenceShard of evidence held in memory (d.Evidence),
+// which cannot fail; nil when there is none.
+func EncodeEvidence(d *model.Dataset) *shard.Shard {
 	if len(d.Evidence) == 0 {
 		return nil
 	}

@@ -102,18 +102,14 @@ func (e *EvidenceChunks) flush() {
 //
 // Spilled chunks are read back into the shard: a build that streams its
 // evidence takes it piece by piece from Stream instead.
-func (e *EvidenceChunks) Shard() *shard.Shard {
+func (e *EvidenceChunks) Shard() (*shard.Shard, error) {
 	e.finish()
 	if e.n == 0 {
-		return nil
+		return nil, nil
 	}
-	sh, err := wholeShard(e.chunks, e.deflate.spill)
-	if err != nil {
-		// The spill was written by this process a moment ago; failing to
-		// read it back is the disk failing under the build.
-		panic(err)
-	}
-	return sh
+	// A chunk kept on disk that cannot be read back is the disk failing
+	// under the build: an error naming it, not a crash.
+	return wholeShard(e.chunks, e.deflate.spill)
 }
 
 // finish deflates the last chunk and waits for every chunk.

@@ -32,7 +32,11 @@ func TestEvidenceChunksMatchEncodeEvidence(t *testing.T) {
 				t.Fatalf("request %d added as %d", i, k)
 			}
 		}
-		got, err := shard.Encode(e.Shard())
+		sh, err := e.Shard()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := shard.Encode(sh)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -41,7 +45,7 @@ func TestEvidenceChunksMatchEncodeEvidence(t *testing.T) {
 		}
 	}
 	var none EvidenceChunks
-	if none.Shard() != nil {
+	if sh, err := none.Shard(); sh != nil || err != nil {
 		t.Fatal("a shard without evidence")
 	}
 }

@@ -44,7 +44,15 @@ func TestEvidenceChunksThenWaitsForEncodedRecords(t *testing.T) {
 		r := base[i%len(base)]
 		want.Add(&r)
 	}
-	got, wantP := e.Shard().Tables[0].Columns[0].Strings, want.Shard().Tables[0].Columns[0].Strings
+	es, err := e.Shard()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, err := want.Shard()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, wantP := es.Tables[0].Columns[0].Strings, ws.Tables[0].Columns[0].Strings
 	if len(got) != len(wantP) {
 		t.Fatalf("%d chunks, want %d", len(got), len(wantP))
 	}

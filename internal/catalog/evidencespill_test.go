@@ -3,6 +3,7 @@ package catalog
 import (
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/dsight/dsight/internal/importer/join/jointest"
@@ -27,8 +28,12 @@ func TestSpilledEvidenceMatchesHeld(t *testing.T) {
 	if s.spill == nil || s.HeldBytes() != 0 || h.HeldBytes() == 0 {
 		t.Fatalf("spilled stream holds %d bytes, held stream %d", s.HeldBytes(), h.HeldBytes())
 	}
+	hs, err := h.Shard()
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, budget := range []int{1, 3000, 1 << 20} {
-		want, err := SplitEvidence(h.Shard(), budget)
+		want, err := SplitEvidence(hs, budget)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -56,5 +61,30 @@ func TestSpilledEvidenceMatchesHeld(t *testing.T) {
 	}
 	if a, b := records(s), records(h); len(a) != s.Len() || !reflect.DeepEqual(a, b) {
 		t.Fatalf("the spilled stream reads back %d records, unlike the held stream's %d", len(a), len(b))
+	}
+}
+
+// A chunk kept on disk that cannot be read back (the disk failing under
+// the build) is an error from the evidence shard, not a crash.
+func TestUnreadableSpillIsAnError(t *testing.T) {
+	base := jointest.JoinWriteRun(t).Requests
+	var spilled EvidenceChunks
+	for i := range 2*EvidencePerChunk + 1 {
+		r := base[i%len(base)]
+		r.Client.ID = fmt.Sprintf("client-%d", i)
+		spilled.Add(&r)
+	}
+	s := spilled.Stream()
+	if s.spill == nil {
+		t.Fatal("the stream kept no chunk on disk")
+	}
+	if err := s.spill.f.Truncate(0); err != nil {
+		t.Fatal(err)
+	}
+	if sh, err := s.Shard(); err == nil || sh != nil {
+		t.Fatalf("a truncated spill read back as a shard (%v)", err)
+	}
+	if _, err := EvidenceShard(&model.Dataset{StreamedEvidence: s}); err == nil || !strings.Contains(err.Error(), "read back server evidence chunk") {
+		t.Fatalf("EvidenceShard: %v", err)
 	}
 }

@@ -36,15 +36,11 @@ func (s *StreamedEvidence) WorkerRoles() []model.WorkerRole { return s.roles }
 // Shard is the whole evidence shard, every chunk read back (see
 // EvidenceChunks.Shard); nil when no request has evidence. The report
 // writer uses EachPiece, which holds one evidence shard at a time.
-func (s *StreamedEvidence) Shard() *shard.Shard {
+func (s *StreamedEvidence) Shard() (*shard.Shard, error) {
 	if s.n == 0 {
-		return nil
+		return nil, nil
 	}
-	sh, err := wholeShard(s.chunks, s.spill)
-	if err != nil {
-		panic(err)
-	}
-	return sh
+	return wholeShard(s.chunks, s.spill)
 }
 
 // ChunkOverLimit is ChunkOverLimit of the stream's shard, read from the

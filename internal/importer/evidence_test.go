@@ -3,7 +3,9 @@ package importer
 import (
 	"testing"
 
+	"github.com/dsight/dsight/internal/catalog"
 	"github.com/dsight/dsight/internal/model"
+	"github.com/dsight/dsight/internal/shard"
 )
 
 // evidenceOf is a dataset's server evidence as records, decoded from the
@@ -25,4 +27,14 @@ func evidenceOf(t testing.TB, d *model.Dataset) []model.RequestEvidence {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// streamedShard is the import's evidence shard, read back whole.
+func streamedShard(t testing.TB, d *model.Dataset) *shard.Shard {
+	t.Helper()
+	sh, err := d.StreamedEvidence.(*catalog.StreamedEvidence).Shard()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sh
 }

@@ -42,7 +42,7 @@ func TestGeneratedRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	evidence := evidenceOf(t, d)
-	if err := core.AttachEvidence(d.StreamedEvidence.(*catalog.StreamedEvidence).Shard()); err != nil {
+	if err := core.AttachEvidence(streamedShard(t, d)); err != nil {
 		t.Fatal(err)
 	}
 	if len(core.ServerChunks) < 2 {

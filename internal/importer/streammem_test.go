@@ -80,7 +80,7 @@ func TestStreamedImportUnderMemoryLimit(t *testing.T) {
 		sum := sha256.Sum256(raw)
 		return hex.EncodeToString(sum[:])
 	}
-	core, evidence := hash(catalog.Encode(d)), hash(d.StreamedEvidence.(*catalog.StreamedEvidence).Shard())
+	core, evidence := hash(catalog.Encode(d)), hash(streamedShard(t, d))
 	if core != streamHeapGolden.core || evidence != streamHeapGolden.evidence {
 		t.Fatalf("the streamed import's shards differ from the in-memory import's:\ncore     %s (want %s)\nevidence %s (want %s)", core, streamHeapGolden.core, evidence, streamHeapGolden.evidence)
 	}

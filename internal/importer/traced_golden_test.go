@@ -61,7 +61,7 @@ func tracedShardHashes(t testing.TB, opt Options) (core, evidence string) {
 	if n := len(evidenceOf(t, d)); n < 2*catalog.EvidencePerChunk {
 		t.Fatalf("%d requests with evidence; the test needs several chunks", n)
 	}
-	return hash(catalog.Encode(d)), hash(d.StreamedEvidence.(*catalog.StreamedEvidence).Shard())
+	return hash(catalog.Encode(d)), hash(streamedShard(t, d))
 }
 
 // The import (spans spilled, joined in passes, each request encoded as it

@@ -189,7 +189,11 @@ func FromDataset(d *model.Dataset) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	if ev := catalog.EncodeEvidence(d); ev != nil {
+	ev, err := catalog.EvidenceShard(d)
+	if err != nil {
+		return nil, err
+	}
+	if ev != nil {
 		if err := c.AttachEvidence(ev); err != nil {
 			return nil, err
 		}

@@ -7,11 +7,11 @@ import (
 )
 
 // evidenceShard is the dataset's evidence shard: the one the import
-// encoded as its join finished each request (catalog.EncodeEvidence takes
-// it as is), or records a caller built encoded now; nil when the run has
+// encoded as its join finished each request (catalog.EvidenceShard reads
+// it back), or records a caller built encoded now; nil when the run has
 // none.
-func evidenceShard(d *model.Dataset) *shard.Shard {
-	return catalog.EncodeEvidence(d)
+func evidenceShard(d *model.Dataset) (*shard.Shard, error) {
+	return catalog.EvidenceShard(d)
 }
 
 // evidenceCount is the number of requests with server evidence.

@@ -101,7 +101,7 @@ func streamedEvidence(t *testing.T, n, buckets int) (peak uint64, spans int64) {
 			chunks.Add(&ev[k])
 		}
 	}
-	if chunks.Shard() == nil || chunks.Len() != n {
+	if sh, err := chunks.Shard(); err != nil || sh == nil || chunks.Len() != n {
 		t.Fatalf("%d of %d requests encoded", chunks.Len(), n)
 	}
 	note()

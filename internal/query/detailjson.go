@@ -13,12 +13,13 @@ import (
 // reflection, 1.8 ms without (docs/measurements.md, issue 17). Each field
 // is one call of a fieldWriter method.
 
-// requestAnswer is the "request" answer: request i's detail, its item
-// fields written from the engine's columns (appendItem).
+// requestAnswer is the "request" answer: request i's server records, its
+// item fields written from the engine's columns (appendItem).
 type requestAnswer struct {
-	e *Engine
-	i int
-	d RequestDetail
+	e       *Engine
+	i       int
+	server  ServerDetail
+	pending bool
 }
 
 // request answers the "request" kind: one request with its collections.
@@ -27,11 +28,11 @@ func (e *Engine) request(id string) (*requestAnswer, error) {
 	if !ok {
 		return nil, notFound("Unknown request %q", id)
 	}
-	d, err := e.detail(i)
+	sd, pending, err := e.serverSide(i)
 	if err != nil {
 		return nil, err
 	}
-	return &requestAnswer{e: e, i: i, d: d}, nil
+	return &requestAnswer{e: e, i: i, server: sd, pending: pending}, nil
 }
 
 // MarshalJSON serves the surfaces that encode answers themselves (Do).
@@ -39,16 +40,20 @@ func (a *requestAnswer) MarshalJSON() ([]byte, error) {
 	if b, ok := a.appendJSON(nil); ok {
 		return b, nil
 	}
-	return json.Marshal(a.d)
+	return json.Marshal(a.fallback())
 }
 
-func (a *requestAnswer) fallback() any { return a.d }
+// fallback is the answer as a RequestDetail, for json.Marshal: its item is
+// made only here.
+func (a *requestAnswer) fallback() any {
+	return RequestDetail{RequestItem: a.e.item(a.i), ServerDetail: a.server, EvidencePending: a.pending}
+}
 
 func (a *requestAnswer) appendJSON(dst []byte) ([]byte, bool) {
 	ok := true
 	dst = a.e.appendItem(dst, a.i, &ok)
 	w := &fieldWriter{b: dst[:len(dst)-1], ok: ok} // the item's closing brace: the detail goes on
-	s := &a.d.ServerDetail
+	s := &a.server
 	w.raw(`,"bridge_evidence":`)
 	writeList(w, s.BridgeEvidence, (*fieldWriter).evidence)
 	w.raw(`,"spans":`)
@@ -59,7 +64,7 @@ func (a *requestAnswer) appendJSON(dst []byte) ([]byte, bool) {
 	writeList(w, s.WorkerBindings, (*fieldWriter).binding)
 	w.raw(`,"lifecycle":`)
 	w.lifecycle(&s.Lifecycle)
-	if a.d.EvidencePending {
+	if a.pending {
 		w.raw(`,"evidence_pending":true`)
 	}
 	w.raw("}")

@@ -41,11 +41,11 @@ func (e *Engine) lifecycle(id string) (LifecycleRecord, error) {
 	if !ok {
 		return LifecycleRecord{}, notFound("Unknown request %q", id)
 	}
-	d, err := e.detail(i)
-	if err == nil && d.EvidencePending {
+	sd, pending, err := e.serverSide(i)
+	if err == nil && pending {
 		return LifecycleRecord{}, &Error{Code: CodeEvidencePending, Message: fmt.Sprintf("request %q: the server evidence is not loaded yet", id)}
 	}
-	return d.Lifecycle, err
+	return sd.Lifecycle, err
 }
 
 // serverSpans answers the "server_spans" kind: spans no request owns that

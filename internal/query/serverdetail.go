@@ -137,28 +137,26 @@ func (e *Engine) serverSpan(k int) (ServerSpanRecord, error) {
 	return ServerSpanRecord{}, fmt.Errorf("server span %d: stored evidence: %w", k, err)
 }
 
-// detail assembles request i's full record.
-func (e *Engine) detail(i int) (RequestDetail, error) {
-	d := RequestDetail{RequestItem: e.item(i), ServerDetail: ServerDetail{
-		BridgeEvidence: []EvidenceRecord{}, Spans: []SpanRecord{}, Engine: []EngineRecord{}, WorkerBindings: []BindingRecord{},
-	}}
+// serverSide is request i's server records; pending says its evidence is
+// not attached yet (the records then say nothing about it).
+func (e *Engine) serverSide(i int) (sd ServerDetail, pending bool, err error) {
+	sd = ServerDetail{BridgeEvidence: []EvidenceRecord{}, Spans: []SpanRecord{}, Engine: []EngineRecord{}, WorkerBindings: []BindingRecord{}}
 	k := e.serverRow[i]
 	if k < 0 {
-		d.Lifecycle = unavailableLifecycle(e.r.ID[i])
-		return d, nil
+		sd.Lifecycle = unavailableLifecycle(e.r.ID[i])
+		return sd, false, nil
 	}
 	held, err := e.holdsChunk(int(e.c.Server.Chunk[k]))
 	if err != nil {
-		return d, fmt.Errorf("request %q: %w", e.r.ID[i], err)
+		return sd, false, fmt.Errorf("request %q: %w", e.r.ID[i], err)
 	}
 	if !held {
-		d.Lifecycle, d.EvidencePending = unavailableLifecycle(e.r.ID[i]), true
-		return d, nil
+		sd.Lifecycle = unavailableLifecycle(e.r.ID[i])
+		return sd, true, nil
 	}
-	sd, err := e.serverDetail(int(k))
+	stored, err := e.serverDetail(int(k))
 	if err != nil {
-		return d, fmt.Errorf("request %q: stored server evidence: %w", e.r.ID[i], err)
+		return sd, false, fmt.Errorf("request %q: stored server evidence: %w", e.r.ID[i], err)
 	}
-	d.ServerDetail = sd
-	return d, nil
+	return stored, false, nil
 }

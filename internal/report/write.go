@@ -149,7 +149,7 @@ func render(d *model.Dataset, assets fs.FS, out *stageFiles, store StoreWriter) 
 			}
 			entry.Evidence = sh
 		}
-	} else if ev, err := evidenceShard(d); err != nil {
+	} else if ev, err := catalog.EvidenceShard(d); err != nil {
 		return nil, fmt.Errorf("encode server evidence: %w (the run has server evidence for %d requests)", err, evidenceCount(d))
 	} else if ev != nil {
 		if err := checkChunkLimits(d, ev); err != nil {

@@ -93,7 +93,6 @@ func decompress(gz []byte, limit int64) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("decompress shard: %w", err)
 	}
-	zr.Multistream(false)
 	// The gzip trailer records the decoded size (mod 2^32): a capacity
 	// hint, bounded by limit, that spares io.ReadAll's doublings.
 	hint := int64(binary.LittleEndian.Uint32(gz[len(gz)-4:]))

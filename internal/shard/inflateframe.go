@@ -11,13 +11,8 @@ import (
 // gzip reader: a reader's tables cost ~40 KB, and a core has a frame per
 // table. Not safe for concurrent use.
 type FrameInflater struct {
-	zr resettableGunzipper
+	zr *gunzipper
 	in bytes.Reader
-}
-
-type resettableGunzipper interface {
-	gunzipper
-	Reset(io.Reader) error
 }
 
 // Inflate inflates one gzip member holding exactly size bytes (a frame's
@@ -29,19 +24,11 @@ func (f *FrameInflater) Inflate(gz []byte, size int) ([]byte, error) {
 	}
 	f.in.Reset(gz)
 	if f.zr == nil {
-		zr, err := newGunzipper(&f.in)
-		if err != nil {
-			return nil, fmt.Errorf("decompress shard: %w", err)
-		}
-		r, ok := zr.(resettableGunzipper)
-		if !ok {
-			return decompress(gz, int64(size))
-		}
-		f.zr = r
-	} else if err := f.zr.Reset(&f.in); err != nil {
+		f.zr = &gunzipper{}
+	}
+	if err := f.zr.Reset(&f.in); err != nil {
 		return nil, fmt.Errorf("decompress shard: %w", err)
 	}
-	f.zr.Multistream(false)
 	out := make([]byte, size)
 	if _, err := io.ReadFull(f.zr, out); err != nil {
 		return nil, fmt.Errorf("decompress shard: %w (%d bytes declared)", err, size)

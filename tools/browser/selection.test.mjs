@@ -51,7 +51,7 @@ test("selecting a request in the same range keeps what did not change", async ()
       for (const sel of ["#slowRows", "#windowOverview", "#inspectorBody", `[data-owner-request="${CSS.escape(traced)}"]`]) {
         for (const root of document.querySelectorAll(sel)) for (const el of [root, ...root.querySelectorAll("*")]) el.__drawn = true;
       }
-      return { other, slow: slow.length, rows: document.querySelectorAll(`[data-owner-request="${CSS.escape(traced)}"]`).length, overview: document.querySelectorAll("#windowOverview rect").length };
+      return { other, slow: slow.length, rows: document.querySelectorAll(`[data-owner-request="${CSS.escape(traced)}"]`).length, overview: (document.querySelector("#windowOverview path.ov-bar")?.getAttribute("d") ?? "").split("M").length - 1, bars: document.querySelector("#windowOverview path.ov-bar")?.getAttribute("d") };
     }, pick);
     assert.ok(marked.slow > 20, `the slowest rows hold bars (${marked.slow})`);
     assert.ok(marked.rows > 2, `the expanded request shows its lifecycle rows (${marked.rows})`);
@@ -69,7 +69,8 @@ test("selecting a request in the same range keeps what did not change", async ()
           return {
             range: [traceExplorer.getState().from, traceExplorer.getState().to],
             slowRebuilt: rebuilt("#slowRows button.req"),
-            overviewRebuilt: rebuilt("#windowOverview rect"),
+            overviewRebuilt: rebuilt("#windowOverview, #windowOverview *"),
+            overviewBars: document.querySelector("#windowOverview path.ov-bar")?.getAttribute("d"),
             lifecycleRebuilt: rebuilt(`[data-owner-request="${CSS.escape(traced)}"], [data-owner-request="${CSS.escape(traced)}"] *`),
             lifecycleRows: document.querySelectorAll(`[data-owner-request="${CSS.escape(traced)}"]`).length,
             detailKept: !!document.querySelector("#inspectorBody .request-detail")?.__drawn,
@@ -84,6 +85,7 @@ test("selecting a request in the same range keeps what did not change", async ()
       assert.deepEqual(seen.range, range, "a selection without fit keeps the range");
       assert.equal(seen.slowRebuilt, 0, "no bar of the slowest rows is built again");
       assert.equal(seen.overviewRebuilt, 0, "the window overview is not built again");
+      assert.equal(seen.overviewBars, marked.bars, "and its bars are unchanged");
       if (samePage) {
         assert.equal(seen.lifecycleRows, marked.rows, "the expanded request stays on the page");
         assert.equal(seen.lifecycleRebuilt, 0, "its lifecycle rows are not built again");

@@ -13,8 +13,6 @@ const SVG = "http://www.w3.org/2000/svg";
 const W = 1200;
 const H = 32;
 const BINS = 200;
-// A bar's attributes, in the order renderWindowOverview keeps their values.
-const BAR_ATTRS = ["x", "y", "width", "height", "data-bin", "data-count"];
 
 function s(tag, attrs) {
   const el = document.createElementNS(SVG, tag);
@@ -39,9 +37,9 @@ export function renderWindowOverview(view) {
   if (row && row.dataset.drawnFor === `${from} ${to}`) return;
   const ov = ask("window_overview", { from, to, bins: BINS });
   const per = ov.bin_seconds >= 1 ? `${ov.bin_seconds.toPrecision(3)} s` : `${(ov.bin_seconds * 1000).toPrecision(3)} ms`;
-  // A new window (a fit, a zoom) keeps the row, its label and its bars and
-  // sets their numbers: a bar built again costs its creation, style and
-  // layout, and a fit changes every bar's height.
+  // A new window (a fit, a zoom) keeps the row, its label and its path and
+  // sets their numbers: an element built again costs its creation, style
+  // and layout.
   if (!row) {
     row = h("div", { id: "windowOverview", class: "row window-overview-row", "aria-label": "Overview of the selected window" });
     $("axis").after(row);
@@ -50,6 +48,7 @@ export function renderWindowOverview(view) {
   if (!svg) {
     clear(row);
     svg = s("svg", { viewBox: `0 0 ${W} ${H}`, preserveAspectRatio: "none", class: "window-overview-svg", role: "img" });
+    svg.appendChild(s("path", { class: "ov-bar" }));
     row.append(
       h("div", { class: "row-label" }, h("span", { class: "name" }, "Window overview"), h("span", { class: "muted small" })),
       h("div", { class: "lane window-overview-lane" }, svg),
@@ -60,31 +59,21 @@ export function renderWindowOverview(view) {
   name.title = `Overview of the window: ${ov.basis} per ${per}`;
   setText(unit, `${ov.basis} / ${per}`);
   Object.assign(row.lastChild.dataset, { from: String(ov.from), to: String(ov.to), binSeconds: String(ov.bin_seconds) });
+  // The bars are one path, its d set once: a bar per non-empty bin as
+  // its own rect took ~1.4 ms of every fit and zoom at 200 bins, most of
+  // it writing heights and counts one attribute at a time
+  // (docs/measurements.md, issue 17). Each bin's count is in the svg's
+  // data-counts, in bin order.
   const bw = W / ov.counts.length;
-  let r = svg.firstChild; // the bars, one per non-empty bin in bin order
+  const w = +Math.max(bw - 0.5, 0.5).toFixed(3);
+  let d = "";
   ov.counts.forEach((c, i) => {
     if (!c) return;
-    const bh = Math.max(1, (c / ov.max) * (H - 2));
-    const values = [i * bw, H - bh, Math.max(bw - 0.5, 0.5), bh, i, c];
-    if (r) {
-      // A bar keeps the values it was last given (r.drawn): only those
-      // that change are written, so a new window mostly writes heights
-      // and counts, not 1,200 attributes.
-      const was = r.drawn;
-      for (let k = 0; k < BAR_ATTRS.length; k++) if (was[k] !== values[k]) r.setAttribute(BAR_ATTRS[k], String(values[k]));
-      r.drawn = values;
-      r = r.nextSibling;
-    } else {
-      const bar = s("rect", { ...Object.fromEntries(BAR_ATTRS.map((k, j) => [k, values[j]])), class: "ov-bar" });
-      bar.drawn = values;
-      svg.appendChild(bar);
-    }
+    const bh = +Math.max(1, (c / ov.max) * (H - 2)).toFixed(2);
+    d += `M${+(i * bw).toFixed(3)} ${+(H - bh).toFixed(2)}h${w}v${bh}h${-w}z`;
   });
-  while (r) {
-    const next = r.nextSibling;
-    r.remove();
-    r = next;
-  }
+  svg.firstChild.setAttribute("d", d);
+  svg.dataset.counts = ov.counts.join(",");
   connectors(view);
   row.dataset.drawnFor = `${from} ${to}`;
 }

@@ -23,11 +23,14 @@ import (
 const evidencePieceBudget = 64<<10 - 1024
 
 // EvidencePackBytes bounds the payload of the evidence shards one pack
-// script holds (shard.Pack16): neighbouring shards share a script of
-// about PartBytes, so the page loads as few scripts as when each shard
-// had a MiB script of its own, and a question about one request reads one
-// such script, as then.
-const EvidencePackBytes = PartBytes
+// script holds (shard.Pack16), at most PackParts of them. Every evidence
+// script runs before the page's API opens, and the page's thread pays for
+// each script it loads (its response, its element, its compile and run):
+// at 100,000 traced requests, 92 scripts of about a MiB took 578–790 ms
+// after the first paint, 25 scripts of up to 4 MiB 492–642 ms
+// (docs/measurements.md, issue 17). A reader answering one request reads
+// one such script (~4 MB).
+const EvidencePackBytes = 4 * PartBytes
 
 // addEvidence stages the evidence shard ev as independent pieces
 // (catalog.SplitEvidence), each stored as is: its chunks are deflated one

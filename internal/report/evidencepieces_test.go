@@ -52,7 +52,9 @@ func tracedDataset(n int) *model.Dataset {
 // that together hold exactly the chunks of the one evidence shard reports
 // of format 4 stored; a report opened whole reads them all back.
 func TestEvidenceShardsHoldTheWholeShardsChunks(t *testing.T) {
-	d := tracedDataset(600)
+	// More shards than a pack holds (PackParts), so that neighbours share
+	// several scripts.
+	d := tracedDataset(5000)
 	dir := filepath.Join(t.TempDir(), "report")
 	m, err := Write(d, assets(t), dir, Options{})
 	if err != nil {

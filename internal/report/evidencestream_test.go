@@ -66,16 +66,16 @@ func TestStreamedEvidenceReportMatchesHeld(t *testing.T) {
 	}
 }
 
-// The import and the report writer together hold one evidence shard of
-// the run's evidence at a time, not all of it: the heap rises by well
-// under the evidence's size while the chunks are encoded and written.
-// Held until the report is written (as they were), the chunks alone
-// exceed the bound.
+// The import and the report writer together hold one evidence pack of
+// the run's evidence at a time (up to EvidencePackBytes of shards, and its
+// script), not all of it: the heap rises by well under the evidence's size
+// while the chunks are encoded and written. Held until the report is
+// written (as they were), the chunks alone exceed the bound.
 func TestStreamedEvidenceWriteHoldsOneShard(t *testing.T) {
 	if testing.Short() {
-		t.Skip("encodes and writes about 25 MB of evidence")
+		t.Skip("encodes and writes about 50 MB of evidence")
 	}
-	const n = 4000
+	const n = 8000
 	// Collect often, so that the heap's rise is what is live, not the
 	// garbage a default pace lets build up over the records' base.
 	defer debug.SetGCPercent(debug.SetGCPercent(5))
@@ -103,8 +103,8 @@ func TestStreamedEvidenceWriteHoldsOneShard(t *testing.T) {
 	held := run(true)
 	bound := uint64(evBytes) / 2
 	t.Logf("evidence %d bytes in the report; heap rose %d bytes spilled, %d held (bound %d)", evBytes, spilled, held, bound)
-	if evBytes < 20<<20 {
-		t.Fatalf("the run's evidence is %d bytes, too little to tell one shard from all", evBytes)
+	if evBytes < 10*EvidencePackBytes {
+		t.Fatalf("the run's evidence is %d bytes, too little to tell one pack from all", evBytes)
 	}
 	if spilled > bound {
 		t.Fatalf("writing streamed evidence raised the heap by %d bytes, over %d: the build holds the evidence", spilled, bound)

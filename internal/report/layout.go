@@ -29,8 +29,10 @@ const (
 	// encoding. 8: metric summaries share pack scripts (MetricPackBytes),
 	// which the core's metric_series_shard_parts marks in its pack column;
 	// a reader of format 7 would take a pack's path for the summary's own
-	// script and refuse it as damaged.
-	FormatVersion = 8
+	// script and refuse it as damaged. 9: evidence pack scripts hold up to
+	// EvidencePackBytes (4 MiB) of shards, past the 1 MiB a reader of
+	// format 8 reads a pack script to.
+	FormatVersion = 9
 )
 
 // Asset names the writer reads from the assets file system.

@@ -30,7 +30,7 @@ const evidencePieceBudget = 64<<10 - 1024
 // after the first paint, 25 scripts of up to 4 MiB 492–642 ms
 // (docs/measurements.md, issue 17). A reader answering one request reads
 // one such script (~4 MB).
-const EvidencePackBytes = 4 * PartBytes
+const EvidencePackBytes = 4 << 20
 
 // addEvidence stages the evidence shard ev as independent pieces
 // (catalog.SplitEvidence), each stored as is: its chunks are deflated one

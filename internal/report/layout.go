@@ -30,8 +30,9 @@ const (
 	// which the core's metric_series_shard_parts marks in its pack column;
 	// a reader of format 7 would take a pack's path for the summary's own
 	// script and refuse it as damaged. 9: evidence pack scripts hold up to
-	// EvidencePackBytes (4 MiB) of shards, past the 1 MiB a reader of
-	// format 8 reads a pack script to.
+	// EvidencePackBytes (4 MiB) of shards, and a payload's parts are up to
+	// PartBytes (4 MiB), past the 1 MiB a reader of format 8 reads a pack
+	// script or a part to.
 	FormatVersion = 9
 )
 
@@ -99,9 +100,12 @@ const EncodingFrames = "frames"
 
 // PartBytes bounds the payload one detail script carries. A browser parses
 // several scripts in parallel but one large script alone, so big payloads
-// load faster as many parts (measured: 0.6–1.0 s instead of 1.0–2.0 s for a
-// 8.6 MB payload).
-const PartBytes = 1 << 20
+// load faster as several parts (measured: 0.6–1.0 s instead of 1.0–2.0 s
+// for a 8.6 MB payload); but the page's thread pays for each script it
+// loads, so parts are not smaller than that parallelism needs (4 MiB since
+// report format 9: the 100k traced run's core in 8 scripts, not 15,
+// loaded before the first paint; docs/measurements.md, issue 17).
+const PartBytes = 4 << 20
 
 // FileEntry is one generated file with its hash.
 type FileEntry struct {

@@ -35,8 +35,10 @@ import (
 // byte for byte (TestParallelMetricShardsMatchSequential).
 
 // MetricPackBytes bounds the summaries' payload one pack script holds: a
-// script of about PartBytes, as an evidence pack.
-const MetricPackBytes = PartBytes
+// MiB. A chart loads the packs of the summaries it draws when it draws
+// them, so a pack stays as small as the scripts a chart loaded before
+// summaries were packed.
+const MetricPackBytes = 1 << 20
 
 // groupsAhead bounds the packs prepared and not yet written (up to a MiB
 // each), so memory does not grow with the series while the writes are the

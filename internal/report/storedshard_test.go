@@ -71,7 +71,7 @@ func sortedEntries(f *stageFiles) []FileEntry {
 // live heap grows by far less than the payload (the held way grew by more
 // than all of it).
 func TestStoredShardHoldsNoCompressedCopy(t *testing.T) {
-	raw := randomBytes(48<<20, 7)
+	raw := randomBytes(32*PartBytes, 7) // many times what a part and its script hold
 	files := &stageFiles{dir: t.TempDir()}
 	// Collected often, the heap holds little garbage beside what is live.
 	defer debug.SetGCPercent(debug.SetGCPercent(10))

@@ -112,13 +112,56 @@ func TestEvidenceShardsHoldTheWholeShardsChunks(t *testing.T) {
 	if back := core.Dataset(); !reflect.DeepEqual(back.Evidence, d.Evidence) {
 		t.Fatal("Open(Write(d)) changed the server evidence")
 	}
-	// The page's boot record lists each shard's parts once, in the shards.
-	var booted struct{ Evidence *EvidenceEntry }
+	// The page's boot record gives the shards as a table, each shard's
+	// part once, and not the whole's parts.
+	var booted struct{ Evidence *bootEvidence }
 	if err := json.Unmarshal(readBoot(t, dir)["entry"], &booted); err != nil {
 		t.Fatal(err)
 	}
-	if b := booted.Evidence; b == nil || b.Parts != nil || !reflect.DeepEqual(b.Shards, ev.Shards) || b.ID != ev.ID || b.Bytes != ev.Bytes {
-		t.Fatalf("the boot record's evidence %+v, want the manifest's without the whole's parts", b)
+	b := booted.Evidence
+	if b == nil || b.Parts != nil || b.Shards != nil || b.Table == nil || b.ID != ev.ID || b.Bytes != ev.Bytes {
+		t.Fatalf("the boot record's evidence %+v, want the manifest's without the whole's parts, its shards as a table", b)
+	}
+	if got := shardsOfTable(b.Table); !reflect.DeepEqual(got, ev.Shards) {
+		t.Fatalf("the boot record's shard table expands to %+v, want the manifest's %+v", got, ev.Shards)
+	}
+	if len(b.Table.Paths) != len(packs) {
+		t.Errorf("the table names %d pack scripts, the shards %d", len(b.Table.Paths), len(packs))
+	}
+}
+
+// shardsOfTable expands t as the page does (web/src/evidenceload.js).
+func shardsOfTable(t *shardTable) []EvidencePiece {
+	var out []EvidencePiece
+	first := 0
+	for k, id := range t.ID {
+		part := model.ShardPart{ID: id, Path: t.Paths[t.Path[k]], Bytes: t.Bytes[k], Pack: true}
+		out = append(out, EvidencePiece{Shard: model.Shard{ID: id, Bytes: t.Bytes[k], DecodedBytes: t.Bytes[k], Encoding: EncodingIdentity, Parts: []model.ShardPart{part}}, FirstChunk: first, Chunks: t.Chunks[k]})
+		first += t.Chunks[k]
+	}
+	return out
+}
+
+// Evidence shards of another shape than one packed part stored as is (a
+// shard too large for a pack, a report written otherwise) keep the list
+// in the boot record.
+func TestBootEvidenceKeepsTheListForOtherShards(t *testing.T) {
+	packed := func(id string, first int) EvidencePiece {
+		return EvidencePiece{Shard: model.Shard{ID: id, Bytes: 10, DecodedBytes: 10, Encoding: EncodingIdentity,
+			Parts: []model.ShardPart{{ID: id, Path: "detail/p.js", Bytes: 10, Pack: true}}}, FirstChunk: first, Chunks: 1}
+	}
+	alone := packed("b", 1)
+	alone.Parts[0].Pack = false
+	gap := packed("b", 2)
+	for name, shards := range map[string][]EvidencePiece{"a script of its own": {packed("a", 0), alone}, "a chunk missing": {packed("a", 0), gap}} {
+		b := bootEntry(Entry{Evidence: &EvidenceEntry{Shard: model.Shard{ID: "w", Parts: []model.ShardPart{{ID: "x"}}}, Shards: shards}}).Evidence
+		if b.Table != nil || !reflect.DeepEqual(b.Shards, shards) || b.Parts != nil {
+			t.Errorf("%s: boot evidence %+v, want the list without the whole's parts", name, b)
+		}
+	}
+	b := bootEntry(Entry{Evidence: &EvidenceEntry{Shard: model.Shard{ID: "w", Parts: []model.ShardPart{{ID: "x"}}}, Shards: []EvidencePiece{packed("a", 0), packed("b", 1)}}}).Evidence
+	if b.Table == nil || b.Shards != nil || len(b.Table.Paths) != 1 || !reflect.DeepEqual(b.Table.Path, []int{0, 0}) {
+		t.Errorf("two packed shards: boot evidence %+v, want a table of one pack", b)
 	}
 }
 

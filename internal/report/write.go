@@ -243,31 +243,15 @@ func addCompressedShard(files *stageFiles, gz []byte, decodedBytes int) model.Sh
 	return sh
 }
 
-// bootEntry is the entry as the page's boot record holds it: the same,
-// but that a traced report's evidence lists its shards' parts once, in the
-// shards. The parts of the whole evidence (format 4's one shard) are those
-// again, in order; the page reads them only when the evidence has no
-// shards, and on 100,000 traced requests they were 300 KB of the boot
-// record the page parses before its first paint (docs/measurements.md,
-// issue 17). manifest.json keeps them.
-func bootEntry(e Entry) Entry {
-	if ev := e.Evidence; ev != nil && len(ev.Shards) > 0 {
-		trimmed := *ev
-		trimmed.Parts = nil
-		e.Evidence = &trimmed
-	}
-	return e
-}
-
 // boot is the record the page reads before anything else.
 type boot struct {
-	Generator     string       `json:"generator"`
-	FormatVersion int          `json:"format_version"`
-	Schema        string       `json:"schema"`
-	Job           string       `json:"job"`
-	Entry         Entry        `json:"entry"`
-	Counts        query.Counts `json:"counts"`
-	FirstChart    *FirstChart  `json:"first_chart,omitempty"`
+	Generator     string          `json:"generator"`
+	FormatVersion int             `json:"format_version"`
+	Schema        string          `json:"schema"`
+	Job           string          `json:"job"`
+	Entry         bootRecordEntry `json:"entry"`
+	Counts        query.Counts    `json:"counts"`
+	FirstChart    *FirstChart     `json:"first_chart,omitempty"`
 }
 
 func renderIndex(assets fs.FS, d *model.Dataset, entry Entry, summary query.Summary, first *FirstChart) (html []byte, csp string, err error) {

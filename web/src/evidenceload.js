@@ -40,12 +40,31 @@ function yieldToPage() {
   });
 }
 
+// shardsOfTable expands the boot record's table of evidence shards
+// (internal/report bootEvidence) into the manifest's descriptors: shard k
+// is one packed part named as the shard, stored as is, holding chunks[k]
+// chunks from the sum of those before it.
+function shardsOfTable(t) {
+  const n = t.id.length;
+  if (t.bytes.length !== n || t.path.length !== n || t.chunks.length !== n) throw new Error("the boot record's evidence shard table has columns of different lengths; rebuild the report");
+  let first = 0;
+  return t.id.map((id, k) => {
+    const path = t.paths[t.path[k]];
+    if (path === undefined) throw new Error(`the boot record's evidence shard ${id} names no pack script; rebuild the report`);
+    const bytes = t.bytes[k];
+    const s = { id, bytes, decoded_bytes: bytes, encoding: "identity", parts: [{ id, path, bytes, pack: true }], first_chunk: first, chunks: t.chunks[k] };
+    first += t.chunks[k];
+    return s;
+  });
+}
+
 // EvidenceHold holds the evidence descriptor ev's payload texts until
 // each shard is given to the engine through give(bytes).
 export class EvidenceHold {
   constructor(ev, give) {
     // A report whose evidence is one shard (format 4) holds every chunk in it.
-    this.shards = ev.shards && ev.shards.length ? ev.shards : [{ ...ev, first_chunk: 0, chunks: Infinity }];
+    if (ev.shard_table) this.shards = shardsOfTable(ev.shard_table);
+    else this.shards = ev.shards && ev.shards.length ? ev.shards : [{ ...ev, first_chunk: 0, chunks: Infinity }];
     this.give = give;
     this.texts = new Array(this.shards.length).fill(null); // per shard, its parts' texts until given
     this.given = new Array(this.shards.length).fill(false);

@@ -21,7 +21,9 @@ import { buildReport, cli } from "./fixture.mjs";
 let fx, browser, server, manifest, early, late;
 
 before(async () => {
-  fx = buildReport({ seed: 5, requests: 1500, hostile: false, sources: "aiperf,frontend,otel,workers" });
+  // Enough requests that the evidence is several pack scripts (up to 4 MiB
+  // each, report.EvidencePackBytes): the late one is one of them.
+  fx = buildReport({ seed: 5, requests: 6000, hostile: false, sources: "aiperf,frontend,otel,workers" });
   manifest = JSON.parse(fs.readFileSync(path.join(fx.report, "manifest.json"), "utf8"));
   const tracedOf = (page) => page.items.filter((r) => r.span_count > 0).map((r) => r.id);
   const first = cli(fx.report, "requests", { limit: 1000 });
@@ -126,6 +128,8 @@ for (const mode of ["file", "http"]) {
     const ev = manifest.entry.evidence;
     assert.ok(ev && ev.parts.length >= 2, `the fixture's evidence should span several parts (it has ${ev ? ev.parts.length : 0})`);
     assert.ok(ev.shards.length >= 2, `the fixture's evidence should be several shards (it has ${ev.shards.length})`);
+    const scripts = new Set(ev.parts.map((p) => p.path)).size;
+    assert.ok(scripts >= 2, `the fixture's evidence should be several scripts, one of them late (it has ${scripts})`);
     assert.deepEqual(ev.shards.flatMap((s) => s.parts.map((p) => p.id)), ev.parts.map((p) => p.id));
     const ids = [...early, ...late];
     const init = { content: `(${watchDeliveries})(${JSON.stringify(ids)})` };

@@ -4,10 +4,10 @@ import "github.com/dsight/dsight/internal/model"
 
 // bootRecordEntry is the entry as the page's boot record holds it, which
 // the page parses before its first paint: the manifest's, but that a
-// traced report's evidence is given as bootEvidence.
+// traced report's evidence is given as bootEvidence (its Evidence hides
+// the Entry's in JSON).
 type bootRecordEntry struct {
-	Engine   model.Shard   `json:"engine"`
-	Core     model.Shard   `json:"core"`
+	Entry
 	Evidence *bootEvidence `json:"evidence,omitempty"`
 }
 
@@ -40,8 +40,9 @@ type shardTable struct {
 
 // bootEntry is e as the boot record holds it.
 func bootEntry(e Entry) bootRecordEntry {
-	out := bootRecordEntry{Engine: e.Engine, Core: e.Core}
 	ev := e.Evidence
+	e.Evidence = nil
+	out := bootRecordEntry{Entry: e}
 	if ev == nil {
 		return out
 	}

@@ -13,8 +13,9 @@ import (
 // A shard's gzip member (RFC 1952) is read here, its header and trailer
 // around klauspost's inflater, in every build. klauspost's gzip package
 // would bring the standard library's compress/gzip with it, and through
-// it compress/flate, whose encoder tables are built by its initialisers:
-// ~32 KB of the page's wasm that never runs.
+// it time's parsing and formatting (its Header's ModTime) and
+// compress/flate's encoder tables, built by its initialisers: ~100 KB of
+// the page's wasm that never runs (docs/measurements.md, issue 17).
 
 var (
 	errGzipHeader   = errors.New("gzip: invalid header")

@@ -27,7 +27,7 @@ func BenchmarkLifecycleAnswer(b *testing.B) {
 	core := benchReport(b, synth.Config{Seed: 4, Requests: 3000, Sources: synth.SourceAIPerf | synth.SourceFrontend | synth.SourceOTel | synth.SourceWorkers})
 	n := len(core.Server.Request)
 	var ids []string
-	for k := 0; k < n; k += 64 { // one request per chunk
+	for k := 0; k < n; k += catalog.EvidencePerChunk { // one request per chunk
 		ids = append(ids, core.Requests.ID[core.Server.Request[k]])
 	}
 	if len(ids) < 10 {

@@ -44,10 +44,11 @@ import (
 // id, bytes and decoded bytes are unchanged. The evidence was re-pinned
 // when its shards were cut at an eighth of a MiB (more, smaller shards, so
 // other payloads in order), its chunks unchanged (the same test), and again
-// at a sixteenth.
+// at a sixteenth. Both were re-pinned when an evidence chunk came to hold
+// 32 records (report format 10), its shards three such chunks.
 var streamedReportGolden = struct{ core, evidence, store string }{
-	core:     "1df573158c234f7d8e58e7be5950cae94feb95aafa503122001bf74acdadcadc",
-	evidence: "880aef621e60bf7e200abc20cc246dbc2c2913a13db6313db01625781540ca70",
+	core:     "e55d34cbce13db8395061d64416948fe14057352210a8a972fe2c2d39bb531bb",
+	evidence: "f32ee21b8a0daf1587ca2a51c25fa10a4707add4331c4bb2e9c850cf7e89cb39",
 	store:    "f8b4a0722f525950e6af80a77494c61ad81019696335d05eff2c75d345565c5d",
 }
 

@@ -17,10 +17,15 @@ import (
 // compressed on its own so a reader inflates only the one it needs.
 
 // EvidencePerChunk is how many records (requests, or server spans) share
-// one evidence chunk: large enough that they share their strings (paths,
-// names, attribute keys), small enough that the engine inflates one in a
-// few milliseconds.
-const EvidencePerChunk = 64
+// one evidence chunk: enough that they share their strings (paths, names,
+// attribute keys), few enough that a request's first answer inflates
+// little. The page's first answer about a request inflates its chunk, and
+// at 64 requests (~130 KB inflated) that was the largest part of it (~1.5
+// ms of ~8 ms for selectRequest with its render). At 32 the report's
+// evidence is 7.6 % larger and selectRequest's p95 at ready went from
+// 12.6–17.6 to 11.9–14.2 ms; at 16 the evidence grew 13.8 % for no
+// further gain measured (docs/measurements.md, issue 17).
+const EvidencePerChunk = 32
 
 // chunk is one encoded evidence chunk, deflated, with its inflated size.
 type chunk struct {

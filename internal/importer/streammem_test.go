@@ -37,10 +37,11 @@ func streamHeapRun(t *testing.T) (string, synth.Summary) {
 // streamHeldPeak bytes of heap doing so, every decoded span held until
 // the join). The core was re-pinned since for the in-flight family's
 // within-role stack marks and role labels, and for the pack column of the
-// metric shard parts (report format 8); the evidence never changed.
+// metric shard parts (report format 8), and both for evidence chunks of
+// 32 records (report format 10).
 var streamHeapGolden = struct{ core, evidence string }{
-	core:     "9c14ccd70d719224a346966e4614cecc3c812cd8306f1034b0c190a84e71ef8e",
-	evidence: "e7d8cbd34cce1a880f3ff0680fafd9bf53f77ab8ee45cc5b47de17cce12e63fb",
+	core:     "579865be36801a59f60587ba7327b740dbd5214b3dc6416a5ccefc2bbc0b6161",
+	evidence: "76fc5dcfc6eb56c6f60b697e5b95e7a09eb71a459af01f836f4280f8439ab161",
 }
 
 // streamHeldPeak is the peak heap of the in-memory import of

@@ -32,8 +32,10 @@ const (
 	// script and refuse it as damaged. 9: evidence pack scripts hold up to
 	// EvidencePackBytes (4 MiB) of shards, and a payload's parts are up to
 	// PartBytes (4 MiB), past the 1 MiB a reader of format 8 reads a pack
-	// script or a part to.
-	FormatVersion = 9
+	// script or a part to. 10: an evidence chunk holds 32 records
+	// (catalog.EvidencePerChunk), where a reader of format 9 would number
+	// a request's record as one of 64 a chunk.
+	FormatVersion = 10
 )
 
 // Asset names the writer reads from the assets file system.

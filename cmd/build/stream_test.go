@@ -45,10 +45,10 @@ import (
 // when its shards were cut at an eighth of a MiB (more, smaller shards, so
 // other payloads in order), its chunks unchanged (the same test), and again
 // at a sixteenth. Both were re-pinned when an evidence chunk came to hold
-// 32 records (report format 10), its shards three such chunks.
+// 32 records (report format 10), its shards two such chunks.
 var streamedReportGolden = struct{ core, evidence, store string }{
 	core:     "e55d34cbce13db8395061d64416948fe14057352210a8a972fe2c2d39bb531bb",
-	evidence: "f32ee21b8a0daf1587ca2a51c25fa10a4707add4331c4bb2e9c850cf7e89cb39",
+	evidence: "d44fd4a4a025f636f3a6d97ecbbc36a671c2a9a00324f5d2253959e33ae6c4e8",
 	store:    "f8b4a0722f525950e6af80a77494c61ad81019696335d05eff2c75d345565c5d",
 }
 

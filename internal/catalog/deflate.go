@@ -22,9 +22,10 @@ import (
 // little. The page's first answer about a request inflates its chunk, and
 // at 64 requests (~130 KB inflated) that was the largest part of it (~1.5
 // ms of ~8 ms for selectRequest with its render). At 32 the report's
-// evidence is 7.6 % larger and selectRequest's p95 at ready went from
-// 12.6–17.6 to 11.9–14.2 ms; at 16 the evidence grew 13.8 % for no
-// further gain measured (docs/measurements.md, issue 17).
+// evidence is 7.6 % larger (the page's evidence step ~65 ms longer at
+// 100,000 traced requests) and the engine's request answer ~0.7 ms
+// shorter; at 16 the evidence grew 13.8 % for no further gain measured
+// (docs/measurements.md, issue 17).
 const EvidencePerChunk = 32
 
 // chunk is one encoded evidence chunk, deflated, with its inflated size.

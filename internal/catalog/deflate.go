@@ -20,8 +20,8 @@ import (
 // one evidence chunk: enough that they share their strings (paths, names,
 // attribute keys), few enough that a request's first answer inflates
 // little. The page's first answer about a request inflates its chunk, and
-// at 64 requests (~130 KB inflated) that was the largest part of it (~1.5
-// ms of ~8 ms for selectRequest with its render). At 32 the report's
+// at 64 requests (~130 KB inflated) that was its largest single step
+// (~1.5 ms of ~8 ms for selectRequest with its render). At 32 the report's
 // evidence is 7.6 % larger (the page's evidence step ~65 ms longer at
 // 100,000 traced requests) and the engine's request answer ~0.7 ms
 // shorter; at 16 the evidence grew 13.8 % for no further gain measured

@@ -5,9 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"reflect"
 	"strconv"
 	"strings"
+
+	"github.com/dsight/dsight/internal/jsonscan"
 )
 
 // ArgType is the JSON type of an operation argument.
@@ -51,48 +52,105 @@ func (g *Arg) Flag() string { return strings.ReplaceAll(g.Name, "_", "-") }
 
 func bound(v float64) *float64 { return &v }
 
-// slot is the Args field of g: settable, pointer fields included.
-func (g *Arg) slot(a *Args) reflect.Value { return reflect.ValueOf(g.field(a)).Elem() }
-
 // value returns g's value in a, or nil when it is not given (a nil
-// pointer, or a zero value of a field without a pointer).
+// pointer, or a zero value of a field without a pointer): a float64 for
+// a number, an int64 for an integer, else the value as it is. Every ask
+// reads every declared argument this way (prepare); a type switch on
+// the field keeps it off reflection, which under wasm cost more than
+// the answer of a small question (docs/measurements.md, issue 17).
 func (g *Arg) value(a *Args) any {
-	v := g.slot(a)
-	if v.Kind() == reflect.Pointer {
-		if v.IsNil() {
+	switch p := g.field(a).(type) {
+	case **float64:
+		if *p == nil {
 			return nil
 		}
-		v = v.Elem()
-	} else if v.IsZero() {
-		return nil
+		return **p
+	case **string:
+		if *p == nil {
+			return nil
+		}
+		return **p
+	case **int:
+		if *p == nil {
+			return nil
+		}
+		return int64(**p)
+	case **int64:
+		if *p == nil {
+			return nil
+		}
+		return **p
+	case *string:
+		if *p == "" {
+			return nil
+		}
+		return *p
+	case *int:
+		if *p == 0 {
+			return nil
+		}
+		return int64(*p)
+	case *bool:
+		if !*p {
+			return nil
+		}
+		return *p
+	case *[]string:
+		if *p == nil {
+			return nil
+		}
+		return *p
+	case *[]int:
+		if *p == nil {
+			return nil
+		}
+		return *p
 	}
-	switch v.Kind() {
-	case reflect.Float64:
-		return v.Float()
-	case reflect.Int, reflect.Int64:
-		return v.Int()
-	}
-	return v.Interface()
+	panic(g.fieldTypeError())
 }
 
-// set stores x (float64, int64, string, bool, []string or []int) in g's
-// field, allocating a pointer field.
+// set stores x (float64, int64, int, string, bool, []string or []int, as
+// value gives them and defaults are declared) in g's field, allocating a
+// pointer field.
 func (g *Arg) set(a *Args, x any) {
-	v := g.slot(a)
-	if v.Kind() == reflect.Pointer {
-		v.Set(reflect.New(v.Type().Elem()))
-		v = v.Elem()
-	}
-	switch x := x.(type) {
-	case float64:
-		v.SetFloat(x)
-	case int64:
-		v.SetInt(x)
-	case int:
-		v.SetInt(int64(x))
+	switch p := g.field(a).(type) {
+	case **float64:
+		*p = new(x.(float64))
+	case **string:
+		*p = new(x.(string))
+	case **int:
+		*p = new(int(wholeValue(x)))
+	case **int64:
+		*p = new(wholeValue(x))
+	case *string:
+		*p = x.(string)
+	case *int:
+		*p = int(wholeValue(x))
+	case *bool:
+		*p = x.(bool)
+	case *[]string:
+		*p = x.([]string)
+	case *[]int:
+		*p = x.([]int)
 	default:
-		v.Set(reflect.ValueOf(x))
+		panic(g.fieldTypeError())
 	}
+}
+
+// wholeValue is an integer argument's value, declared as an int or
+// decoded as an int64.
+func wholeValue(x any) int64 {
+	if n, ok := x.(int); ok {
+		return int64(n)
+	}
+	return x.(int64)
+}
+
+// fieldTypeError names an argument whose Args field has a type value
+// and set do not handle: a declaration error, which
+// TestEveryArgFieldIsHandled catches.
+func (g *Arg) fieldTypeError() string {
+	return fmt.Sprintf("query: argument %s fills an Args field of type %T, which Arg.value and Arg.set do not handle", g.Name, g.field(&Args{}))
 }
 
 // check validates a given value against g's bounds and enum.
@@ -158,8 +216,8 @@ func (g *Arg) decode(a *Args, raw json.RawMessage) *Error {
 	var x any
 	switch g.Type {
 	case Number:
-		var f float64
-		if json.Unmarshal(raw, &f) != nil {
+		f, ok := jsonFloat(raw)
+		if !ok {
 			return g.rangeError(string(raw))
 		}
 		x = f
@@ -170,30 +228,33 @@ func (g *Arg) decode(a *Args, raw json.RawMessage) *Error {
 		}
 		x = n
 	case String:
-		var s string
-		if json.Unmarshal(raw, &s) != nil {
+		s, ok := jsonString(raw)
+		if !ok {
 			return badArgs("%s must be a string; got %s", g.Name, raw)
 		}
 		x = s
 	case Boolean:
-		var b bool
-		if json.Unmarshal(raw, &b) != nil {
+		switch string(raw) {
+		case "true":
+			x = true
+		case "false":
+			x = false
+		default:
 			return badArgs("%s must be true or false; got %s", g.Name, raw)
 		}
-		x = b
 	case Strings:
-		var ss []string
-		if json.Unmarshal(raw, &ss) != nil {
+		ss, ok := jsonStrings(raw)
+		if !ok {
 			return badArgs("%s must be a list of strings; got %s", g.Name, raw)
 		}
 		x = ss
 	case Integers:
-		var ns []json.RawMessage
-		if json.Unmarshal(raw, &ns) != nil {
+		elems, ok := jsonList(raw)
+		if !ok {
 			return badArgs("%s must be a list of integers; got %s", g.Name, raw)
 		}
-		out := make([]int, len(ns))
-		for k, r := range ns {
+		out := make([]int, len(elems))
+		for k, r := range elems {
 			n, ok := wholeJSON(r)
 			if !ok || n < math.MinInt32 || n > math.MaxInt32 {
 				return badArgs("%s must be a list of integers; got %s", g.Name, raw)
@@ -210,10 +271,12 @@ func (g *Arg) decode(a *Args, raw json.RawMessage) *Error {
 }
 
 // wholeJSON reads a JSON number that is a whole int64 (2.0 is, 2.5 is not).
-func wholeJSON(raw json.RawMessage) (int64, bool) {
+func wholeJSON(raw []byte) (int64, bool) {
 	var n json.Number
-	if json.Unmarshal(raw, &n) != nil {
-		return 0, false
+	if jsonscan.IsNumber(raw) {
+		n = json.Number(raw)
+	} else if json.Unmarshal(raw, &n) != nil {
+		return 0, false // a quoted number is one too, as encoding/json reads it
 	}
 	if v, err := n.Int64(); err == nil {
 		return v, true

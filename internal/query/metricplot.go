@@ -2,7 +2,6 @@ package query
 
 import (
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -394,9 +393,9 @@ func (e *Engine) HandlePlot(req []byte) (plot []byte, envelope []byte) {
 
 // AppendPlot is HandlePlot appending the plot to dst.
 func (e *Engine) AppendPlot(dst, req []byte) (plot []byte, envelope []byte) {
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(req, &raw); err != nil {
-		return nil, failure(badArgs("bad plot request: %v", err))
+	raw, rerr := decodeArgsObject(req)
+	if rerr != nil {
+		return nil, failure(badArgs("bad plot request: %v", rerr))
 	}
 	op := Lookup("plot")
 	a, err := op.decodeArgs(raw, "plot request")

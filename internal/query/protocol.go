@@ -1,7 +1,6 @@
 package query
 
 import (
-	"bytes"
 	"encoding/json"
 	"math"
 	"sort"
@@ -88,11 +87,9 @@ func (e *Engine) Handle(req []byte) []byte {
 // a caller that copies each answer out (the wasm adapter) a fresh buffer
 // per zoom.
 func (e *Engine) AppendAnswer(dst, req []byte) (out []byte, binary bool) {
-	var w wire
-	dec := json.NewDecoder(bytes.NewReader(req))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&w); err != nil {
-		return failure(badArgs("bad query: %v", err)), false
+	w, werr := decodeWire(req)
+	if werr != nil {
+		return failure(badArgs("bad query: %v", werr)), false
 	}
 	op, err := lookup(w.Op)
 	if err != nil {

@@ -3,11 +3,13 @@
 // sessions: the window overview keeps its path and sets its bars, and
 // the rows of the lifecycle expanded before are relabelled for the new
 // request's rather than built again. What the page then shows is what a
-// fresh load of the same view draws.
+// fresh load of the same view draws. Before ready the page rehearses the
+// expand and fit of the request it opens on, and leaves the lanes as it
+// opened them.
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { open, fileURL, assertDrawnAsFresh } from "./harness.mjs";
+import { open, fileURL, assertDrawnAsFresh, canon } from "./harness.mjs";
 import { generatedReport } from "./suite.mjs";
 
 const at = generatedReport("fitrender", ["-seed", "11", "-requests", "1500", "-sources", "aiperf,frontend,otel,workers"]);
@@ -65,6 +67,35 @@ test("a fit to a request elsewhere keeps the overview's path and relabels the li
 
     // Drawn step by step, the page shows what a fresh load of its view shows.
     await assertDrawnAsFresh(page, at.browser.context, at.report, ["#clientTracks", "#windowOverview", "#overviewConnector"]);
+    assert.deepEqual(problems, []);
+  } finally {
+    await page.close();
+  }
+});
+
+test("before ready the page rehearses its request's expand and fit, and leaves the lanes as it opened them", async () => {
+  const { page, problems } = await open(at.browser.context, fileURL(at.report));
+  try {
+    const lanes = {};
+    for (const sel of ["#clientTracks", "#axis", "#requestCount", "#pager"]) lanes[sel] = await page.evaluate(canon, sel);
+    const opened = await page.evaluate(() => {
+      const m = performance.getEntriesByName("dsight:expand-rehearsed")[0];
+      const ready = performance.getEntriesByName("dsight:ready")[0];
+      return {
+        rehearsed: m ? m.startTime + m.duration <= ready.startTime : null,
+        state: traceExplorer.getState(),
+        duration: traceExplorer.describe().meta.duration,
+        lifecycleRows: document.querySelectorAll("[data-owner-request]").length,
+      };
+    });
+    assert.equal(opened.rehearsed, true, "the expand was rehearsed before ready");
+    assert.ok(opened.state.request !== null, "the page opens on a request");
+    assert.deepEqual(opened.state.expandedRequests, [], "no request is expanded on open");
+    assert.deepEqual([opened.state.from, opened.state.to], [0, opened.duration], "the page opens on the whole run");
+    assert.equal(opened.lifecycleRows, 0, "no lifecycle row is left on the page");
+    // A render of the same state draws the lanes as they are.
+    await page.evaluate(() => traceExplorer.setState(traceExplorer.getState()));
+    for (const [sel, was] of Object.entries(lanes)) assert.equal(await page.evaluate(canon, sel), was, `${sel} as a render of the opening state draws it`);
     assert.deepEqual(problems, []);
   } finally {
     await page.close();

@@ -385,6 +385,35 @@ export class View {
     return p;
   }
 
+  // rehearseExpand draws the client lanes as expanding and fitting the
+  // selected request would, then as they are, in one task: nothing is
+  // painted between, and the lanes end as they began. The first expand
+  // and fit after the page opened then runs code the browser has run
+  // once (main.js, just before ready). It reports whether it drew.
+  rehearseExpand() {
+    const s = this.state;
+    const id = s.request;
+    if (!this.summary.capabilities.requests || id === null || s.expandedRequests.has(id)) return false;
+    let r;
+    try {
+      r = this.request(id);
+    } catch {
+      return false; // the inspector already shows why it has no answer
+    }
+    if (!r.lifecycle.available) return false;
+    const [from, to] = [s.from, s.to];
+    s.expandedRequests.add(id);
+    [s.from, s.to] = fitRange(r.start, r.end, this.duration);
+    try {
+      this.renderTracks({ rehearsal: true });
+    } finally {
+      s.expandedRequests.delete(id);
+      [s.from, s.to] = [from, to];
+      this.renderTracks({ rehearsal: true });
+    }
+    return true;
+  }
+
   // rehearse asks the engine what a zoom to [from, to] would ask, drops
   // the answers, and redraws the current view unchanged (rehearse.js).
   rehearse(from, to) {

@@ -260,6 +260,24 @@ test("invalid calls throw; state round-trips; unknown keys are ignored", async (
     // lifecycleView is state (page-compat.md); an unknown value is not taken.
     assert.equal(roundTrip.after.lifecycleView, "milestones");
 
+    // A request the API hands out is the caller's: changing it changes
+    // neither a later answer nor what the page keeps.
+    const owned = await page.evaluate(() => {
+      const id = traceExplorer.queryRequests({ limit: 1 }).items[0].id;
+      const first = traceExplorer.getRequest(id);
+      const kept = JSON.stringify(first);
+      first.id = "changed";
+      first.spans.length = 0;
+      first.lifecycle = null;
+      const picked = traceExplorer.selectRequest(id);
+      const pickedText = JSON.stringify(picked);
+      picked.spans.push("changed too");
+      return { kept, pickedText, again: JSON.stringify(traceExplorer.getRequest(id)), selected: JSON.stringify(traceExplorer.selectRequest(id)) };
+    });
+    assert.equal(owned.pickedText, owned.kept, "selectRequest answers as getRequest does");
+    assert.equal(owned.again, owned.kept, "getRequest after the caller changed an answer");
+    assert.equal(owned.selected, owned.kept, "selectRequest after the caller changed an answer");
+
     // setState with an unknown request throws, like selectRequest.
     const unknown = await page.evaluate(() => {
       try {

@@ -58,8 +58,8 @@ export function createAPI(view) {
     },
 
     selectRequest(id, opts = {}) {
-      const r = view.selectRequest(String(id), { expand: !!opts.expand, fit: !!opts.fit });
-      return structuredClone(r);
+      view.selectRequest(String(id), { expand: !!opts.expand, fit: !!opts.fit });
+      return view.requestCopy(String(id));
     },
 
     expandRequest(id, expanded = true) {
@@ -92,7 +92,7 @@ export function createAPI(view) {
     },
 
     getRequest(id) {
-      return structuredClone(view.request(String(id)));
+      return view.requestCopy(String(id));
     },
 
     getLifecycle(id) {
@@ -244,7 +244,7 @@ export function createAPI(view) {
     async exportSelection() {
       const captured = snapshot(s()); // later changes must not alter the export
       const sum = ask("summary", {});
-      const request = captured.request === null ? null : structuredClone(view.request(captured.request));
+      const request = captured.request === null ? null : view.requestCopy(captured.request);
       const visible = ask("requests", { from: captured.from, to: captured.to, search: captured.search, limit: 0 });
       const sources = ask("sources", { limit: 1000 });
       return {

@@ -3,7 +3,7 @@
 // change, and each render announces the new state once.
 
 import { $, h, clear, setText, fmtDuration } from "./dom.js";
-import { ask } from "./engine.js";
+import { ask, askKept } from "./engine.js";
 import { createState, snapshot, checkRange, agentKey, fitRange, PAGE_SIZE } from "./state.js";
 import { renderTimeline, renderAxis } from "./timeline.js";
 import { renderOverview } from "./overview.js";
@@ -37,12 +37,19 @@ export class View {
   // ---- queries the page needs -------------------------------------------
 
   request(id) {
-    let r = this.details.get(id);
-    if (!r) {
-      r = ask("request", { id });
-      this.details.set(id, r);
+    let d = this.details.get(id);
+    if (!d) {
+      d = askKept("request", { id });
+      this.details.set(id, d);
     }
-    return r;
+    return d.result;
+  }
+
+  // requestCopy is request(id) as a value the caller owns: the API hands
+  // these out, so a script changing one changes nothing the page keeps.
+  requestCopy(id) {
+    this.request(id);
+    return this.details.get(id).copy();
   }
 
   hasRequest(id) {

@@ -4,6 +4,7 @@
 
 import { $, h, clear, setText, fmtDuration } from "./dom.js";
 import { ask, askKept } from "./engine.js";
+import { KeptAnswers } from "./keptanswers.js";
 import { createState, snapshot, checkRange, agentKey, fitRange, PAGE_SIZE } from "./state.js";
 import { renderTimeline, renderAxis } from "./timeline.js";
 import { renderOverview } from "./overview.js";
@@ -22,7 +23,7 @@ export class View {
     this.state = createState(this.duration);
     if (!this.availableTabs().includes(this.state.tab)) this.state.tab = this.availableTabs()[0];
     this.history = [];
-    this.details = new Map();
+    this.details = new KeptAnswers((id) => askKept("request", { id }));
     this.dragClick = false;
     this.searchTimer = null;
     this.metrics = null;
@@ -37,18 +38,12 @@ export class View {
   // ---- queries the page needs -------------------------------------------
 
   request(id) {
-    let d = this.details.get(id);
-    if (!d) {
-      d = askKept("request", { id });
-      this.details.set(id, d);
-    }
-    return d.result;
+    return this.details.get(id).result;
   }
 
   // requestCopy is request(id) as a value the caller owns: the API hands
   // these out, so a script changing one changes nothing the page keeps.
   requestCopy(id) {
-    this.request(id);
     return this.details.get(id).copy();
   }
 

@@ -117,6 +117,24 @@ func (w *fieldWriter) num(key string, v float64) {
 }
 
 //go:noinline
+func (w *fieldWriter) numPtr(key string, v *float64) {
+	if v == nil {
+		w.b = append(append(w.b, key...), "null"...)
+	} else {
+		w.num(key, *v)
+	}
+}
+
+//go:noinline
+func (w *fieldWriter) intPtr(key string, v *int64) {
+	if v == nil {
+		w.b = append(append(w.b, key...), "null"...)
+	} else {
+		w.int(key, *v)
+	}
+}
+
+//go:noinline
 func (w *fieldWriter) int(key string, v int64) {
 	w.b = strconv.AppendInt(append(w.b, key...), v, 10)
 }

@@ -86,6 +86,7 @@ test("before ready the page rehearses its request's expand and fit, and leaves t
         state: traceExplorer.getState(),
         duration: traceExplorer.describe().meta.duration,
         lifecycleRows: document.querySelectorAll("[data-owner-request]").length,
+        selectedBar: !!document.querySelector(`#clientTracks [data-request="${CSS.escape(traceExplorer.getState().request)}"]`),
       };
     });
     assert.equal(opened.rehearsed, true, "the expand was rehearsed before ready");
@@ -93,6 +94,7 @@ test("before ready the page rehearses its request's expand and fit, and leaves t
     assert.deepEqual(opened.state.expandedRequests, [], "no request is expanded on open");
     assert.deepEqual([opened.state.from, opened.state.to], [0, opened.duration], "the page opens on the whole run");
     assert.equal(opened.lifecycleRows, 0, "no lifecycle row is left on the page");
+    assert.ok(opened.selectedBar, "the lanes show the page of sessions holding the opening request");
     // A render of the same state draws the lanes as they are.
     await page.evaluate(() => traceExplorer.setState(traceExplorer.getState()));
     for (const [sel, was] of Object.entries(lanes)) assert.equal(await page.evaluate(canon, sel), was, `${sel} as a render of the opening state draws it`);

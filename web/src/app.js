@@ -403,17 +403,20 @@ export class View {
       return false; // the inspector already shows why it has no answer
     }
     if (!r.lifecycle.available) return false;
-    const [from, to] = [s.from, s.to];
+    // The lanes may move the pager (a page past the fitted range's end).
+    const { from, to, page } = s;
     s.expandedRequests.add(id);
     [s.from, s.to] = fitRange(r.start, r.end, this.duration);
     try {
       this.renderTracks({ rehearsal: true });
+      return true;
+    } catch {
+      return false; // a rehearsal never keeps the page from opening
     } finally {
       s.expandedRequests.delete(id);
-      [s.from, s.to] = [from, to];
+      Object.assign(s, { from, to, page });
       this.renderTracks({ rehearsal: true });
     }
-    return true;
   }
 
   // rehearse asks the engine what a zoom to [from, to] would ask, drops

@@ -54,6 +54,26 @@ func sameWire(t *testing.T, req []byte) {
 	}
 }
 
+// sameArgsObject fails t unless decodeArgsObject reads req (a plot
+// request's arguments) as json.Unmarshal did.
+func sameArgsObject(t *testing.T, req []byte) {
+	t.Helper()
+	got, gerr := decodeArgsObject(req)
+	var want map[string]json.RawMessage
+	werr := json.Unmarshal(req, &want)
+	if (gerr == nil) != (werr == nil) || gerr != nil && gerr.Error() != werr.Error() {
+		t.Fatalf("%q: error %v, encoding/json says %v", req, gerr, werr)
+	}
+	if (got == nil) != (want == nil) || len(got) != len(want) {
+		t.Fatalf("%q: read %v, encoding/json reads %v", req, got, want)
+	}
+	for k, v := range want {
+		if !bytes.Equal(got[k], v) {
+			t.Fatalf("%q: argument %s is %s, encoding/json reads %s", req, k, got[k], v)
+		}
+	}
+}
+
 // The plain questions are scanned (not left to encoding/json), and read
 // as encoding/json reads them.
 func TestPlainQuestionsAreScanned(t *testing.T) {
@@ -91,8 +111,11 @@ func TestUnusualQuestionsReadAsBefore(t *testing.T) {
 		`[]`,
 		`null`,
 		`{}`,
+		`{"name":"g","from":1,"to":2.5,"ids":[0,3],"points":true}`,
+		`{"name":"g","Name":"h"}`,
 	} {
 		sameWire(t, []byte(q))
+		sameArgsObject(t, []byte(q))
 	}
 }
 
@@ -224,8 +247,8 @@ func TestEveryArgFieldIsHandled(t *testing.T) {
 	g.value(&Args{})
 }
 
-// FuzzDecodeWire: a question, and a value of every argument type, are read
-// as encoding/json read them.
+// FuzzDecodeWire: a question, a plot request's arguments and a value of
+// every argument type are read as encoding/json read them.
 func FuzzDecodeWire(f *testing.F) {
 	for _, q := range plainQuestions {
 		f.Add([]byte(q))
@@ -236,6 +259,7 @@ func FuzzDecodeWire(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		defer fuzzlimit.Start(t)()
 		sameWire(t, data)
+		sameArgsObject(t, data)
 		for _, typ := range []ArgType{Number, Integer, String, Boolean, Strings, Integers} {
 			sameArg(t, argOfType(t, typ), data)
 		}
